@@ -1,0 +1,107 @@
+//! The raw tetrahedral mesh as imported or generated, before any topology is built.
+
+/// A named boundary patch. `tag` is the Gmsh physical tag (or a generated number).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatchDef {
+    pub name: String,
+    pub tag: i32,
+}
+
+/// Nodes, linear tetrahedra and boundary triangles with the patch each belongs to.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawMesh {
+    pub nodes: Vec<[f64; 3]>,
+    pub tets: Vec<[u32; 4]>,
+    pub boundary_tris: Vec<[u32; 3]>,
+    /// Index into `patches` for each boundary triangle.
+    pub boundary_patch: Vec<u32>,
+    pub patches: Vec<PatchDef>,
+}
+
+impl RawMesh {
+    /// Index of the patch with this physical tag, adding it (named `name`) if it is new.
+    pub fn patch_index(&mut self, tag: i32, name: impl FnOnce() -> String) -> u32 {
+        if let Some(i) = self.patches.iter().position(|p| p.tag == tag) {
+            return i as u32;
+        }
+        self.patches.push(PatchDef { name: name(), tag });
+        (self.patches.len() - 1) as u32
+    }
+
+    /// Order patches by tag (positive physical tags first in ascending order) and renumber.
+    pub fn sort_patches_by_tag(&mut self) {
+        let mut order: Vec<usize> = (0..self.patches.len()).collect();
+        order.sort_by_key(|&i| (self.patches[i].tag < 0, self.patches[i].tag.abs()));
+        let mut new_index = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        self.patches = order.iter().map(|&i| self.patches[i].clone()).collect();
+        for p in &mut self.boundary_patch {
+            *p = new_index[*p as usize];
+        }
+    }
+
+    pub fn bounding_box(&self) -> ([f64; 3], [f64; 3]) {
+        bounding_box(&self.nodes)
+    }
+}
+
+pub fn bounding_box(points: &[[f64; 3]]) -> ([f64; 3], [f64; 3]) {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in points {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    (lo, hi)
+}
+
+/// Small vector helpers used by the geometry code.
+pub mod vec3 {
+    pub type V = [f64; 3];
+    #[inline]
+    pub fn sub(a: V, b: V) -> V {
+        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+    }
+    #[inline]
+    pub fn add(a: V, b: V) -> V {
+        [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+    }
+    #[inline]
+    pub fn scale(a: V, s: f64) -> V {
+        [a[0] * s, a[1] * s, a[2] * s]
+    }
+    #[inline]
+    pub fn dot(a: V, b: V) -> f64 {
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    }
+    #[inline]
+    pub fn cross(a: V, b: V) -> V {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+    #[inline]
+    pub fn norm(a: V) -> f64 {
+        dot(a, a).sqrt()
+    }
+    #[inline]
+    pub fn normalize(a: V) -> V {
+        let n = norm(a);
+        if n > 0.0 {
+            scale(a, 1.0 / n)
+        } else {
+            a
+        }
+    }
+    /// Signed volume of the tetrahedron (a, b, c, d): positive when (b-a, c-a, d-a) is right-handed.
+    #[inline]
+    pub fn tet_volume(a: V, b: V, c: V, d: V) -> f64 {
+        dot(sub(b, a), cross(sub(c, a), sub(d, a))) / 6.0
+    }
+}

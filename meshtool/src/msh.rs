@@ -1,0 +1,884 @@
+//! Gmsh MSH reader: format 2.2 and 4.1, ASCII and binary, as written by Gmsh 4.x.
+//!
+//! Reads nodes (tags need not be contiguous), linear tetrahedra (type 4), boundary triangles
+//! (type 2) with their physical group, and physical names. Points and lines are skipped; any
+//! other volume element is an error that names its type and element tag. Every malformed input
+//! is an error naming the line (ASCII) or byte offset (binary), never a panic.
+
+use crate::error::{MeshError, Result};
+use crate::mesh::RawMesh;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const TET4: i32 = 4;
+const TRI3: i32 = 2;
+
+/// Gmsh element types and their node counts (the ones a volume mesh file may contain).
+fn element_info(t: i32) -> Option<(usize, &'static str, u8)> {
+    // (nodes, name, dimension)
+    Some(match t {
+        1 => (2, "2-node line", 1),
+        2 => (3, "3-node triangle", 2),
+        3 => (4, "4-node quadrangle", 2),
+        4 => (4, "4-node tetrahedron", 3),
+        5 => (8, "8-node hexahedron", 3),
+        6 => (6, "6-node prism", 3),
+        7 => (5, "5-node pyramid", 3),
+        8 => (3, "3-node line", 1),
+        9 => (6, "6-node triangle", 2),
+        10 => (9, "9-node quadrangle", 2),
+        11 => (10, "10-node tetrahedron", 3),
+        12 => (27, "27-node hexahedron", 3),
+        13 => (18, "18-node prism", 3),
+        14 => (14, "14-node pyramid", 3),
+        15 => (1, "1-node point", 0),
+        16 => (8, "8-node quadrangle", 2),
+        17 => (20, "20-node hexahedron", 3),
+        18 => (15, "15-node prism", 3),
+        19 => (13, "13-node pyramid", 3),
+        _ => return None,
+    })
+}
+
+/// Read a `.msh` file from disk.
+pub fn read_msh(path: &Path) -> Result<RawMesh> {
+    let bytes = std::fs::read(path).map_err(|e| MeshError::io(path, e))?;
+    parse_msh(&bytes, path)
+}
+
+/// Parse MSH bytes; `path` only labels errors.
+pub fn parse_msh(bytes: &[u8], path: &Path) -> Result<RawMesh> {
+    let mut c = Cursor {
+        data: bytes,
+        pos: 0,
+        path: path.to_path_buf(),
+        binary: false,
+        size_t: 8,
+    };
+    let mut builder = Builder::default();
+    let mut version: Option<u8> = None;
+    while let Some(header) = c.next_nonempty_line() {
+        let header = header.trim();
+        match header {
+            "$MeshFormat" => {
+                let at = c.pos;
+                let line = c.line().ok_or_else(|| c.err_at(at, "file ends inside $MeshFormat"))?;
+                let mut it = line.split_whitespace();
+                let v = it.next().unwrap_or("");
+                let ft = it.next().unwrap_or("");
+                let ds = it.next().unwrap_or("");
+                version = Some(match v {
+                    "2.2" => 2,
+                    v if v.starts_with("4.1") => 4,
+                    other => {
+                        return Err(c.err_at(
+                            at,
+                            format!(
+                                "unsupported MSH version '{other}'; save as 2.2 or 4.1 (gmsh -format msh22 | msh41)"
+                            ),
+                        ))
+                    }
+                });
+                c.binary = match ft {
+                    "0" => false,
+                    "1" => true,
+                    _ => return Err(c.err_at(at, format!("file-type must be 0 (ASCII) or 1 (binary), found '{ft}'"))),
+                };
+                c.size_t = match ds {
+                    "8" => 8,
+                    "4" => 4,
+                    _ => return Err(c.err_at(at, format!("data-size must be 4 or 8, found '{ds}'"))),
+                };
+                if c.binary {
+                    let at = c.pos;
+                    let one = c.bin_i32()?;
+                    if one != 1 {
+                        return Err(c.err_at(
+                            at,
+                            "binary endianness marker is not 1: big-endian files are not supported",
+                        ));
+                    }
+                    c.skip_newline();
+                }
+                c.expect_end("$EndMeshFormat")?;
+            }
+            "$PhysicalNames" => {
+                let n = c.ascii_count("number of physical names")?;
+                for _ in 0..n {
+                    let at = c.pos;
+                    let line = c
+                        .line()
+                        .ok_or_else(|| c.err_at(at, "file ends inside $PhysicalNames"))?;
+                    let (dim_tag, name) = match line.find('"') {
+                        Some(q) => (&line[..q], line[q..].trim().trim_matches('"')),
+                        None => return Err(c.err_at(at, "physical name must be quoted: dim tag \"name\"")),
+                    };
+                    let mut it = dim_tag.split_whitespace();
+                    let dim: i32 = parse_tok(&c, at, it.next(), "physical dimension")?;
+                    let tag: i32 = parse_tok(&c, at, it.next(), "physical tag")?;
+                    builder.physical_names.insert((dim, tag), name.to_string());
+                }
+                c.expect_end("$EndPhysicalNames")?;
+            }
+            "$Entities" => {
+                require_version(&c, version, 4, "$Entities")?;
+                read_entities(&mut c, &mut builder)?;
+                c.expect_end("$EndEntities")?;
+            }
+            "$Nodes" => {
+                match version {
+                    Some(2) => read_nodes_v2(&mut c, &mut builder)?,
+                    Some(4) => read_nodes_v4(&mut c, &mut builder)?,
+                    _ => return Err(c.err_at(c.pos, "$Nodes before $MeshFormat")),
+                }
+                c.expect_end("$EndNodes")?;
+            }
+            "$Elements" => {
+                match version {
+                    Some(2) => read_elements_v2(&mut c, &mut builder)?,
+                    Some(4) => read_elements_v4(&mut c, &mut builder)?,
+                    _ => return Err(c.err_at(c.pos, "$Elements before $MeshFormat")),
+                }
+                c.expect_end("$EndElements")?;
+            }
+            h if h.starts_with('$') && !h.starts_with("$End") => {
+                // Unknown section ($Periodic, $NodeData, $PartitionedEntities...): skip it.
+                let end = format!("$End{}", &h[1..]);
+                c.skip_to_line(&end)?;
+            }
+            other => {
+                let at = c.pos.saturating_sub(other.len() + 1);
+                return Err(c.err_at(
+                    at,
+                    format!("expected a section header like $Nodes, found '{}'", truncate(other)),
+                ));
+            }
+        }
+    }
+    if version.is_none() {
+        return Err(c.err_at(0, "no $MeshFormat section: this is not a Gmsh .msh file"));
+    }
+    builder.finish(&c)
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+fn require_version(c: &Cursor, v: Option<u8>, want: u8, what: &str) -> Result<()> {
+    if v != Some(want) {
+        return Err(c.err_at(c.pos, format!("{what} is only valid in MSH {want}.x files")));
+    }
+    Ok(())
+}
+
+fn parse_tok<T: std::str::FromStr>(c: &Cursor, at: usize, tok: Option<&str>, what: &str) -> Result<T> {
+    let tok = tok.ok_or_else(|| c.err_at(at, format!("missing {what}: line too short or file truncated")))?;
+    tok.parse()
+        .map_err(|_| c.err_at(at, format!("{what}: cannot parse '{}'", truncate(tok))))
+}
+
+/// One element as read, before node tags are resolved.
+struct Element<'n> {
+    /// Byte offset, for error messages.
+    at: usize,
+    tag: u64,
+    etype: i32,
+    nodes: &'n [u64],
+    /// Physical group (0 = none) and elementary entity tags.
+    physical: i32,
+    entity: i32,
+}
+
+#[derive(Default)]
+struct Builder {
+    physical_names: HashMap<(i32, i32), String>,
+    /// (dim, entity tag) -> first physical tag (MSH 4.1).
+    entity_physical: HashMap<(i32, i32), i32>,
+    node_tags: Vec<u64>,
+    node_xyz: Vec<[f64; 3]>,
+    /// Element node lists by node tag, resolved to indices in `finish`.
+    tets: Vec<[u64; 4]>,
+    tet_tags: Vec<u64>,
+    tris: Vec<[u64; 3]>,
+    /// (physical tag, elementary tag) of each triangle; physical 0 = none.
+    tri_groups: Vec<(i32, i32)>,
+    /// Byte offset of each element, for error messages.
+    tet_at: Vec<usize>,
+    tri_at: Vec<usize>,
+}
+
+impl Builder {
+    fn add_element(&mut self, c: &Cursor, e: Element) -> Result<()> {
+        let Element {
+            at,
+            tag,
+            etype,
+            nodes,
+            physical: phys,
+            entity: elem,
+        } = e;
+        match etype {
+            TET4 => {
+                self.tets.push([nodes[0], nodes[1], nodes[2], nodes[3]]);
+                self.tet_tags.push(tag);
+                self.tet_at.push(at);
+            }
+            TRI3 => {
+                self.tris.push([nodes[0], nodes[1], nodes[2]]);
+                self.tri_groups.push((phys, elem));
+                self.tri_at.push(at);
+            }
+            t => match element_info(t) {
+                Some((_, name, 3)) => {
+                    return Err(MeshError::UnsupportedElement {
+                        path: c.path.clone(),
+                        element: tag,
+                        type_id: t,
+                        type_name: name,
+                    })
+                }
+                Some(_) => {} // points, lines, quads, higher-order surfaces: not needed
+                None => return Err(c.err_at(at, format!("element {tag} has unknown element type {t}"))),
+            },
+        }
+        Ok(())
+    }
+
+    /// Canonical order, so the same mesh saved in any MSH version or encoding gives the same
+    /// result: nodes by node tag, tetrahedra by element tag, patches by physical tag.
+    fn finish(mut self, c: &Cursor) -> Result<RawMesh> {
+        let mut mesh = RawMesh::default();
+        let mut by_tag: Vec<usize> = (0..self.node_tags.len()).collect();
+        by_tag.sort_unstable_by_key(|&i| self.node_tags[i]);
+        self.node_tags = by_tag.iter().map(|&i| self.node_tags[i]).collect();
+        self.node_xyz = by_tag.iter().map(|&i| self.node_xyz[i]).collect();
+        let mut by_tag: Vec<usize> = (0..self.tets.len()).collect();
+        by_tag.sort_by_key(|&i| self.tet_tags[i]);
+        self.tets = by_tag.iter().map(|&i| self.tets[i]).collect();
+        self.tet_at = by_tag.iter().map(|&i| self.tet_at[i]).collect();
+        if self.tets.is_empty() {
+            return Err(c.err_at(0, "the file contains no linear tetrahedra (element type 4); mesh the volume in Gmsh (Mesh > 3D) and save again"));
+        }
+        // Node tags may be sparse: map tag -> index by a dense table when compact, else a hash map.
+        let max_tag = self.node_tags.iter().copied().max().unwrap_or(0);
+        let dense = max_tag as usize <= 4 * self.node_tags.len() + 1024;
+        let mut dense_map: Vec<u32> = Vec::new();
+        let mut sparse_map: HashMap<u64, u32> = HashMap::new();
+        if dense {
+            dense_map = vec![u32::MAX; max_tag as usize + 1];
+        }
+        for (i, &t) in self.node_tags.iter().enumerate() {
+            let slot = if dense {
+                &mut dense_map[t as usize]
+            } else {
+                sparse_map.entry(t).or_insert(u32::MAX)
+            };
+            if *slot != u32::MAX {
+                return Err(c.err_at(0, format!("node tag {t} is defined twice")));
+            }
+            *slot = i as u32;
+        }
+        let lookup = |t: u64| -> Option<u32> {
+            if dense {
+                dense_map.get(t as usize).copied().filter(|&i| i != u32::MAX)
+            } else {
+                sparse_map.get(&t).copied()
+            }
+        };
+        mesh.tets.reserve(self.tets.len());
+        for (k, tet) in self.tets.iter().enumerate() {
+            let mut out = [0u32; 4];
+            for j in 0..4 {
+                out[j] = lookup(tet[j]).ok_or_else(|| {
+                    c.err_at(
+                        self.tet_at[k],
+                        format!("tetrahedron refers to node tag {} which is not in $Nodes", tet[j]),
+                    )
+                })?;
+            }
+            mesh.tets.push(out);
+        }
+        for (k, tri) in self.tris.iter().enumerate() {
+            let mut out = [0u32; 3];
+            for j in 0..3 {
+                out[j] = lookup(tri[j]).ok_or_else(|| {
+                    c.err_at(
+                        self.tri_at[k],
+                        format!("triangle refers to node tag {} which is not in $Nodes", tri[j]),
+                    )
+                })?;
+            }
+            let (phys, elem) = self.tri_groups[k];
+            let names = &self.physical_names;
+            let patch = if phys != 0 {
+                mesh.patch_index(phys, || {
+                    names
+                        .get(&(2, phys))
+                        .cloned()
+                        .unwrap_or_else(|| format!("patch_{phys}"))
+                })
+            } else {
+                // No physical group: group by geometric surface. Negative tags keep them apart
+                // from physical tags.
+                mesh.patch_index(-elem - 1, || format!("surface_{elem}"))
+            };
+            mesh.boundary_tris.push(out);
+            mesh.boundary_patch.push(patch);
+        }
+        mesh.nodes = self.node_xyz;
+        mesh.sort_patches_by_tag();
+        Ok(mesh)
+    }
+}
+
+fn read_entities(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let counts: [u64; 4] = if c.binary {
+        [c.bin_size()?, c.bin_size()?, c.bin_size()?, c.bin_size()?]
+    } else {
+        let at = c.pos;
+        let line = c.line().ok_or_else(|| c.err_at(at, "file ends inside $Entities"))?;
+        let mut it = line.split_whitespace();
+        [
+            parse_tok(c, at, it.next(), "number of points")?,
+            parse_tok(c, at, it.next(), "number of curves")?,
+            parse_tok(c, at, it.next(), "number of surfaces")?,
+            parse_tok(c, at, it.next(), "number of volumes")?,
+        ]
+    };
+    for (dim, &n) in counts.iter().enumerate() {
+        for _ in 0..n {
+            let at = c.pos;
+            if c.binary {
+                let tag = c.bin_i32()?;
+                let ncoord = if dim == 0 { 3 } else { 6 };
+                c.skip_bytes(8 * ncoord)?;
+                let nphys = c.bin_size()?;
+                c.check_count(nphys, 4, at)?;
+                let mut first = None;
+                for _ in 0..nphys {
+                    let p = c.bin_i32()?;
+                    first.get_or_insert(p);
+                }
+                if let Some(p) = first {
+                    b.entity_physical.insert((dim as i32, tag), p);
+                }
+                if dim > 0 {
+                    let nb = c.bin_size()?;
+                    c.check_count(nb, 4, at)?;
+                    c.skip_bytes(4 * nb as usize)?;
+                }
+            } else {
+                let line = c.line().ok_or_else(|| c.err_at(at, "file ends inside $Entities"))?;
+                let mut it = line.split_whitespace();
+                let tag: i32 = parse_tok(c, at, it.next(), "entity tag")?;
+                let ncoord = if dim == 0 { 3 } else { 6 };
+                for _ in 0..ncoord {
+                    let _: f64 = parse_tok(c, at, it.next(), "entity coordinate")?;
+                }
+                let nphys: usize = parse_tok(c, at, it.next(), "number of physical tags")?;
+                for k in 0..nphys {
+                    let p: i32 = parse_tok(c, at, it.next(), "physical tag")?;
+                    if k == 0 {
+                        b.entity_physical.insert((dim as i32, tag), p);
+                    }
+                }
+            }
+        }
+    }
+    if c.binary {
+        c.skip_newline();
+    }
+    Ok(())
+}
+
+fn read_nodes_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let n = c.ascii_count("number of nodes")?;
+    c.check_count(n, if c.binary { 28 } else { 8 }, c.pos)?;
+    b.node_tags.reserve(n as usize);
+    b.node_xyz.reserve(n as usize);
+    for _ in 0..n {
+        let at = c.pos;
+        if c.binary {
+            let tag = c.bin_i32()?;
+            if tag <= 0 {
+                return Err(c.err_at(at, format!("node tag {tag} must be positive")));
+            }
+            let xyz = [c.bin_f64()?, c.bin_f64()?, c.bin_f64()?];
+            b.node_tags.push(tag as u64);
+            b.node_xyz.push(xyz);
+        } else {
+            let tag: u64 = c.tok("node tag")?;
+            let xyz = [c.tok("node x")?, c.tok("node y")?, c.tok("node z")?];
+            if tag == 0 {
+                return Err(c.err_at(at, "node tag 0 is not allowed (tags start at 1)"));
+            }
+            b.node_tags.push(tag);
+            b.node_xyz.push(xyz);
+        }
+    }
+    if c.binary {
+        c.skip_newline();
+    }
+    Ok(())
+}
+
+fn read_nodes_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let (nblocks, nnodes) = if c.binary {
+        let nb = c.bin_size()?;
+        let nn = c.bin_size()?;
+        c.bin_size()?;
+        c.bin_size()?;
+        (nb, nn)
+    } else {
+        let nb: u64 = c.tok("number of node blocks")?;
+        let nn: u64 = c.tok("number of nodes")?;
+        let _: u64 = c.tok("minimum node tag")?;
+        let _: u64 = c.tok("maximum node tag")?;
+        (nb, nn)
+    };
+    c.check_count(nnodes, if c.binary { 24 + c.size_t as u64 } else { 8 }, c.pos)?;
+    b.node_tags.reserve(nnodes as usize);
+    b.node_xyz.reserve(nnodes as usize);
+    for _ in 0..nblocks {
+        let at = c.pos;
+        let (dim, parametric, n) = if c.binary {
+            let dim = c.bin_i32()?;
+            c.bin_i32()?;
+            let par = c.bin_i32()?;
+            (dim, par, c.bin_size()?)
+        } else {
+            let dim: i32 = c.tok("entity dimension")?;
+            let _: i32 = c.tok("entity tag")?;
+            let par: i32 = c.tok("parametric flag")?;
+            (dim, par, c.tok::<u64>("nodes in block")?)
+        };
+        c.check_count(n, if c.binary { 24 + c.size_t as u64 } else { 8 }, at)?;
+        let start = b.node_tags.len();
+        for _ in 0..n {
+            let t = if c.binary { c.bin_size()? } else { c.tok("node tag")? };
+            if t == 0 {
+                return Err(c.err_at(at, "node tag 0 is not allowed (tags start at 1)"));
+            }
+            b.node_tags.push(t);
+        }
+        let npar = if parametric != 0 { dim.clamp(0, 3) as usize } else { 0 };
+        for _ in 0..n {
+            let xyz = if c.binary {
+                [c.bin_f64()?, c.bin_f64()?, c.bin_f64()?]
+            } else {
+                [c.tok("node x")?, c.tok("node y")?, c.tok("node z")?]
+            };
+            for _ in 0..npar {
+                if c.binary {
+                    c.bin_f64()?;
+                } else {
+                    c.tok::<f64>("parametric coordinate")?;
+                }
+            }
+            b.node_xyz.push(xyz);
+        }
+        debug_assert_eq!(b.node_tags.len() - start, n as usize);
+    }
+    if b.node_tags.len() as u64 != nnodes {
+        return Err(c.err_at(
+            c.pos,
+            format!(
+                "$Nodes header announces {nnodes} nodes but the blocks hold {}",
+                b.node_tags.len()
+            ),
+        ));
+    }
+    if c.binary {
+        c.skip_newline();
+    }
+    Ok(())
+}
+
+fn read_elements_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let n = c.ascii_count("number of elements")?;
+    c.check_count(n, if c.binary { 12 } else { 6 }, c.pos)?;
+    let mut nodes = [0u64; 32];
+    let mut read = 0u64;
+    while read < n {
+        if c.binary {
+            // Binary 2.2: blocks of (type, count, ntags) then count * (tag, tags..., nodes...).
+            let at = c.pos;
+            let etype = c.bin_i32()?;
+            let count = c.bin_i32()?;
+            let ntags = c.bin_i32()?;
+            if count <= 0 || ntags < 0 || read + count as u64 > n {
+                return Err(c.err_at(
+                    at,
+                    format!("bad element block header (type {etype}, count {count}, tags {ntags})"),
+                ));
+            }
+            let (nn, _, _) =
+                element_info(etype).ok_or_else(|| c.err_at(at, format!("unknown element type {etype}")))?;
+            for _ in 0..count {
+                let at = c.pos;
+                let tag = c.bin_i32()?;
+                let mut tags = [0i32; 2];
+                for k in 0..ntags as usize {
+                    let t = c.bin_i32()?;
+                    if k < 2 {
+                        tags[k] = t;
+                    }
+                }
+                for node in nodes.iter_mut().take(nn) {
+                    *node = c.bin_i32()?.max(0) as u64;
+                }
+                b.add_element(
+                    c,
+                    Element {
+                        at,
+                        tag: tag as u64,
+                        etype,
+                        nodes: &nodes[..nn],
+                        physical: tags[0],
+                        entity: tags[1],
+                    },
+                )?;
+            }
+            read += count as u64;
+        } else {
+            let at = c.pos;
+            let line = c
+                .line()
+                .ok_or_else(|| c.err_at(at, format!("file ends after {read} of {n} elements")))?;
+            if line.starts_with('$') {
+                return Err(c.err_at(
+                    at,
+                    format!(
+                        "the header announces {n} elements but {} follows after {read}: fix the count",
+                        line.trim()
+                    ),
+                ));
+            }
+            let mut it = line.split_whitespace();
+            let tag: u64 = parse_tok(c, at, it.next(), "element tag")?;
+            let etype: i32 = parse_tok(c, at, it.next(), "element type")?;
+            let ntags: usize = parse_tok(c, at, it.next(), "number of tags")?;
+            let mut tags = [0i32; 2];
+            for k in 0..ntags {
+                let t: i32 = parse_tok(c, at, it.next(), "element tag list")?;
+                if k < 2 {
+                    tags[k] = t;
+                }
+            }
+            let (nn, _, _) = element_info(etype)
+                .ok_or_else(|| c.err_at(at, format!("element {tag} has unknown element type {etype}")))?;
+            for node in nodes.iter_mut().take(nn) {
+                *node = parse_tok(c, at, it.next(), "element node")?;
+            }
+            if it.next().is_some() {
+                return Err(c.err_at(
+                    at,
+                    format!("element {tag}: more node tags than a type-{etype} element has"),
+                ));
+            }
+            b.add_element(
+                c,
+                Element {
+                    at,
+                    tag,
+                    etype,
+                    nodes: &nodes[..nn],
+                    physical: tags[0],
+                    entity: tags[1],
+                },
+            )?;
+            read += 1;
+        }
+    }
+    if c.binary {
+        c.skip_newline();
+    }
+    Ok(())
+}
+
+fn read_elements_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let (nblocks, nelem) = if c.binary {
+        let nb = c.bin_size()?;
+        let ne = c.bin_size()?;
+        c.bin_size()?;
+        c.bin_size()?;
+        (nb, ne)
+    } else {
+        let nb: u64 = c.tok("number of element blocks")?;
+        let ne: u64 = c.tok("number of elements")?;
+        let _: u64 = c.tok("minimum element tag")?;
+        let _: u64 = c.tok("maximum element tag")?;
+        (nb, ne)
+    };
+    c.check_count(nelem, 4, c.pos)?;
+    let mut total = 0u64;
+    let mut nodes = [0u64; 32];
+    for _ in 0..nblocks {
+        let at = c.pos;
+        let (dim, etag, etype, n) = if c.binary {
+            (c.bin_i32()?, c.bin_i32()?, c.bin_i32()?, c.bin_size()?)
+        } else {
+            (
+                c.tok("entity dimension")?,
+                c.tok("entity tag")?,
+                c.tok("element type")?,
+                c.tok::<u64>("elements in block")?,
+            )
+        };
+        let (nn, _, _) = element_info(etype).ok_or_else(|| c.err_at(at, format!("unknown element type {etype}")))?;
+        c.check_count(n, (nn as u64 + 1) * if c.binary { c.size_t as u64 } else { 2 }, at)?;
+        let phys = b.entity_physical.get(&(dim, etag)).copied().unwrap_or(0);
+        for _ in 0..n {
+            let at = c.pos;
+            let tag = if c.binary { c.bin_size()? } else { c.tok("element tag")? };
+            for node in nodes.iter_mut().take(nn) {
+                *node = if c.binary {
+                    c.bin_size()?
+                } else {
+                    c.tok("element node")?
+                };
+            }
+            b.add_element(
+                c,
+                Element {
+                    at,
+                    tag,
+                    etype,
+                    nodes: &nodes[..nn],
+                    physical: phys,
+                    entity: etag,
+                },
+            )?;
+        }
+        total += n;
+    }
+    if total != nelem {
+        return Err(c.err_at(
+            c.pos,
+            format!("$Elements header announces {nelem} elements but the blocks hold {total}"),
+        ));
+    }
+    if c.binary {
+        c.skip_newline();
+    }
+    Ok(())
+}
+
+/// A position in the file with helpers for ASCII tokens and little-endian binary values.
+struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+    path: PathBuf,
+    binary: bool,
+    size_t: u8,
+}
+
+impl<'a> Cursor<'a> {
+    fn err_at(&self, at: usize, msg: impl Into<String>) -> MeshError {
+        let at = at.min(self.data.len());
+        let location = if self.binary_region(at) {
+            format!("byte {at}")
+        } else {
+            let line = self.data[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            format!("line {line}")
+        };
+        MeshError::Parse {
+            path: self.path.clone(),
+            location,
+            message: msg.into(),
+        }
+    }
+
+    /// Lines are meaningless inside binary data; report bytes there.
+    fn binary_region(&self, _at: usize) -> bool {
+        self.binary
+    }
+
+    fn line(&mut self) -> Option<&'a str> {
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let rest = &self.data[self.pos..];
+        let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        self.pos += (end + 1).min(rest.len());
+        let raw = &rest[..end];
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        Some(std::str::from_utf8(raw).unwrap_or("<binary data>"))
+    }
+
+    fn next_nonempty_line(&mut self) -> Option<&'a str> {
+        loop {
+            let l = self.line()?;
+            if !l.trim().is_empty() {
+                return Some(l);
+            }
+        }
+    }
+
+    fn expect_end(&mut self, end: &str) -> Result<()> {
+        let at = self.pos;
+        match self.next_nonempty_line() {
+            Some(l) if l.trim() == end => Ok(()),
+            Some(l) => Err(self.err_at(
+                at,
+                format!(
+                    "expected {end}, found '{}' (wrong counts in the section header?)",
+                    truncate(l.trim())
+                ),
+            )),
+            None => Err(self.err_at(at, format!("file ends before {end}: truncated file?"))),
+        }
+    }
+
+    fn skip_to_line(&mut self, end: &str) -> Result<()> {
+        let at = self.pos;
+        while let Some(l) = self.line() {
+            if l.trim() == end {
+                return Ok(());
+            }
+        }
+        Err(self.err_at(at, format!("file ends before {end}")))
+    }
+
+    /// Next whitespace-separated token, parsed.
+    fn tok<T: std::str::FromStr>(&mut self, what: &str) -> Result<T> {
+        let d = self.data;
+        while self.pos < d.len() && d[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        let start = self.pos;
+        while self.pos < d.len() && !d[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        if start == self.pos {
+            return Err(self.err_at(start, format!("file ends while reading {what}: truncated file?")));
+        }
+        let s = std::str::from_utf8(&d[start..self.pos]).unwrap_or("<non-text>");
+        if s.starts_with('$') {
+            return Err(self.err_at(
+                start,
+                format!(
+                    "expected {what}, found '{}' (too few entries for the count in the header?)",
+                    truncate(s)
+                ),
+            ));
+        }
+        s.parse()
+            .map_err(|_| self.err_at(start, format!("{what}: cannot parse '{}'", truncate(s))))
+    }
+
+    /// A count on a line of its own (also in binary files).
+    fn ascii_count(&mut self, what: &str) -> Result<u64> {
+        let at = self.pos;
+        let line = self
+            .line()
+            .ok_or_else(|| self.err_at(at, format!("file ends before {what}")))?;
+        let mut it = line.split_whitespace();
+        let v = parse_tok(self, at, it.next(), what)?;
+        Ok(v)
+    }
+
+    /// Guard against absurd counts before reserving memory: each item needs at least
+    /// `min_bytes` of the file.
+    fn check_count(&self, n: u64, min_bytes: u64, at: usize) -> Result<()> {
+        let left = (self.data.len() - self.pos.min(self.data.len())) as u64;
+        if n.saturating_mul(min_bytes) > left {
+            return Err(self.err_at(
+                at,
+                format!("count {n} is larger than the rest of the file can hold: wrong count or truncated file"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.pos + n > self.data.len() {
+            return Err(self.err_at(self.pos, "file ends inside binary data: truncated file?"));
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn skip_bytes(&mut self, n: usize) -> Result<()> {
+        self.take(n).map(|_| ())
+    }
+
+    fn bin_i32(&mut self) -> Result<i32> {
+        Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+
+    fn bin_f64(&mut self) -> Result<f64> {
+        Ok(f64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+
+    fn bin_size(&mut self) -> Result<u64> {
+        Ok(if self.size_t == 8 {
+            u64::from_le_bytes(self.take(8)?.try_into().unwrap())
+        } else {
+            u32::from_le_bytes(self.take(4)?.try_into().unwrap()) as u64
+        })
+    }
+
+    fn skip_newline(&mut self) {
+        if self.data.get(self.pos) == Some(&b'\r') {
+            self.pos += 1;
+        }
+        if self.data.get(self.pos) == Some(&b'\n') {
+            self.pos += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE_TET_22: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 7 \"wall\"\n3 9 \"fluid\"\n$EndPhysicalNames\n$Nodes\n4\n10 0 0 0\n20 1 0 0\n30 0 1 0\n45 0 0 1\n$EndNodes\n$Elements\n5\n1 4 2 9 1 10 20 30 45\n2 2 2 7 1 10 30 20\n3 2 2 7 1 10 20 45\n4 2 2 7 1 10 45 30\n5 2 2 7 1 20 30 45\n$EndElements\n";
+
+    fn parse(s: &str) -> Result<RawMesh> {
+        parse_msh(s.as_bytes(), Path::new("t.msh"))
+    }
+
+    #[test]
+    fn one_tet_with_sparse_tags() {
+        let m = parse(ONE_TET_22).unwrap();
+        assert_eq!(m.nodes.len(), 4);
+        assert_eq!(m.tets, vec![[0, 1, 2, 3]]);
+        assert_eq!(m.boundary_tris.len(), 4);
+        assert_eq!(m.patches.len(), 1);
+        assert_eq!(m.patches[0].name, "wall");
+    }
+
+    #[test]
+    fn node_tag_out_of_range_names_line() {
+        let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 4 2 9 1 10 20 30 99");
+        let e = parse(&bad).unwrap_err().to_string();
+        assert!(e.contains("node tag 99") && e.contains("line 18"), "{e}");
+    }
+
+    #[test]
+    fn hexahedron_is_named() {
+        let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 5 2 9 1 10 20 30 45 10 20 30 45");
+        let e = parse(&bad).unwrap_err().to_string();
+        assert!(e.contains("8-node hexahedron") && e.contains("type 5"), "{e}");
+    }
+
+    #[test]
+    fn wrong_count_and_truncation() {
+        let bad = ONE_TET_22.replace("$Nodes\n4\n", "$Nodes\n5\n");
+        let e = parse(&bad).unwrap_err().to_string();
+        assert!(e.contains("node"), "{e}");
+        let cut = &ONE_TET_22[..ONE_TET_22.len() - 40];
+        let e = parse(cut).unwrap_err().to_string();
+        assert!(e.contains("truncated") || e.contains("ends"), "{e}");
+    }
+
+    #[test]
+    fn unknown_element_type() {
+        let bad = ONE_TET_22.replace("2 2 2 7 1 10 30 20", "2 77 2 7 1 10 30 20");
+        let e = parse(&bad).unwrap_err().to_string();
+        assert!(e.contains("unknown element type 77"), "{e}");
+    }
+}
