@@ -1,0 +1,157 @@
+// 3D heat equation, 8th-order central second derivative, Kutta's RK3 in the form
+//   u1 = phi + dt/2 L(phi)
+//   u2 = 3 phi - 2 u1 + 2 dt L(u1)
+//   phi' = -phi/3 + u1 + u2/3 + dt/6 L(u2)
+// (an exact rewrite of k1, k2, k3 that needs three arrays). Every stage is one call of
+//   out = ca*A + cb*B + cs*S + cl*L(S),   L = alpha (D2x/hx^2 + D2y/hy^2 + D2z/hz^2)
+// on padded arrays (HALO ghosts per side, x fastest); ghosts are filled by heat_halo_* first.
+// The CPU backend (solver/src/cases/heat/cpu.rs) does the same arithmetic in the same order.
+#include "common.cuh"
+
+// Coefficients of the 8th-order second derivative: c0 (centre), c1..c4 (symmetric pairs).
+#define C0 (-205.0 / 72.0)
+#define C1 (8.0 / 5.0)
+#define C2 (-1.0 / 5.0)
+#define C3 (8.0 / 315.0)
+#define C4 (-1.0 / 560.0)
+
+struct Grid {
+    int nx, ny, nz;   // interior points
+    int px, py;       // padded pitches: px = nx + 2 HALO, py = ny + 2 HALO
+    REAL ax, ay, az;  // alpha / h^2 per axis
+};
+
+__device__ __forceinline__ u64 at(const Grid& g, int i, int j, int k) {
+    return (u64)(i + HALO) + (u64)g.px * ((u64)(j + HALO) + (u64)g.py * (u64)(k + HALO));
+}
+
+// Pointwise part of a stage; arrays with a zero coefficient are not read.
+__device__ __forceinline__ REAL combine(REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, REAL s, u64 p) {
+    REAL v = cs * s;
+    if (ca != (REAL)0) v += ca * A[p];
+    if (cb != (REAL)0) v += cb * B[p];
+    return v;
+}
+
+// ---- Naive solver (the thesis' second solver): one 1D stencil per direction --------------
+// D2 along one axis of S, accumulated into R (R = D2x, R += D2y, R += D2z).
+extern "C" __global__ void heat_naive_d2(Grid g, const REAL* __restrict__ S, REAL* __restrict__ R, int axis, int accumulate) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y;
+    int k = blockIdx.z;
+    if (i >= g.nx) return;
+    u64 p = at(g, i, j, k);
+    u64 st = axis == 0 ? 1 : (axis == 1 ? (u64)g.px : (u64)g.px * g.py);
+    REAL a = axis == 0 ? g.ax : (axis == 1 ? g.ay : g.az);
+    REAL d = C0 * S[p] + C1 * (S[p - st] + S[p + st]) + C2 * (S[p - 2 * st] + S[p + 2 * st]) +
+             C3 * (S[p - 3 * st] + S[p + 3 * st]) + C4 * (S[p - 4 * st] + S[p + 4 * st]);
+    d *= a;
+    R[p] = accumulate ? R[p] + d : d;
+}
+
+// out = ca*A + cb*B + cs*S + cl*R
+extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs,
+                                             const REAL* S, REAL cl, const REAL* R) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = blockIdx.y;
+    int k = blockIdx.z;
+    if (i >= g.nx) return;
+    u64 p = at(g, i, j, k);
+    out[p] = combine(ca, A, cb, B, cs, S[p], p) + cl * R[p];
+}
+
+// ---- Register-queue solver (the thesis' third solver, after Micikevicius 2009) ------------
+// A TX x TY tile of threads marches along z. Each thread keeps the 9 z-values of its column
+// in registers; the current x-y slice with a HALO-wide rim lives in shared memory.
+#ifndef TX
+#define TX 32
+#endif
+#ifndef TY
+#define TY 8
+#endif
+
+extern "C" __global__ void __launch_bounds__(TX * TY)
+heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl) {
+    __shared__ REAL tile[TY + 2 * HALO][TX + 2 * HALO];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
+    const int i = i0 + tx, j = j0 + ty;
+    const bool inside = i < g.nx && j < g.ny;
+    // Threads past the interior hold ghost columns (up to HALO beyond the edge), clamped to
+    // the padded array, so the tile is correct wherever an inside thread reads it.
+    const int ic = min(i, g.nx + HALO - 1), jc = min(j, g.ny + HALO - 1);
+    const u64 sz = (u64)g.px * g.py;
+
+    // Queue along z: q[0..3] behind, q[4] current, q[5..8] in front.
+    REAL q[9];
+    u64 p = at(g, ic, jc, -HALO);
+#pragma unroll
+    for (int m = 1; m < 9; ++m) q[m] = S[p + (m - 1) * sz];
+    p += HALO * sz;  // this thread's column at the current slice (k = 0)
+
+    for (int k = 0; k < g.nz; ++k) {
+#pragma unroll
+        for (int m = 0; m < 8; ++m) q[m] = q[m + 1];
+        q[8] = S[p + HALO * sz];
+
+        __syncthreads();  // everyone is done with the previous slice
+        tile[ty + HALO][tx + HALO] = q[4];
+        if (tx < HALO) {
+            tile[ty + HALO][tx] = S[at(g, i0 + tx - HALO, jc, k)];
+            tile[ty + HALO][tx + TX + HALO] = S[at(g, min(i0 + TX + tx, g.nx + HALO - 1), jc, k)];
+        }
+        if (ty < HALO) {
+            tile[ty][tx + HALO] = S[at(g, ic, j0 + ty - HALO, k)];
+            tile[ty + TY + HALO][tx + HALO] = S[at(g, ic, min(j0 + TY + ty, g.ny + HALO - 1), k)];
+        }
+        __syncthreads();
+
+        if (inside) {
+            const int cx = tx + HALO, cy = ty + HALO;
+            REAL dx = C0 * q[4] + C1 * (tile[cy][cx - 1] + tile[cy][cx + 1]) + C2 * (tile[cy][cx - 2] + tile[cy][cx + 2]) +
+                      C3 * (tile[cy][cx - 3] + tile[cy][cx + 3]) + C4 * (tile[cy][cx - 4] + tile[cy][cx + 4]);
+            REAL dy = C0 * q[4] + C1 * (tile[cy - 1][cx] + tile[cy + 1][cx]) + C2 * (tile[cy - 2][cx] + tile[cy + 2][cx]) +
+                      C3 * (tile[cy - 3][cx] + tile[cy + 3][cx]) + C4 * (tile[cy - 4][cx] + tile[cy + 4][cx]);
+            REAL dz = C0 * q[4] + C1 * (q[3] + q[5]) + C2 * (q[2] + q[6]) + C3 * (q[1] + q[7]) + C4 * (q[0] + q[8]);
+            REAL lap = g.ax * dx + g.ay * dy + g.az * dz;
+            out[p] = combine(ca, A, cb, B, cs, q[4], p) + cl * lap;
+        }
+        p += sz;
+    }
+}
+
+// ---- Boundary ghosts --------------------------------------------------------------------
+// For each axis: periodic copies, or Dirichlet by odd reflection about the boundary node
+// (ghost = 2 v - mirror), which also pins the boundary node itself to v.
+// Threads cover (other-axis-1 interior) x (other-axis-2 interior) x HALO layers x 2 sides.
+extern "C" __global__ void heat_halo(Grid g, REAL* f, int axis, int periodic, REAL vmin, REAL vmax) {
+    int n[3] = {g.nx, g.ny, g.nz};
+    int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    u64 plane = (u64)n[a1] * n[a2];
+    if (t >= plane * HALO) return;
+    int layer = (int)(t / plane) + 1;  // 1..HALO
+    u64 r = t % plane;
+    int idx[3];
+    idx[a1] = (int)(r % n[a1]);
+    idx[a2] = (int)(r / n[a1]);
+    int N = n[axis];
+    for (int side = 0; side < 2; ++side) {
+        int ghost = side == 0 ? -layer : N - 1 + layer;
+        idx[axis] = ghost;
+        u64 pg = at(g, idx[0], idx[1], idx[2]);
+        if (periodic) {
+            idx[axis] = side == 0 ? N - layer : layer - 1;
+            f[pg] = f[at(g, idx[0], idx[1], idx[2])];
+        } else {
+            REAL v = side == 0 ? vmin : vmax;
+            int b = side == 0 ? 0 : N - 1;
+            idx[axis] = side == 0 ? layer : N - 1 - layer;
+            f[pg] = (REAL)2 * v - f[at(g, idx[0], idx[1], idx[2])];
+            if (layer == 1) {
+                idx[axis] = b;
+                f[at(g, idx[0], idx[1], idx[2])] = v;
+            }
+        }
+    }
+}
