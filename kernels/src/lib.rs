@@ -12,7 +12,7 @@ const COMMON: &str = include_str!("../cuda/common.cuh");
 /// Every kernel module: (name, source).
 pub const MODULES: &[(&str, &str)] = &[("heat", include_str!("../cuda/heat.cu")), ("reduce", include_str!("../cuda/reduce.cu"))];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Real {
     F32,
     F64,

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Build release binaries here (no GPU needed) and stage them in .gpu/ for the device machine,
+# which has the NVIDIA driver and CUDA (libnvrtc) but no Rust toolchain.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p solver --bin solver
+cargo build --release -q -p meshtool --bin meshtool   # without the gmsh feature: no libgmsh there
+mkdir -p .gpu
+cp target/release/solver target/release/meshtool .gpu/
+cp scripts/gpu_run.sh .gpu/
+echo "staged: $(ls .gpu | tr '\n' ' ')"

@@ -1,0 +1,145 @@
+//! CUDA device: context and stream (cudarc, libcuda loaded at run time), kernel modules
+//! compiled by NVRTC for the device's architecture (cached), and shared reductions.
+
+use crate::error::{Result, SolverError};
+use crate::real::Real;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub struct Device {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub name: String,
+    /// e.g. "sm_90"
+    pub arch: String,
+    pub sm_count: u32,
+    pub total_mem: usize,
+    modules: Mutex<HashMap<(String, kernels::Real, String), Arc<CudaModule>>>,
+}
+
+/// Whether the CUDA driver library can be loaded at all.
+pub fn driver_present() -> bool {
+    // SAFETY: only probes for the shared library.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// Devices visible to the driver, or why there are none.
+pub fn list() -> std::result::Result<Vec<(usize, String, String, usize)>, String> {
+    if !driver_present() {
+        return Err("no CUDA driver (libcuda.so) on this machine".into());
+    }
+    let n = CudaContext::device_count().map_err(|e| format!("the CUDA driver reports an error: {e:?}"))?;
+    if n == 0 {
+        return Err("the CUDA driver is present but sees no device".into());
+    }
+    (0..n as usize)
+        .map(|i| {
+            let d = Device::open(i).map_err(|e| e.to_string())?;
+            Ok((i, d.name.clone(), d.arch.clone(), d.total_mem))
+        })
+        .collect()
+}
+
+impl Device {
+    pub fn open(ordinal: usize) -> Result<Arc<Device>> {
+        if !driver_present() {
+            return Err(SolverError::Cuda("no CUDA driver (libcuda.so) on this machine; use --backend cpu".into()));
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        // One stream, in order: buffers are passed to kernels as raw pointers (stage 3 of a
+        // Runge-Kutta step reads and writes the same array), so cudarc's per-buffer event
+        // tracking is not needed.
+        // SAFETY: all work goes through the single default stream.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let (major, minor) = ctx.compute_capability()?;
+        let sm_count = ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        Ok(Arc::new(Device {
+            name: ctx.name()?,
+            arch: format!("sm_{major}{minor}"),
+            sm_count,
+            total_mem: ctx.total_mem()?,
+            ctx,
+            stream,
+            modules: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// A kernel function from `module` compiled for precision `T` (compiled once per run,
+    /// PTX cached on disk between runs).
+    pub fn function<T: Real>(&self, module: &str, name: &str, defines: &[(&str, &str)]) -> Result<CudaFunction> {
+        let key = (module.to_string(), T::KERNEL, format!("{defines:?}"));
+        let mut cache = self.modules.lock().unwrap();
+        let m = match cache.get(&key) {
+            Some(m) => m.clone(),
+            None => {
+                let (ptx, _) = kernels::compile(module, T::KERNEL, &self.arch, defines)?;
+                let m = self.ctx.load_module(ptx)?;
+                cache.insert(key, m.clone());
+                m
+            }
+        };
+        Ok(m.load_function(name)?)
+    }
+
+    pub fn upload<T: Real>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        Ok(self.stream.clone_htod(host)?)
+    }
+
+    pub fn download<T: Real>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>> {
+        Ok(self.stream.clone_dtoh(dev)?)
+    }
+
+    pub fn zeros<T: Real>(&self, n: usize) -> Result<CudaSlice<T>> {
+        Ok(self.stream.alloc_zeros::<T>(n)?)
+    }
+
+    /// The raw device address of a buffer (kernels take raw pointers, see `open`).
+    pub fn ptr<T>(&self, s: &CudaSlice<T>) -> u64 {
+        let (p, _sync) = s.device_ptr(&self.stream);
+        p
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// max |x| over a device buffer (NaN if any element is NaN).
+    pub fn max_abs<T: Real>(&self, x: &CudaSlice<T>) -> Result<f64> {
+        let f = self.function::<T>("reduce", "max_abs", &[])?;
+        let n = x.len() as u64;
+        let blocks = (n.div_ceil(256) as u32).clamp(1, 4 * self.sm_count.max(1));
+        let out = self.zeros::<T>(blocks as usize)?;
+        let (xp, op) = (self.ptr(x), self.ptr(&out));
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 256 * std::mem::size_of::<T>() as u32 };
+        // SAFETY: x holds n values, out holds `blocks` values; shared memory sized for 256 T.
+        unsafe { self.stream.launch_builder(&f).arg(&xp).arg(&n).arg(&op).launch(cfg)? };
+        let partial = self.download(&out)?;
+        Ok(partial.iter().fold(0.0f64, |m, v| {
+            let v = v.f64();
+            if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v) }
+        }))
+    }
+
+    /// Device-to-device copy bandwidth (read + write bytes per second) over `bytes`-sized
+    /// buffers, best of `reps`, with the same kind of streaming kernel the stencils are.
+    pub fn copy_bandwidth(&self, bytes: usize, reps: usize) -> Result<f64> {
+        let n = bytes / 8;
+        let src = self.zeros::<f64>(n)?;
+        let dst = self.zeros::<f64>(n)?;
+        let f = self.function::<f64>("reduce", "copy_kernel", &[])?;
+        let (sp, dp, nn) = (self.ptr(&src), self.ptr(&dst), n as u64);
+        let cfg = LaunchConfig { grid_dim: (8 * self.sm_count, 1, 1), block_dim: (512, 1, 1), shared_mem_bytes: 0 };
+        let mut best = f64::INFINITY;
+        for _ in 0..reps + 1 {
+            self.sync()?;
+            let t = std::time::Instant::now();
+            // SAFETY: both buffers hold n doubles.
+            unsafe { self.stream.launch_builder(&f).arg(&sp).arg(&dp).arg(&nn).launch(cfg)? };
+            self.sync()?;
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        Ok(2.0 * (n * 8) as f64 / best)
+    }
+}

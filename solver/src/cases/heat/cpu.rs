@@ -1,0 +1,129 @@
+//! CPU execution of the heat step: rayon over z-planes, the same arithmetic and order as
+//! `heat_rq_stage` in kernels/cuda/heat.cu.
+
+use super::{HeatSetup, FD8, STAGES};
+use crate::config::AxisBoundary;
+use crate::real::Real;
+use crate::structured::{Grid3, HALO};
+use rayon::prelude::*;
+
+pub struct CpuHeat<T: Real> {
+    pub setup: HeatSetup,
+    pub phi: Vec<T>,
+    u1: Vec<T>,
+    u2: Vec<T>,
+    next: Vec<T>,
+}
+
+impl<T: Real> CpuHeat<T> {
+    pub fn new(setup: HeatSetup, initial: &[f64]) -> Self {
+        let g = &setup.grid;
+        let phi: Vec<T> = g.pad(&initial.iter().map(|&v| T::of(v)).collect::<Vec<_>>());
+        let n = phi.len();
+        let mut s = CpuHeat { setup, phi, u1: vec![T::zero(); n], u2: vec![T::zero(); n], next: vec![T::zero(); n] };
+        fill_halo(&s.setup, &mut s.phi);
+        s
+    }
+
+    pub fn step(&mut self, dt: f64) {
+        let st = STAGES.map(|s| s.map(T::of));
+        let dt = T::of(dt);
+        let f = self.setup.axis_factors().map(T::of);
+        let g = &self.setup.grid;
+        // u1 = phi + dt/2 L(phi)
+        stage(g, f, &mut self.u1, None, None, st[0][2], &self.phi, st[0][3] * dt);
+        fill_halo(&self.setup, &mut self.u1);
+        // u2 = 3 phi - 2 u1 + 2 dt L(u1)
+        stage(g, f, &mut self.u2, Some((st[1][0], &self.phi)), None, st[1][2], &self.u1, st[1][3] * dt);
+        fill_halo(&self.setup, &mut self.u2);
+        // phi' = -phi/3 + u1 + u2/3 + dt/6 L(u2)
+        stage(g, f, &mut self.next, Some((st[2][0], &self.phi)), Some((st[2][1], &self.u1)), st[2][2], &self.u2, st[2][3] * dt);
+        std::mem::swap(&mut self.phi, &mut self.next);
+        fill_halo(&self.setup, &mut self.phi);
+    }
+
+    pub fn interior(&self) -> Vec<T> {
+        self.setup.grid.unpad(&self.phi)
+    }
+
+    pub fn set_interior(&mut self, values: &[T]) {
+        self.phi = self.setup.grid.pad(values);
+        fill_halo(&self.setup, &mut self.phi);
+    }
+}
+
+/// out = ca*A + cb*B + cs*S + cl*L(S) on the interior points.
+#[allow(clippy::too_many_arguments)]
+fn stage<T: Real>(g: &Grid3, f: [T; 3], out: &mut [T], a: Option<(T, &[T])>, b: Option<(T, &[T])>, cs: T, s: &[T], cl: T) {
+    let [px, py, _] = g.padded();
+    let plane = px * py;
+    let c = FD8.map(T::of);
+    let (sx, sy, sz) = (1usize, px, plane);
+    out.par_chunks_mut(plane).enumerate().for_each(|(kp, out_plane)| {
+        if kp < HALO || kp >= g.n[2] + HALO {
+            return;
+        }
+        for j in 0..g.n[1] {
+            let row = px * (j + HALO) + HALO;
+            for i in 0..g.n[0] {
+                let p = kp * plane + row + i;
+                let d = |st: usize| {
+                    c[0] * s[p]
+                        + c[1] * (s[p - st] + s[p + st])
+                        + c[2] * (s[p - 2 * st] + s[p + 2 * st])
+                        + c[3] * (s[p - 3 * st] + s[p + 3 * st])
+                        + c[4] * (s[p - 4 * st] + s[p + 4 * st])
+                };
+                let lap = f[0] * d(sx) + f[1] * d(sy) + f[2] * d(sz);
+                let mut v = cs * s[p];
+                if let Some((ca, a)) = a {
+                    v = v + ca * a[p];
+                }
+                if let Some((cb, b)) = b {
+                    v = v + cb * b[p];
+                }
+                out_plane[row + i] = v + cl * lap;
+            }
+        }
+    });
+}
+
+/// Ghost layers: periodic copies, or Dirichlet by odd reflection about the boundary point,
+/// which is itself pinned to its value (as `heat_halo` in heat.cu).
+pub fn fill_halo<T: Real>(s: &HeatSetup, f: &mut [T]) {
+    let g = &s.grid;
+    let n = g.n.map(|v| v as isize);
+    for axis in 0..3 {
+        let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);
+        let nn = n[axis];
+        for r2 in 0..n[a2] {
+            for r1 in 0..n[a1] {
+                let at = |v: isize| {
+                    let mut idx = [0isize; 3];
+                    idx[axis] = v;
+                    idx[a1] = r1;
+                    idx[a2] = r2;
+                    g.at(idx[0], idx[1], idx[2])
+                };
+                match s.bc[axis] {
+                    AxisBoundary::Periodic => {
+                        for layer in 1..=HALO as isize {
+                            f[at(-layer)] = f[at(nn - layer)];
+                            f[at(nn - 1 + layer)] = f[at(layer - 1)];
+                        }
+                    }
+                    AxisBoundary::Dirichlet([v0, v1]) => {
+                        let (v0, v1) = (T::of(v0), T::of(v1));
+                        let two = T::of(2.0);
+                        f[at(0)] = v0;
+                        f[at(nn - 1)] = v1;
+                        for layer in 1..=HALO as isize {
+                            f[at(-layer)] = two * v0 - f[at(layer)];
+                            f[at(nn - 1 + layer)] = two * v1 - f[at(nn - 1 - layer)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

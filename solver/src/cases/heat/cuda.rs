@@ -1,0 +1,154 @@
+//! CUDA execution of the heat step (kernels/cuda/heat.cu): the naive variant (one 1D stencil
+//! kernel per axis, then an update) or the register-queue variant (one fused kernel per stage).
+
+use super::{HeatSetup, STAGES};
+use crate::backend::cuda::Device;
+use crate::config::{AxisBoundary, HeatKernel};
+use crate::error::Result;
+use crate::real::Real;
+use crate::structured::HALO;
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+/// Mirrors `struct Grid` in heat.cu.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct GridC<T> {
+    nx: i32,
+    ny: i32,
+    nz: i32,
+    px: i32,
+    py: i32,
+    ax: T,
+    ay: T,
+    az: T,
+}
+
+// SAFETY: plain-old-data with the same layout as the C struct.
+unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
+
+/// Tile of the register-queue kernel (must match TX/TY passed to NVRTC).
+const TX: u32 = 32;
+const TY: u32 = 8;
+
+pub struct CudaHeat<T: Real> {
+    pub setup: HeatSetup,
+    pub dev: Arc<Device>,
+    pub phi: CudaSlice<T>,
+    u1: CudaSlice<T>,
+    u2: CudaSlice<T>,
+    rhs: Option<CudaSlice<T>>,
+    g: GridC<T>,
+    f_stage: CudaFunction,
+    f_d2: CudaFunction,
+    f_update: CudaFunction,
+    f_halo: CudaFunction,
+}
+
+impl<T: Real> CudaHeat<T> {
+    pub fn new(setup: HeatSetup, dev: Arc<Device>, initial: &[f64]) -> Result<Self> {
+        let grid = &setup.grid;
+        let [px, py, _] = grid.padded();
+        let f = setup.axis_factors().map(T::of);
+        let g = GridC { nx: grid.n[0] as i32, ny: grid.n[1] as i32, nz: grid.n[2] as i32, px: px as i32, py: py as i32, ax: f[0], ay: f[1], az: f[2] };
+        let host: Vec<T> = grid.pad(&initial.iter().map(|&v| T::of(v)).collect::<Vec<_>>());
+        let n = host.len();
+        let defs = [("TX", "32"), ("TY", "8")];
+        let phi = dev.upload(&host)?;
+        let u1 = dev.zeros(n)?;
+        let u2 = dev.zeros(n)?;
+        let rhs = if setup.kernel == HeatKernel::Naive { Some(dev.zeros(n)?) } else { None };
+        let s = CudaHeat {
+            f_stage: dev.function::<T>("heat", "heat_rq_stage", &defs)?,
+            f_d2: dev.function::<T>("heat", "heat_naive_d2", &defs)?,
+            f_update: dev.function::<T>("heat", "heat_naive_update", &defs)?,
+            f_halo: dev.function::<T>("heat", "heat_halo", &defs)?,
+            setup,
+            dev,
+            phi,
+            u1,
+            u2,
+            rhs,
+            g,
+        };
+        s.halo(s.dev.ptr(&s.phi))?;
+        Ok(s)
+    }
+
+    fn halo(&self, f: u64) -> Result<()> {
+        let n = self.setup.grid.n;
+        for axis in 0..3 {
+            let plane = (n[(axis + 1) % 3] * n[(axis + 2) % 3]) as u64;
+            let threads = plane * HALO as u64;
+            let (periodic, v0, v1) = match self.setup.bc[axis] {
+                AxisBoundary::Periodic => (1i32, 0.0, 0.0),
+                AxisBoundary::Dirichlet([a, b]) => (0i32, a, b),
+            };
+            let (v0, v1, ax) = (T::of(v0), T::of(v1), axis as i32);
+            let cfg = LaunchConfig { grid_dim: (threads.div_ceil(256) as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            // SAFETY: f is a padded field of this grid; threads cover HALO layers of one face pair.
+            unsafe {
+                self.dev.stream.launch_builder(&self.f_halo).arg(&self.g).arg(&f).arg(&ax).arg(&periodic).arg(&v0).arg(&v1).launch(cfg)?
+            };
+        }
+        Ok(())
+    }
+
+    /// out = ca*A + cb*B + cs*S + cl*L(S)
+    #[allow(clippy::too_many_arguments)]
+    fn stage(&self, out: u64, ca: T, a: u64, cb: T, b: u64, cs: T, s: u64, cl: T) -> Result<()> {
+        let n = self.setup.grid.n;
+        let stream = &self.dev.stream;
+        match &self.rhs {
+            None => {
+                let cfg = LaunchConfig { grid_dim: ((n[0] as u32).div_ceil(TX), (n[1] as u32).div_ceil(TY), 1), block_dim: (TX, TY, 1), shared_mem_bytes: 0 };
+                // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`.
+                unsafe {
+                    stream.launch_builder(&self.f_stage).arg(&self.g).arg(&out).arg(&ca).arg(&a).arg(&cb).arg(&b).arg(&cs).arg(&s).arg(&cl).launch(cfg)?
+                };
+            }
+            Some(rhs) => {
+                let r = self.dev.ptr(rhs);
+                let bx = 128u32;
+                let cfg = LaunchConfig { grid_dim: ((n[0] as u32).div_ceil(bx), n[1] as u32, n[2] as u32), block_dim: (bx, 1, 1), shared_mem_bytes: 0 };
+                for axis in 0..3i32 {
+                    let acc = (axis > 0) as i32;
+                    // SAFETY: s and rhs are padded fields of this grid and do not alias.
+                    unsafe { stream.launch_builder(&self.f_d2).arg(&self.g).arg(&s).arg(&r).arg(&axis).arg(&acc).launch(cfg)? };
+                }
+                // SAFETY: pointwise update over padded fields of this grid.
+                unsafe {
+                    stream.launch_builder(&self.f_update).arg(&self.g).arg(&out).arg(&ca).arg(&a).arg(&cb).arg(&b).arg(&cs).arg(&s).arg(&cl).arg(&r).launch(cfg)?
+                };
+            }
+        }
+        Ok(())
+    }
+
+    pub fn step(&mut self, dt: f64) -> Result<()> {
+        let st = STAGES.map(|s| s.map(T::of));
+        let dt = T::of(dt);
+        let (phi, u1, u2) = (self.dev.ptr(&self.phi), self.dev.ptr(&self.u1), self.dev.ptr(&self.u2));
+        let z = T::zero();
+        self.stage(u1, z, phi, z, phi, st[0][2], phi, st[0][3] * dt)?;
+        self.halo(u1)?;
+        self.stage(u2, st[1][0], phi, z, phi, st[1][2], u1, st[1][3] * dt)?;
+        self.halo(u2)?;
+        // In place: each point reads its own phi before writing it.
+        self.stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt)?;
+        self.halo(phi)
+    }
+
+    pub fn interior(&self) -> Result<Vec<T>> {
+        Ok(self.setup.grid.unpad(&self.dev.download(&self.phi)?))
+    }
+
+    pub fn set_interior(&mut self, values: &[T]) -> Result<()> {
+        self.phi = self.dev.upload(&self.setup.grid.pad(values))?;
+        self.halo(self.dev.ptr(&self.phi))
+    }
+
+    pub fn max_abs(&self) -> Result<f64> {
+        self.dev.max_abs(&self.phi)
+    }
+}

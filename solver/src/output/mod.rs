@@ -1,0 +1,48 @@
+//! Everything a run writes: VTK fields (`.vti`), the `.pvd` time series, `summary.json` and
+//! checkpoints. Every write is atomic (temporary file, then rename).
+
+pub mod checkpoint;
+pub mod pvd;
+
+use crate::error::{Result, SolverError};
+use crate::structured::Grid3;
+use meshtool::vtk::{cell_array, write_atomic};
+use std::path::Path;
+use vtkio::model::{Attribute, Attributes, DataSet, Extent, ImageDataPiece, Piece};
+
+/// Point fields on a structured grid as VTK ImageData (binary, zlib-compressed).
+pub fn write_vti(path: &Path, grid: &Grid3, fields: &[(String, Vec<f64>)]) -> Result<()> {
+    let [nx, ny, nz] = grid.n.map(|n| n as i32);
+    let arrays: Vec<Attribute> = fields.iter().map(|(name, v)| cell_array(name, v.clone())).collect();
+    let data = DataSet::ImageData {
+        extent: Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]),
+        origin: grid.origin.map(|v| v as f32),
+        spacing: grid.h.map(|v| v as f32),
+        meta: None,
+        pieces: vec![Piece::Inline(Box::new(ImageDataPiece {
+            extent: Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]),
+            data: Attributes { point: arrays, cell: vec![] },
+        }))],
+    };
+    Ok(write_atomic(data, path)?)
+}
+
+/// Write text atomically.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    meshtool::atomic::write_with(path, |w| w.write_all(text.as_bytes())).map_err(|e| SolverError::Other(e.to_string()))
+}
+
+/// Relative L1, L2 and Linf differences of `a` from `reference`.
+pub fn relative_errors(a: &[f64], reference: &[f64]) -> serde_json::Value {
+    let (mut e1, mut e2, mut einf, mut r1, mut r2, mut rinf) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for (x, r) in a.iter().zip(reference) {
+        let d = (x - r).abs();
+        e1 += d;
+        e2 += d * d;
+        einf = einf.max(d);
+        r1 += r.abs();
+        r2 += r * r;
+        rinf = rinf.max(r.abs());
+    }
+    serde_json::json!({"l1": e1 / r1, "l2": (e2 / r2).sqrt(), "linf": einf / rinf})
+}

@@ -1,0 +1,37 @@
+//! Precision as a run-time choice: the numerical code is generic over `Real` (f32, f64).
+
+use num_traits::{Float, FromPrimitive, ToPrimitive};
+
+pub trait Real:
+    Float + FromPrimitive + ToPrimitive + Send + Sync + Default + std::fmt::Debug + std::iter::Sum + 'static + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
+{
+    const KERNEL: kernels::Real;
+    fn of(x: f64) -> Self {
+        Self::from_f64(x).unwrap()
+    }
+    fn f64(self) -> f64 {
+        self.to_f64().unwrap()
+    }
+    fn to_le(self, out: &mut Vec<u8>);
+    fn from_le(b: &[u8]) -> Self;
+}
+
+impl Real for f32 {
+    const KERNEL: kernels::Real = kernels::Real::F32;
+    fn to_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes())
+    }
+    fn from_le(b: &[u8]) -> Self {
+        f32::from_le_bytes(b.try_into().unwrap())
+    }
+}
+
+impl Real for f64 {
+    const KERNEL: kernels::Real = kernels::Real::F64;
+    fn to_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes())
+    }
+    fn from_le(b: &[u8]) -> Self {
+        f64::from_le_bytes(b.try_into().unwrap())
+    }
+}
