@@ -1,28 +1,47 @@
 #!/usr/bin/env bash
 # Run on the device machine from the repository root (carry .gpu): every CUDA check and
-# benchmark, then a short table. Results also land in $OUT (or .gpu/results) as JSON/logs.
+# benchmark, then a short table. Results land in $OUT (or .gpu/results).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 S=.gpu/solver
 R=${OUT:-.gpu/results}
+W=$(mktemp -d)
 mkdir -p "$R"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$R/device.txt"
 $S devices
 status=0
-echo "== CPU vs CUDA agreement (benchmark cube, 100 steps)"
-$S check heat --n 64 --steps 100 | tee "$R/check_heat.txt" || status=1
+fail() { echo "FAIL: $*"; status=1; }
+{
+echo "== CPU vs CUDA agreement (benchmark cube, 100 steps; 45^3 is not a multiple of the tile)"
+$S check heat --n 64 --steps 100 || fail "check heat 64"
+$S check heat --n 45 --steps 100 || fail "check heat 45"
+} 2>&1 | tee "$R/check_heat.txt"
+{
 echo "== solver run on CUDA: heat templates against their exact solutions"
 for c in heat-decay heat-gaussian heat-erfc; do
-  $S cases $c > "$R/$c.toml"
+  $S cases $c > "$W/$c.toml"
   for v in register-queue naive; do
-    $S run "$R/$c.toml" --backend cuda -q --set heat.kernel=$v -o "$R/run-$c-$v" || status=1
-    python3 -c "import json;d=json.load(open('$R/run-$c-$v/summary.json'));print('$c $v', d['device'], 'errors', d.get('errors'))"
+    $S run "$W/$c.toml" --backend cuda -q --set heat.kernel=$v -o "$W/run-$c-$v" || fail "run $c $v"
+    python3 -c "import json;d=json.load(open('$W/run-$c-$v/summary.json'));print('%-14s %-15s linf %.3e  %s' % ('$c', '$v', d['errors']['linf'], d['device']))"
   done
 done
+echo "== restart on CUDA is bit-identical"
+$S cases heat-benchmark > "$W/b.toml"
+$S run "$W/b.toml" --backend cuda -q --set grid.dims=[64,64,64] --set time.steps=20 --set output.every=10 -o "$W/full" || fail "full run"
+$S run "$W/b.toml" --backend cuda -q --set grid.dims=[64,64,64] --set time.steps=10 --set output.every=10 --set output.checkpoint_every=10 -o "$W/part" || fail "part run"
+$S run "$W/b.toml" --backend cuda -q --set grid.dims=[64,64,64] --set time.steps=20 --set output.every=10 -o "$W/part" --restart || fail "restart"
+cmp "$W/full/step_0000020.vti" "$W/part/step_0000020.vti" && echo "restart: identical" || fail "restart differs"
+echo "== diverging run (CFL 5) stops with a message"
+$S run "$W/b.toml" --backend cuda -q --set grid.dims=[32,32,32] --set time.cfl=5 -o "$W/div"; rc=$?
+[ $rc -eq 1 ] && echo "diverging run: exit 1 as expected" || fail "diverging run exit $rc"
+} 2>&1 | tee "$R/runs.txt"
 echo "== benchmark"
-$S bench heat --sizes ${BENCH_SIZES:-128,256,512} ${BENCH_EXTRA:---with-1024 --cpu} --steps ${BENCH_STEPS:-20} --json "$R/bench_heat.json" | tee "$R/bench_heat.txt" || status=1
+for t in ${TILES:-}; do
+  echo "-- tile $t"; CFD_HEAT_TILE=$t $S bench heat --sizes 512 --steps 20 | tail -n +3
+done
+$S bench heat --sizes ${BENCH_SIZES:-128,256,512} ${BENCH_EXTRA:---with-1024 --cpu} --steps ${BENCH_STEPS:-20} --json "$R/bench_heat.json" | tee "$R/bench_heat.txt" || fail bench
 echo
 echo "================ summary ================"
-cat "$R/check_heat.txt"
+grep -E "PASS|FAIL|identical|expected|linf" "$R/check_heat.txt" "$R/runs.txt" | sed 's/^[^:]*://'
 cat "$R/bench_heat.txt"
 exit $status

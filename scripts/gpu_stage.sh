@@ -7,5 +7,6 @@ cargo build --release -q -p solver --bin solver
 cargo build --release -q -p meshtool --bin meshtool   # without the gmsh feature: no libgmsh there
 mkdir -p .gpu
 cp target/release/solver target/release/meshtool .gpu/
+strip .gpu/solver .gpu/meshtool   # debug info stays here; the carry limit is 64 MiB
 cp scripts/gpu_run.sh .gpu/
 echo "staged: $(ls .gpu | tr '\n' ' ')"

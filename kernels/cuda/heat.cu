@@ -17,12 +17,13 @@
 
 struct Grid {
     int nx, ny, nz;   // interior points
-    int px, py;       // padded pitches: px = nx + 2 HALO, py = ny + 2 HALO
+    int px, py;       // padded pitches: px = row pitch (>= xo + nx + HALO), py = ny + 2 HALO
+    int xo;           // offset of i = 0 in a row (>= HALO; rows start 128-byte aligned)
     REAL ax, ay, az;  // alpha / h^2 per axis
 };
 
 __device__ __forceinline__ u64 at(const Grid& g, int i, int j, int k) {
-    return (u64)(i + HALO) + (u64)g.px * ((u64)(j + HALO) + (u64)g.py * (u64)(k + HALO));
+    return (u64)(i + g.xo) + (u64)g.px * ((u64)(j + HALO) + (u64)g.py * (u64)(k + HALO));
 }
 
 // Pointwise part of a stage; arrays with a zero coefficient are not read.
@@ -61,17 +62,33 @@ extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const R
 }
 
 // ---- Register-queue solver (the thesis' third solver, after Micikevicius 2009) ------------
-// A TX x TY tile of threads marches along z. Each thread keeps the 9 z-values of its column
-// in registers; the current x-y slice with a HALO-wide rim lives in shared memory.
+// A TX x TY tile of threads marches along z through `kchunk` planes (blockIdx.z picks the
+// chunk, so small grids still fill the device). Each thread keeps the 9 z-values of its column
+// in registers; the current x-y slice with a HALO-wide rim lives in shared memory. Global
+// loads for the next plane (queue front, rim, pointwise arrays) are issued one plane ahead so
+// their latency overlaps the current plane's arithmetic.
 #ifndef TX
-#define TX 32
+#define TX 64
 #endif
 #ifndef TY
-#define TY 8
+#define TY 4
+#endif
+#ifndef MINB
+#define MINB 4
+#endif
+// Planes ahead of the queue front prefetched into L2 (0: off, the default: on an H100 it
+// cost 8-14% at 512^3 f64, see BENCHMARKS.md).
+#ifndef PF
+#define PF 0
 #endif
 
-extern "C" __global__ void __launch_bounds__(TX * TY)
-heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl) {
+__device__ __forceinline__ void prefetch_l2(const void* ptr) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
+}
+
+extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
+heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
+              int kchunk) {
     __shared__ REAL tile[TY + 2 * HALO][TX + 2 * HALO];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
@@ -81,28 +98,57 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
     // the padded array, so the tile is correct wherever an inside thread reads it.
     const int ic = min(i, g.nx + HALO - 1), jc = min(j, g.ny + HALO - 1);
     const u64 sz = (u64)g.px * g.py;
+    const int k0 = blockIdx.z * kchunk;
+    const int k1 = min(g.nz, k0 + kchunk);
+    if (k0 >= k1) return;
+
+    // Rim columns this thread loads (x rims: tx < HALO; y rims: ty < HALO), as offsets from
+    // the plane start, so each plane's rim is base + k * sz.
+    const bool xr = tx < HALO, yr = ty < HALO;
+    const u64 xl = at(g, i0 + tx - HALO, jc, 0), xh = at(g, min(i0 + TX + tx, g.nx + HALO - 1), jc, 0);
+    const u64 yl = at(g, ic, j0 + ty - HALO, 0), yh = at(g, ic, min(j0 + TY + ty, g.ny + HALO - 1), 0);
+    const bool wa = inside && ca != (REAL)0, wb = inside && cb != (REAL)0;
 
     // Queue along z: q[0..3] behind, q[4] current, q[5..8] in front.
     REAL q[9];
-    u64 p = at(g, ic, jc, -HALO);
+    u64 p = at(g, ic, jc, k0 - HALO);
 #pragma unroll
     for (int m = 1; m < 9; ++m) q[m] = S[p + (m - 1) * sz];
-    p += HALO * sz;  // this thread's column at the current slice (k = 0)
+    p += HALO * sz;  // this thread's column at plane k0
+    u64 pk = (u64)k0 * sz;
+    REAL nf = S[p + HALO * sz];
+    REAL r0 = xr ? S[xl + pk] : 0, r1 = xr ? S[xh + pk] : 0, r2 = yr ? S[yl + pk] : 0, r3 = yr ? S[yh + pk] : 0;
+    REAL a = wa ? A[p] : 0, b = wb ? B[p] : 0;
 
-    for (int k = 0; k < g.nz; ++k) {
+    for (int k = k0; k < k1; ++k) {
 #pragma unroll
         for (int m = 0; m < 8; ++m) q[m] = q[m + 1];
-        q[8] = S[p + HALO * sz];
+        q[8] = nf;
 
         __syncthreads();  // everyone is done with the previous slice
         tile[ty + HALO][tx + HALO] = q[4];
-        if (tx < HALO) {
-            tile[ty + HALO][tx] = S[at(g, i0 + tx - HALO, jc, k)];
-            tile[ty + HALO][tx + TX + HALO] = S[at(g, min(i0 + TX + tx, g.nx + HALO - 1), jc, k)];
+        if (xr) {
+            tile[ty + HALO][tx] = r0;
+            tile[ty + HALO][tx + TX + HALO] = r1;
         }
-        if (ty < HALO) {
-            tile[ty][tx + HALO] = S[at(g, ic, j0 + ty - HALO, k)];
-            tile[ty + TY + HALO][tx + HALO] = S[at(g, ic, min(j0 + TY + ty, g.ny + HALO - 1), k)];
+        if (yr) {
+            tile[ty][tx + HALO] = r2;
+            tile[ty + TY + HALO][tx + HALO] = r3;
+        }
+#if PF > 0
+        if (k + 1 + PF < k1) {
+            prefetch_l2(S + p + (HALO + 1 + PF) * sz);
+            if (wa) prefetch_l2(A + p + (1 + PF) * sz);
+            if (wb) prefetch_l2(B + p + (1 + PF) * sz);
+        }
+#endif
+        // Prefetch plane k + 1 (queue front and rims) while this plane is computed.
+        const bool more = k + 1 < k1;
+        pk += sz;
+        if (more) {
+            nf = S[p + (HALO + 1) * sz];
+            if (xr) { r0 = S[xl + pk]; r1 = S[xh + pk]; }
+            if (yr) { r2 = S[yl + pk]; r3 = S[yh + pk]; }
         }
         __syncthreads();
 
@@ -114,7 +160,16 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
                       C3 * (tile[cy - 3][cx] + tile[cy + 3][cx]) + C4 * (tile[cy - 4][cx] + tile[cy + 4][cx]);
             REAL dz = C0 * q[4] + C1 * (q[3] + q[5]) + C2 * (q[2] + q[6]) + C3 * (q[1] + q[7]) + C4 * (q[0] + q[8]);
             REAL lap = g.ax * dx + g.ay * dy + g.az * dz;
-            out[p] = combine(ca, A, cb, B, cs, q[4], p) + cl * lap;
+            REAL v = cs * q[4];
+            if (ca != (REAL)0) v += ca * a;
+            if (cb != (REAL)0) v += cb * b;
+            out[p] = v + cl * lap;
+        }
+        // Pointwise inputs of the next plane (this thread's own column: reading A after
+        // writing out at this plane is safe even when out == A).
+        if (more) {
+            if (wa) a = A[p + sz];
+            if (wb) b = B[p + sz];
         }
         p += sz;
     }

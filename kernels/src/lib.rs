@@ -10,7 +10,10 @@ use std::path::PathBuf;
 const COMMON: &str = include_str!("../cuda/common.cuh");
 
 /// Every kernel module: (name, source).
-pub const MODULES: &[(&str, &str)] = &[("heat", include_str!("../cuda/heat.cu")), ("reduce", include_str!("../cuda/reduce.cu"))];
+pub const MODULES: &[(&str, &str)] = &[
+    ("heat", include_str!("../cuda/heat.cu")),
+    ("reduce", include_str!("../cuda/reduce.cu")),
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Real {
@@ -34,7 +37,11 @@ pub enum KernelError {
     #[error("no kernel module named '{0}'")]
     UnknownModule(String),
     #[error("NVRTC failed to compile kernel module '{module}' ({options}):\n{log}")]
-    Compile { module: String, options: String, log: String },
+    Compile {
+        module: String,
+        options: String,
+        log: String,
+    },
 }
 
 pub fn nvrtc_available() -> bool {
@@ -77,13 +84,22 @@ pub fn compile_in(
     defines: &[(&str, &str)],
 ) -> Result<(Ptx, bool), KernelError> {
     let src = source(module)?;
-    let mut options = vec![format!("--gpu-architecture={arch}"), format!("-DREAL={}", real.c_type()), "-std=c++17".into()];
+    let mut options = vec![
+        format!("--gpu-architecture={arch}"),
+        format!("-DREAL={}", real.c_type()),
+        "-std=c++17".into(),
+    ];
     options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
     let key = {
         let mut h = crc32fast::Hasher::new();
         h.update(src.as_bytes());
         h.update(options.join(" ").as_bytes());
-        format!("{module}-{arch}-{}-{:08x}-{}.ptx", real.c_type(), h.finalize(), src.len())
+        format!(
+            "{module}-{arch}-{}-{:08x}-{}.ptx",
+            real.c_type(),
+            h.finalize(),
+            src.len()
+        )
     };
     let cached = cache.map(|d| d.join(&key));
     if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
@@ -92,7 +108,11 @@ pub fn compile_in(
     if !nvrtc_available() {
         return Err(KernelError::NvrtcMissing);
     }
-    let opts = CompileOptions { options: options.clone(), name: Some(format!("{module}.cu")), ..Default::default() };
+    let opts = CompileOptions {
+        options: options.clone(),
+        name: Some(format!("{module}.cu")),
+        ..Default::default()
+    };
     let ptx = cudarc::nvrtc::compile_ptx_with_opts(&src, opts).map_err(|e| KernelError::Compile {
         module: module.into(),
         options: options.join(" "),
@@ -123,7 +143,10 @@ mod tests {
     #[test]
     fn every_kernel_compiles_with_nvrtc() {
         if !nvrtc_available() {
-            assert!(std::env::var_os("CI").is_none(), "NVRTC is required under CI (scripts/setup.sh installs it)");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "NVRTC is required under CI (scripts/setup.sh installs it)"
+            );
             eprintln!("SKIPPED: NVRTC not found; source scripts/env.sh after scripts/setup.sh");
             return;
         }
@@ -134,7 +157,10 @@ mod tests {
                 for arch in ["sm_80", "sm_90"] {
                     let (ptx, cached) = compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));
                     assert!(!cached);
-                    assert!(ptx.to_src().contains(".entry"), "{module} {arch}: no kernel entry in PTX");
+                    assert!(
+                        ptx.to_src().contains(".entry"),
+                        "{module} {arch}: no kernel entry in PTX"
+                    );
                     let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap();
                     assert!(cached, "second compile must come from the cache");
                 }
@@ -148,7 +174,9 @@ mod tests {
             eprintln!("SKIPPED: NVRTC not found");
             return;
         }
-        let e = compile_in(None, "heat", Real::F64, "sm_90", &[("TX", "x+")]).unwrap_err().to_string();
+        let e = compile_in(None, "heat", Real::F64, "sm_90", &[("TX", "x+")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("heat") && e.contains("error"), "{e}");
     }
 }

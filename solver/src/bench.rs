@@ -13,7 +13,11 @@ use std::time::Instant;
 
 /// The benchmark cube at n^3 with the given kernel variant.
 pub fn benchmark_setup(n: usize, kernel: HeatKernel) -> HeatSetup {
-    let bc = [AxisBoundary::Periodic, AxisBoundary::Dirichlet([1.0, 1.0]), AxisBoundary::Periodic];
+    let bc = [
+        AxisBoundary::Periodic,
+        AxisBoundary::Dirichlet([1.0, 1.0]),
+        AxisBoundary::Periodic,
+    ];
     HeatSetup {
         grid: Grid3::new([n; 3], [0.0; 3], [1.0; 3], &bc),
         alpha: 0.1,
@@ -43,7 +47,15 @@ impl BenchRow {
     }
 }
 
-fn row(variant: &str, precision: &'static str, s: &HeatSetup, steps: u64, secs: f64, bytes: usize, copy_bw: f64) -> BenchRow {
+fn row(
+    variant: &str,
+    precision: &'static str,
+    s: &HeatSetup,
+    steps: u64,
+    secs: f64,
+    bytes: usize,
+    copy_bw: f64,
+) -> BenchRow {
     let bps = s.min_bytes_per_step(bytes);
     let bw = bps * steps as f64 / secs;
     BenchRow {
@@ -60,7 +72,14 @@ fn row(variant: &str, precision: &'static str, s: &HeatSetup, steps: u64, secs: 
 }
 
 /// Time `steps` RK3 steps of one CUDA variant (after a warm-up step), best of `reps`.
-pub fn bench_cuda<T: Real>(dev: &Arc<Device>, n: usize, kernel: HeatKernel, steps: u64, reps: usize, copy_bw: f64) -> Result<BenchRow> {
+pub fn bench_cuda<T: Real>(
+    dev: &Arc<Device>,
+    n: usize,
+    kernel: HeatKernel,
+    steps: u64,
+    reps: usize,
+    copy_bw: f64,
+) -> Result<BenchRow> {
     let s = benchmark_setup(n, kernel);
     let init = s.initial_field();
     let dt = s.dt_for_cfl(0.4);
@@ -80,7 +99,15 @@ pub fn bench_cuda<T: Real>(dev: &Arc<Device>, n: usize, kernel: HeatKernel, step
         HeatKernel::RegisterQueue => "cuda register-queue",
         HeatKernel::Naive => "cuda naive",
     };
-    Ok(row(variant, precision_name::<T>(), &s, steps, best, std::mem::size_of::<T>(), copy_bw))
+    Ok(row(
+        variant,
+        precision_name::<T>(),
+        &s,
+        steps,
+        best,
+        std::mem::size_of::<T>(),
+        copy_bw,
+    ))
 }
 
 /// Time the CPU path (all rayon threads) for comparison.
@@ -94,13 +121,25 @@ pub fn bench_cpu<T: Real>(n: usize, steps: u64, copy_bw: f64) -> BenchRow {
         sim.step(dt);
     }
     let label = format!("cpu {} threads", rayon::current_num_threads());
-    let mut r = row(&label, precision_name::<T>(), &s, steps, t.elapsed().as_secs_f64(), std::mem::size_of::<T>(), copy_bw);
+    let mut r = row(
+        &label,
+        precision_name::<T>(),
+        &s,
+        steps,
+        t.elapsed().as_secs_f64(),
+        std::mem::size_of::<T>(),
+        copy_bw,
+    );
     r.variant = label;
     r
 }
 
 pub fn precision_name<T: Real>() -> &'static str {
-    if std::mem::size_of::<T>() == 4 { "f32" } else { "f64" }
+    if std::mem::size_of::<T>() == 4 {
+        "f32"
+    } else {
+        "f64"
+    }
 }
 
 /// CPU and CUDA after `steps` steps of the benchmark cube: max |cpu - cuda| / max |cpu|.
@@ -117,17 +156,30 @@ pub fn agreement<T: Real>(dev: &Arc<Device>, n: usize, kernel: HeatKernel, steps
     let a = cpu.interior();
     let b = gpu.interior()?;
     let scale = a.iter().fold(0.0f64, |m, v| m.max(v.f64().abs()));
-    let diff = a.iter().zip(&b).fold(0.0f64, |m, (x, y)| m.max((x.f64() - y.f64()).abs()));
+    let diff = a
+        .iter()
+        .zip(&b)
+        .fold(0.0f64, |m, (x, y)| m.max((x.f64() - y.f64()).abs()));
     Ok(diff / scale)
 }
 
 pub fn print_table(copy_bw: f64, device: &str, rows: &[BenchRow]) {
     println!("device: {device}; measured copy bandwidth {:.1} GB/s", copy_bw / 1e9);
-    println!("{:<24} {:>5} {:>6} {:>6} {:>10} {:>16} {:>12} {:>10}", "variant", "prec", "n", "steps", "s", "points*steps/s", "GB/s (min)", "of copy");
+    println!(
+        "{:<24} {:>5} {:>6} {:>6} {:>10} {:>16} {:>12} {:>10}",
+        "variant", "prec", "n", "steps", "s", "points*steps/s", "GB/s (min)", "of copy"
+    );
     for r in rows {
         println!(
             "{:<24} {:>5} {:>6} {:>6} {:>10.4} {:>16.4e} {:>12.1} {:>9.1}%",
-            r.variant, r.precision, r.n, r.steps, r.seconds, r.throughput, r.bandwidth / 1e9, 100.0 * r.fraction
+            r.variant,
+            r.precision,
+            r.n,
+            r.steps,
+            r.seconds,
+            r.throughput,
+            r.bandwidth / 1e9,
+            100.0 * r.fraction
         );
     }
 }

@@ -132,7 +132,11 @@ pub struct HeatBoundary {
 
 impl Default for HeatBoundary {
     fn default() -> Self {
-        HeatBoundary { x: AxisBoundary::Periodic, y: AxisBoundary::Periodic, z: AxisBoundary::Periodic }
+        HeatBoundary {
+            x: AxisBoundary::Periodic,
+            y: AxisBoundary::Periodic,
+            z: AxisBoundary::Periodic,
+        }
     }
 }
 
@@ -189,11 +193,17 @@ fn default_check_every() -> u64 {
 
 impl Default for TimeSection {
     fn default() -> Self {
-        TimeSection { cfl: default_cfl(), dt: None, steps: None, end_time: None, check_every: default_check_every() }
+        TimeSection {
+            cfl: default_cfl(),
+            dt: None,
+            steps: None,
+            end_time: None,
+            check_every: default_check_every(),
+        }
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
 pub struct OutputSection {
     /// Write fields every this many steps (0: only the initial and final state).
@@ -205,12 +215,6 @@ pub struct OutputSection {
     /// Output folder (overridden by --output). Default: out/<case name>.
     #[serde(default)]
     pub dir: Option<PathBuf>,
-}
-
-impl Default for OutputSection {
-    fn default() -> Self {
-        OutputSection { every: 0, checkpoint_every: 0, dir: None }
-    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -227,7 +231,11 @@ pub struct RunSection {
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection { backend: Backend::Auto, precision: Precision::F64, device: 0 }
+        RunSection {
+            backend: Backend::Auto,
+            precision: Precision::F64,
+            device: 0,
+        }
     }
 }
 
@@ -319,7 +327,10 @@ fn toml_error(path: &Path, source: &str, e: &toml::de::Error, from_override: Opt
     let location = match (from_override, e.span()) {
         (Some(o), _) => format!("--set {o}"),
         (None, Some(span)) => {
-            let line = 1 + source.as_bytes()[..span.start.min(source.len())].iter().filter(|&&b| b == b'\n').count();
+            let line = 1 + source.as_bytes()[..span.start.min(source.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
             format!("line {line}")
         }
         (None, None) => String::new(),
@@ -327,20 +338,30 @@ fn toml_error(path: &Path, source: &str, e: &toml::de::Error, from_override: Opt
     SolverError::config(path, &location, text)
 }
 
+/// True for positive numbers; false for zero, negatives and NaN.
+fn positive(x: f64) -> bool {
+    x > 0.0
+}
+
 fn validate(c: &CaseFile, path: &Path) -> Result<(), SolverError> {
     let bad = |key: &str, m: String| Err(SolverError::config(path, key, m));
-    if !(c.time.cfl > 0.0 && c.time.cfl.is_finite()) {
+    if !(positive(c.time.cfl) && c.time.cfl.is_finite()) {
         return bad("time.cfl", format!("must be a positive number, got {}", c.time.cfl));
     }
     if let Some(dt) = c.time.dt {
-        if !(dt > 0.0 && dt.is_finite()) {
+        if !(positive(dt) && dt.is_finite()) {
             return bad("time.dt", format!("must be positive, got {dt}"));
         }
     }
     match (c.time.steps, c.time.end_time) {
         (None, None) => return bad("time.steps", "set time.steps or time.end_time".into()),
-        (Some(_), Some(_)) => return bad("time.end_time", "set either time.steps or time.end_time, not both".into()),
-        (None, Some(t)) if !(t > 0.0) => return bad("time.end_time", format!("must be positive, got {t}")),
+        (Some(_), Some(_)) => {
+            return bad(
+                "time.end_time",
+                "set either time.steps or time.end_time, not both".into(),
+            )
+        }
+        (None, Some(t)) if !positive(t) => return bad("time.end_time", format!("must be positive, got {t}")),
         _ => {}
     }
     if c.time.check_every == 0 {
@@ -349,13 +370,19 @@ fn validate(c: &CaseFile, path: &Path) -> Result<(), SolverError> {
     match c.case.kind {
         CaseKind::Heat => {
             let Some(h) = &c.heat else {
-                return bad("heat", "a heat case needs a [heat] section (see `solver cases heat-decay`)".into());
+                return bad(
+                    "heat",
+                    "a heat case needs a [heat] section (see `solver cases heat-decay`)".into(),
+                );
             };
-            if !(h.alpha > 0.0) {
+            if !positive(h.alpha) {
                 return bad("heat.alpha", format!("must be positive, got {}", h.alpha));
             }
             let Some(g) = &c.grid else {
-                return bad("grid", "a structured case needs a [grid] section with dims = [nx, ny, nz]".into());
+                return bad(
+                    "grid",
+                    "a structured case needs a [grid] section with dims = [nx, ny, nz]".into(),
+                );
             };
             match (&g.dims, &g.file) {
                 (Some(_), Some(_)) => return bad("grid.file", "give grid.dims or grid.file, not both".into()),
@@ -363,23 +390,35 @@ fn validate(c: &CaseFile, path: &Path) -> Result<(), SolverError> {
                 (None, Some(f)) => {
                     let f = resolve(path, f);
                     if !f.exists() {
-                        return bad("grid.file", format!("{} does not exist; create it with `meshtool generate grid`", f.display()));
+                        return bad(
+                            "grid.file",
+                            format!(
+                                "{} does not exist; create it with `meshtool generate grid`",
+                                f.display()
+                            ),
+                        );
                     }
                 }
                 (Some(d), None) => {
                     if let Some(k) = (0..3).find(|&k| d[k] < 9) {
-                        return bad("grid.dims", format!("axis {k} has {} points; the 8th-order stencil needs at least 9", d[k]));
+                        return bad(
+                            "grid.dims",
+                            format!("axis {k} has {} points; the 8th-order stencil needs at least 9", d[k]),
+                        );
                     }
                 }
             }
-            if let Some(k) = (0..3).find(|&k| !(g.extent[k] > 0.0)) {
-                return bad("grid.extent", format!("axis {k} extent must be positive, got {}", g.extent[k]));
+            if let Some(k) = (0..3).find(|&k| !positive(g.extent[k])) {
+                return bad(
+                    "grid.extent",
+                    format!("axis {k} extent must be positive, got {}", g.extent[k]),
+                );
             }
             if let HeatInitial::Gaussian { axis, width, .. } = h.initial {
                 if axis > 2 {
                     return bad("heat.initial.axis", format!("must be 0, 1 or 2, got {axis}"));
                 }
-                if !(width > 0.0) {
+                if !positive(width) {
                     return bad("heat.initial.width", format!("must be positive, got {width}"));
                 }
             }
@@ -425,7 +464,9 @@ mod tests {
 
     #[test]
     fn wrong_type_and_negative_cfl_name_the_key() {
-        let e = parse_str(&GOOD.replace("steps = 10", "steps = \"ten\""), &[]).unwrap_err().to_string();
+        let e = parse_str(&GOOD.replace("steps = 10", "steps = \"ten\""), &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 9"), "{e}");
         let e = parse_str(GOOD, &["time.cfl=-1"]).unwrap_err().to_string();
         assert!(e.contains("time.cfl"), "{e}");

@@ -6,11 +6,21 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum SolverError {
     #[error("{file}{}: {message}", if key.is_empty() { String::new() } else { format!(": {key}") })]
-    Config { file: PathBuf, key: String, message: String },
+    Config {
+        file: PathBuf,
+        key: String,
+        message: String,
+    },
     #[error("{0}")]
     Mesh(#[from] meshtool::MeshError),
     #[error("the solution diverged at step {step} (t = {time:.6e}): max |{field}| = {value:e}. The last good output was kept{kept}. Reduce time.cfl (or time.dt) and run again.")]
-    Diverged { step: u64, time: f64, field: String, value: f64, kept: String },
+    Diverged {
+        step: u64,
+        time: f64,
+        field: String,
+        value: f64,
+        kept: String,
+    },
     #[error("CUDA: {0}")]
     Cuda(String),
     #[error("{0}")]
@@ -25,11 +35,18 @@ pub enum SolverError {
 
 impl SolverError {
     pub fn config(file: &Path, key: &str, message: impl Into<String>) -> Self {
-        SolverError::Config { file: file.to_path_buf(), key: key.to_string(), message: message.into() }
+        SolverError::Config {
+            file: file.to_path_buf(),
+            key: key.to_string(),
+            message: message.into(),
+        }
     }
 
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        SolverError::Io { path: path.into(), source }
+        SolverError::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     /// Exit code: 2 for bad input, 1 for a failed run, 130 for an interrupt.

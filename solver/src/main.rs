@@ -93,17 +93,30 @@ fn main() {
 
 fn dispatch(cli: Cli) -> Result<(), SolverError> {
     match cli.command {
-        Command::Run { case, backend, set, output, restart, quiet } => {
+        Command::Run {
+            case,
+            backend,
+            set,
+            output,
+            restart,
+            quiet,
+        } => {
             let mut cfg = config::load(&case, &set)?;
             if let Some(b) = backend {
                 cfg.run.backend = b;
             }
             let summary = run::run(&cfg, &case, &RunOptions { output, restart, quiet })?;
             if !quiet {
-                let errors = summary.get("errors").map(|e| format!("  errors {e}")).unwrap_or_default();
+                let errors = summary
+                    .get("errors")
+                    .map(|e| format!("  errors {e}"))
+                    .unwrap_or_default();
                 eprintln!(
                     "done: {} steps on {} ({}), {:.3} s, {:.3e} point-updates/s{errors}",
-                    summary["steps"], summary["backend"], summary["device"].as_str().unwrap_or(""), summary["wall_seconds"].as_f64().unwrap_or(0.0),
+                    summary["steps"],
+                    summary["backend"],
+                    summary["device"].as_str().unwrap_or(""),
+                    summary["wall_seconds"].as_f64().unwrap_or(0.0),
                     summary["throughput"].as_f64().unwrap_or(0.0)
                 );
             }
@@ -120,7 +133,11 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
                 print!("{t}");
                 Ok(())
             }
-            None => Err(SolverError::config(std::path::Path::new("<templates>"), &n, "no such template; `solver cases` lists them")),
+            None => Err(SolverError::config(
+                std::path::Path::new("<templates>"),
+                &n,
+                "no such template; `solver cases` lists them",
+            )),
         },
         Command::Devices => {
             match solver::backend::cuda::list() {
@@ -133,7 +150,16 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
             }
             Ok(())
         }
-        Command::Bench { what: BenchWhat::Heat { sizes, with_1024, steps, cpu, json } } => {
+        Command::Bench {
+            what:
+                BenchWhat::Heat {
+                    sizes,
+                    with_1024,
+                    steps,
+                    cpu,
+                    json,
+                },
+        } => {
             let dev = solver::backend::cuda::Device::open(0)?;
             let copy_bw = dev.copy_bandwidth(1 << 30, 5)?;
             let mut rows = vec![];
@@ -150,7 +176,10 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
                         rows.push(bench::bench_cuda::<f32>(&dev, 1024, kernel, steps.min(10), 2, copy_bw)?);
                     }
                 } else {
-                    println!("skipping 1024^3 f32: needs {:.1} GiB", need as f64 / (1u64 << 30) as f64);
+                    println!(
+                        "skipping 1024^3 f32: needs {:.1} GiB",
+                        need as f64 / (1u64 << 30) as f64
+                    );
                 }
             }
             if cpu {
@@ -164,17 +193,36 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
             }
             Ok(())
         }
-        Command::Check { what: CheckWhat::Heat { n, steps } } => {
+        Command::Check {
+            what: CheckWhat::Heat { n, steps },
+        } => {
             let dev = solver::backend::cuda::Device::open(0)?;
-            println!("CPU vs CUDA, benchmark cube {n}^3 after {steps} steps on {} ({})", dev.name, dev.arch);
-            println!("{:<16} {:>5} {:>14} {:>10} {:>6}", "kernel", "prec", "max rel diff", "tolerance", "");
+            println!(
+                "CPU vs CUDA, benchmark cube {n}^3 after {steps} steps on {} ({})",
+                dev.name, dev.arch
+            );
+            println!(
+                "{:<16} {:>5} {:>14} {:>10} {:>6}",
+                "kernel", "prec", "max rel diff", "tolerance", ""
+            );
             let mut failed = false;
             for kernel in [HeatKernel::Naive, HeatKernel::RegisterQueue] {
                 for (prec, tol) in [("f64", 1e-12), ("f32", 1e-5)] {
-                    let d = if prec == "f64" { bench::agreement::<f64>(&dev, n, kernel, steps)? } else { bench::agreement::<f32>(&dev, n, kernel, steps)? };
+                    let d = if prec == "f64" {
+                        bench::agreement::<f64>(&dev, n, kernel, steps)?
+                    } else {
+                        bench::agreement::<f32>(&dev, n, kernel, steps)?
+                    };
                     let ok = d <= tol;
                     failed |= !ok;
-                    println!("{:<16} {:>5} {:>14.3e} {:>10.0e} {:>6}", format!("{kernel:?}"), prec, d, tol, if ok { "PASS" } else { "FAIL" });
+                    println!(
+                        "{:<16} {:>5} {:>14.3e} {:>10.0e} {:>6}",
+                        format!("{kernel:?}"),
+                        prec,
+                        d,
+                        tol,
+                        if ok { "PASS" } else { "FAIL" }
+                    );
                 }
             }
             if failed {

@@ -3,7 +3,17 @@
 use num_traits::{Float, FromPrimitive, ToPrimitive};
 
 pub trait Real:
-    Float + FromPrimitive + ToPrimitive + Send + Sync + Default + std::fmt::Debug + std::iter::Sum + 'static + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
+    Float
+    + FromPrimitive
+    + ToPrimitive
+    + Send
+    + Sync
+    + Default
+    + std::fmt::Debug
+    + std::iter::Sum
+    + 'static
+    + cudarc::driver::DeviceRepr
+    + cudarc::driver::ValidAsZeroBits
 {
     const KERNEL: kernels::Real;
     fn of(x: f64) -> Self {

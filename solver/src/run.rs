@@ -28,13 +28,24 @@ pub struct RunOptions {
 }
 
 pub fn case_name(case: &CaseFile, case_path: &Path) -> String {
-    case.case.name.clone().unwrap_or_else(|| case_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or("case".into()))
+    case.case.name.clone().unwrap_or_else(|| {
+        case_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or("case".into())
+    })
 }
 
 /// What must match between a checkpoint and the run that continues it.
 fn fingerprint(case: &CaseFile, p: &Prepared) -> u32 {
     let mut h = crc32fast::Hasher::new();
-    h.update(format!("{:?}{:?}{:?}{:?}", case.case.kind, case.grid, case.heat, case.run.precision).as_bytes());
+    h.update(
+        format!(
+            "{:?}{:?}{:?}{:?}",
+            case.case.kind, case.grid, case.heat, case.run.precision
+        )
+        .as_bytes(),
+    );
     h.update(&p.dt.to_le_bytes());
     h.update(p.backend.as_bytes());
     h.finalize()
@@ -44,7 +55,11 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
     let target = Target::resolve(case.run.backend, case.run.device, opts.quiet)?;
     let mut p = cases::prepare(case, case_path, &target)?;
     let name = case_name(case, case_path);
-    let dir = opts.output.clone().or_else(|| case.output.dir.clone()).unwrap_or_else(|| PathBuf::from("out").join(&name));
+    let dir = opts
+        .output
+        .clone()
+        .or_else(|| case.output.dir.clone())
+        .unwrap_or_else(|| PathBuf::from("out").join(&name));
     std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
     let ckpt_path = dir.join("checkpoint.bin");
     let pvd_path = dir.join(format!("{name}.pvd"));
@@ -85,7 +100,11 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
         output_seconds += t.elapsed().as_secs_f64();
     }
 
-    let bar = if opts.quiet { ProgressBar::hidden() } else { ProgressBar::new(p.steps) };
+    let bar = if opts.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(p.steps)
+    };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {per_sec}  ETA {eta}  {msg}").unwrap());
     bar.set_position(first_step);
     let loop_start = Instant::now();
@@ -100,7 +119,13 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
                     Some(s) => format!(" (step {s} in {})", pvd_path.display()),
                     None => String::new(),
                 };
-                return Err(SolverError::Diverged { step, time: step as f64 * dt, field: "phi".into(), value: m, kept });
+                return Err(SolverError::Diverged {
+                    step,
+                    time: step as f64 * dt,
+                    field: "phi".into(),
+                    value: m,
+                    kept,
+                });
             }
         }
         if is_output {
@@ -112,10 +137,21 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
         let interrupted = INTERRUPTED.load(Ordering::SeqCst);
         if interrupted || (case.output.checkpoint_every > 0 && step % case.output.checkpoint_every == 0) {
             let state = p.sim.save_state()?;
-            checkpoint::write(&ckpt_path, &checkpoint::Checkpoint { step, time: step as f64 * dt, fingerprint: fp, state })?;
+            checkpoint::write(
+                &ckpt_path,
+                &checkpoint::Checkpoint {
+                    step,
+                    time: step as f64 * dt,
+                    fingerprint: fp,
+                    state,
+                },
+            )?;
             if interrupted {
                 bar.abandon();
-                return Err(SolverError::Interrupted { step, checkpoint: ckpt_path });
+                return Err(SolverError::Interrupted {
+                    step,
+                    checkpoint: ckpt_path,
+                });
             }
         }
         bar.set_position(step);
@@ -148,12 +184,18 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
         "restarted_from": if opts.restart { json!(first_step) } else { json!(null) },
     });
     let fields = p.sim.fields()?;
-    let (lo, hi) = fields[0].1.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    let (lo, hi) = fields[0]
+        .1
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
     summary["final_min"] = json!(lo);
     summary["final_max"] = json!(hi);
     if let Some(exact) = p.reference.as_ref().and_then(|r| r(t_end)) {
         summary["errors"] = output::relative_errors(&fields[0].1, &exact);
     }
-    output::write_text(&dir.join("summary.json"), &serde_json::to_string_pretty(&summary).unwrap())?;
+    output::write_text(
+        &dir.join("summary.json"),
+        &serde_json::to_string_pretty(&summary).unwrap(),
+    )?;
     Ok(summary)
 }

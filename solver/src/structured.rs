@@ -13,6 +13,10 @@ pub struct Grid3 {
     pub h: [f64; 3],
     pub origin: [f64; 3],
     pub extent: [f64; 3],
+    /// Offset of interior point i = 0 within a padded row (>= HALO), and the row pitch: rows
+    /// start on 128-byte boundaries after `aligned_for`, so a warp's loads hit whole sectors.
+    pub xoff: usize,
+    pub pitch: usize,
 }
 
 impl Grid3 {
@@ -23,15 +27,35 @@ impl Grid3 {
             AxisBoundary::Periodic => extent[k] / n[k] as f64,
             AxisBoundary::Dirichlet(_) => extent[k] / (n[k] - 1) as f64,
         });
-        Grid3 { n, h, origin, extent }
+        Grid3 {
+            n,
+            h,
+            origin,
+            extent,
+            xoff: HALO,
+            pitch: n[0] + 2 * HALO,
+        }
+    }
+
+    /// The same grid with rows aligned to 128 bytes for elements of `elem_bytes`.
+    pub fn aligned_for(&self, elem_bytes: usize) -> Self {
+        let per_line = (128 / elem_bytes).max(1);
+        let xoff = HALO.max(per_line);
+        let pitch = (xoff + self.n[0] + HALO).div_ceil(per_line) * per_line;
+        Grid3 {
+            xoff,
+            pitch,
+            ..self.clone()
+        }
     }
 
     pub fn points(&self) -> usize {
         self.n.iter().product()
     }
 
+    /// Padded extents: [row pitch, ny + 2 HALO, nz + 2 HALO].
     pub fn padded(&self) -> [usize; 3] {
-        self.n.map(|n| n + 2 * HALO)
+        [self.pitch, self.n[1] + 2 * HALO, self.n[2] + 2 * HALO]
     }
 
     pub fn padded_len(&self) -> usize {
@@ -43,7 +67,7 @@ impl Grid3 {
     pub fn at(&self, i: isize, j: isize, k: isize) -> usize {
         let p = self.padded();
         let h = HALO as isize;
-        ((i + h) + p[0] as isize * ((j + h) + p[1] as isize * (k + h))) as usize
+        ((i + self.xoff as isize) + p[0] as isize * ((j + h) + p[1] as isize * (k + h))) as usize
     }
 
     pub fn coord(&self, i: usize, j: usize, k: usize) -> [f64; 3] {

@@ -1,10 +1,26 @@
 //! Built-in case templates (`solver cases`, `solver cases NAME`).
 
 pub const TEMPLATES: &[(&str, &str, &str)] = &[
-    ("heat-benchmark", "thesis benchmark cube: 2000 RK3 steps, Dirichlet at y = 0, periodic x and z", include_str!("../templates/heat-benchmark.toml")),
-    ("heat-gaussian", "periodic Gaussian diffusion against the exact heat-kernel solution", include_str!("../templates/heat-gaussian.toml")),
-    ("heat-erfc", "Dirichlet-driven slab against the erfc series", include_str!("../templates/heat-erfc.toml")),
-    ("heat-decay", "decaying periodic mode with a closed-form solution (convergence)", include_str!("../templates/heat-decay.toml")),
+    (
+        "heat-benchmark",
+        "thesis benchmark cube: 2000 RK3 steps, Dirichlet at y = 0, periodic x and z",
+        include_str!("../templates/heat-benchmark.toml"),
+    ),
+    (
+        "heat-gaussian",
+        "periodic Gaussian diffusion against the exact heat-kernel solution",
+        include_str!("../templates/heat-gaussian.toml"),
+    ),
+    (
+        "heat-erfc",
+        "Dirichlet-driven slab against the erfc series",
+        include_str!("../templates/heat-erfc.toml"),
+    ),
+    (
+        "heat-decay",
+        "decaying periodic mode with a closed-form solution (convergence)",
+        include_str!("../templates/heat-decay.toml"),
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static str> {

@@ -3,7 +3,9 @@
 
 use crate::error::{Result, SolverError};
 use crate::real::Real;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -44,7 +46,9 @@ pub fn list() -> std::result::Result<Vec<(usize, String, String, usize)>, String
 impl Device {
     pub fn open(ordinal: usize) -> Result<Arc<Device>> {
         if !driver_present() {
-            return Err(SolverError::Cuda("no CUDA driver (libcuda.so) on this machine; use --backend cpu".into()));
+            return Err(SolverError::Cuda(
+                "no CUDA driver (libcuda.so) on this machine; use --backend cpu".into(),
+            ));
         }
         let ctx = CudaContext::new(ordinal)?;
         // One stream, in order: buffers are passed to kernels as raw pointers (stage 3 of a
@@ -54,7 +58,8 @@ impl Device {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let (major, minor) = ctx.compute_capability()?;
-        let sm_count = ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let sm_count =
+            ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
         Ok(Arc::new(Device {
             name: ctx.name()?,
             arch: format!("sm_{major}{minor}"),
@@ -112,13 +117,21 @@ impl Device {
         let blocks = (n.div_ceil(256) as u32).clamp(1, 4 * self.sm_count.max(1));
         let out = self.zeros::<T>(blocks as usize)?;
         let (xp, op) = (self.ptr(x), self.ptr(&out));
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 256 * std::mem::size_of::<T>() as u32 };
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 256 * std::mem::size_of::<T>() as u32,
+        };
         // SAFETY: x holds n values, out holds `blocks` values; shared memory sized for 256 T.
         unsafe { self.stream.launch_builder(&f).arg(&xp).arg(&n).arg(&op).launch(cfg)? };
         let partial = self.download(&out)?;
         Ok(partial.iter().fold(0.0f64, |m, v| {
             let v = v.f64();
-            if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v) }
+            if v.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.max(v)
+            }
         }))
     }
 
@@ -130,7 +143,11 @@ impl Device {
         let dst = self.zeros::<f64>(n)?;
         let f = self.function::<f64>("reduce", "copy_kernel", &[])?;
         let (sp, dp, nn) = (self.ptr(&src), self.ptr(&dst), n as u64);
-        let cfg = LaunchConfig { grid_dim: (8 * self.sm_count, 1, 1), block_dim: (512, 1, 1), shared_mem_bytes: 0 };
+        let cfg = LaunchConfig {
+            grid_dim: (8 * self.sm_count, 1, 1),
+            block_dim: (512, 1, 1),
+            shared_mem_bytes: 0,
+        };
         let mut best = f64::INFINITY;
         for _ in 0..reps + 1 {
             self.sync()?;

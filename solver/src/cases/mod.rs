@@ -23,6 +23,9 @@ pub trait Simulation {
     fn load_state(&mut self, bytes: &[u8]) -> Result<()>;
 }
 
+/// The exact solution at time t (interior points, x fastest), where it exists.
+pub type ReferenceFn = Box<dyn Fn(f64) -> Option<Vec<f64>>>;
+
 /// A case ready to run.
 pub struct Prepared {
     pub sim: Box<dyn Simulation>,
@@ -30,7 +33,7 @@ pub struct Prepared {
     pub dt: f64,
     pub steps: u64,
     /// The exact solution of the first field at time t, where one exists.
-    pub reference: Option<Box<dyn Fn(f64) -> Option<Vec<f64>>>>,
+    pub reference: Option<ReferenceFn>,
     pub backend: &'static str,
     pub device: String,
     /// Variant of the numerical kernel, for the summary.
@@ -70,7 +73,10 @@ impl Target {
 
     pub fn describe(&self) -> (&'static str, String) {
         match self {
-            Target::Cpu => ("cpu", format!("{} ({} threads)", cpu_name(), rayon::current_num_threads())),
+            Target::Cpu => (
+                "cpu",
+                format!("{} ({} threads)", cpu_name(), rayon::current_num_threads()),
+            ),
             Target::Cuda(d) => ("cuda", format!("{} ({})", d.name, d.arch)),
         }
     }
@@ -79,7 +85,12 @@ impl Target {
 pub fn cpu_name() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
         .unwrap_or_else(|| "CPU".into())
 }
 
@@ -92,7 +103,7 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
 
 /// Little-endian bytes of a slice of reals (checkpoints).
 pub fn to_bytes<T: Real>(v: &[T]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(v.len() * std::mem::size_of::<T>());
+    let mut out = Vec::with_capacity(std::mem::size_of_val(v));
     for x in v {
         x.to_le(&mut out);
     }

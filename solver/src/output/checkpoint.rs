@@ -35,10 +35,21 @@ pub fn read(path: &Path) -> Result<Checkpoint> {
     }
     let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
     let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
-    let (step, time, fingerprint, crc, len) = (u64_at(8), f64::from_bits(u64_at(16)), u32_at(24), u32_at(28), u64_at(32) as usize);
+    let (step, time, fingerprint, crc, len) = (
+        u64_at(8),
+        f64::from_bits(u64_at(16)),
+        u32_at(24),
+        u32_at(28),
+        u64_at(32) as usize,
+    );
     let state = b.get(40..40 + len).ok_or_else(|| bad("truncated checkpoint"))?.to_vec();
     if crc32fast::hash(&state) != crc {
         return Err(bad("checkpoint checksum mismatch (corrupted file)"));
     }
-    Ok(Checkpoint { step, time, fingerprint, state })
+    Ok(Checkpoint {
+        step,
+        time,
+        fingerprint,
+        state,
+    })
 }

@@ -21,7 +21,10 @@ pub fn write_vti(path: &Path, grid: &Grid3, fields: &[(String, Vec<f64>)]) -> Re
         meta: None,
         pieces: vec![Piece::Inline(Box::new(ImageDataPiece {
             extent: Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]),
-            data: Attributes { point: arrays, cell: vec![] },
+            data: Attributes {
+                point: arrays,
+                cell: vec![],
+            },
         }))],
     };
     Ok(write_atomic(data, path)?)

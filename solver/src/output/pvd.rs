@@ -10,7 +10,10 @@ pub struct Series {
 
 impl Series {
     pub fn new(path: &Path) -> Self {
-        Series { path: path.to_path_buf(), entries: vec![] }
+        Series {
+            path: path.to_path_buf(),
+            entries: vec![],
+        }
     }
 
     /// Re-open an existing series, keeping the entries up to time `t` (for a restart).
@@ -18,7 +21,11 @@ impl Series {
         let mut s = Series::new(path);
         if let Ok(text) = std::fs::read_to_string(path) {
             for line in text.lines() {
-                let get = |key: &str| line.split(&format!("{key}=\"")).nth(1).and_then(|r| r.split('"').next());
+                let get = |key: &str| {
+                    line.split(&format!("{key}=\""))
+                        .nth(1)
+                        .and_then(|r| r.split('"').next())
+                };
                 if let (Some(ts), Some(file)) = (get("timestep"), get("file")) {
                     if let Ok(time) = ts.parse::<f64>() {
                         if time <= t {

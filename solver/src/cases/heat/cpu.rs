@@ -16,11 +16,18 @@ pub struct CpuHeat<T: Real> {
 }
 
 impl<T: Real> CpuHeat<T> {
-    pub fn new(setup: HeatSetup, initial: &[f64]) -> Self {
+    pub fn new(mut setup: HeatSetup, initial: &[f64]) -> Self {
+        setup.grid = setup.grid.aligned_for(std::mem::size_of::<T>());
         let g = &setup.grid;
         let phi: Vec<T> = g.pad(&initial.iter().map(|&v| T::of(v)).collect::<Vec<_>>());
         let n = phi.len();
-        let mut s = CpuHeat { setup, phi, u1: vec![T::zero(); n], u2: vec![T::zero(); n], next: vec![T::zero(); n] };
+        let mut s = CpuHeat {
+            setup,
+            phi,
+            u1: vec![T::zero(); n],
+            u2: vec![T::zero(); n],
+            next: vec![T::zero(); n],
+        };
         fill_halo(&s.setup, &mut s.phi);
         s
     }
@@ -34,10 +41,28 @@ impl<T: Real> CpuHeat<T> {
         stage(g, f, &mut self.u1, None, None, st[0][2], &self.phi, st[0][3] * dt);
         fill_halo(&self.setup, &mut self.u1);
         // u2 = 3 phi - 2 u1 + 2 dt L(u1)
-        stage(g, f, &mut self.u2, Some((st[1][0], &self.phi)), None, st[1][2], &self.u1, st[1][3] * dt);
+        stage(
+            g,
+            f,
+            &mut self.u2,
+            Some((st[1][0], &self.phi)),
+            None,
+            st[1][2],
+            &self.u1,
+            st[1][3] * dt,
+        );
         fill_halo(&self.setup, &mut self.u2);
         // phi' = -phi/3 + u1 + u2/3 + dt/6 L(u2)
-        stage(g, f, &mut self.next, Some((st[2][0], &self.phi)), Some((st[2][1], &self.u1)), st[2][2], &self.u2, st[2][3] * dt);
+        stage(
+            g,
+            f,
+            &mut self.next,
+            Some((st[2][0], &self.phi)),
+            Some((st[2][1], &self.u1)),
+            st[2][2],
+            &self.u2,
+            st[2][3] * dt,
+        );
         std::mem::swap(&mut self.phi, &mut self.next);
         fill_halo(&self.setup, &mut self.phi);
     }
@@ -54,7 +79,16 @@ impl<T: Real> CpuHeat<T> {
 
 /// out = ca*A + cb*B + cs*S + cl*L(S) on the interior points.
 #[allow(clippy::too_many_arguments)]
-fn stage<T: Real>(g: &Grid3, f: [T; 3], out: &mut [T], a: Option<(T, &[T])>, b: Option<(T, &[T])>, cs: T, s: &[T], cl: T) {
+fn stage<T: Real>(
+    g: &Grid3,
+    f: [T; 3],
+    out: &mut [T],
+    a: Option<(T, &[T])>,
+    b: Option<(T, &[T])>,
+    cs: T,
+    s: &[T],
+    cl: T,
+) {
     let [px, py, _] = g.padded();
     let plane = px * py;
     let c = FD8.map(T::of);
@@ -64,7 +98,7 @@ fn stage<T: Real>(g: &Grid3, f: [T; 3], out: &mut [T], a: Option<(T, &[T])>, b: 
             return;
         }
         for j in 0..g.n[1] {
-            let row = px * (j + HALO) + HALO;
+            let row = px * (j + HALO) + g.xoff;
             for i in 0..g.n[0] {
                 let p = kp * plane + row + i;
                 let d = |st: usize| {

@@ -19,6 +19,7 @@ struct GridC<T> {
     nz: i32,
     px: i32,
     py: i32,
+    xo: i32,
     ax: T,
     ay: T,
     az: T,
@@ -27,9 +28,19 @@ struct GridC<T> {
 // SAFETY: plain-old-data with the same layout as the C struct.
 unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
 
-/// Tile of the register-queue kernel (must match TX/TY passed to NVRTC).
-const TX: u32 = 32;
-const TY: u32 = 8;
+/// Tile of the register-queue kernel (TX x TY threads), compiled into the kernel by NVRTC.
+/// Default 64x4 (fastest of 32x8, 32x16, 64x8, 64x4 on an H100, see BENCHMARKS.md); the
+/// environment variable CFD_HEAT_TILE=32x8 (say) overrides it for tuning.
+fn tile() -> (u32, u32) {
+    std::env::var("CFD_HEAT_TILE")
+        .ok()
+        .and_then(|t| {
+            t.split_once('x')
+                .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+        })
+        .filter(|&(x, y): &(u32, u32)| x >= 4 && y >= 4 && x * y <= 1024)
+        .unwrap_or((64, 4))
+}
 
 pub struct CudaHeat<T: Real> {
     pub setup: HeatSetup,
@@ -39,6 +50,9 @@ pub struct CudaHeat<T: Real> {
     u2: CudaSlice<T>,
     rhs: Option<CudaSlice<T>>,
     g: GridC<T>,
+    tile: (u32, u32),
+    /// z-planes per block of the register-queue kernel.
+    kchunk: u32,
     f_stage: CudaFunction,
     f_d2: CudaFunction,
     f_update: CudaFunction,
@@ -46,18 +60,49 @@ pub struct CudaHeat<T: Real> {
 }
 
 impl<T: Real> CudaHeat<T> {
-    pub fn new(setup: HeatSetup, dev: Arc<Device>, initial: &[f64]) -> Result<Self> {
+    pub fn new(mut setup: HeatSetup, dev: Arc<Device>, initial: &[f64]) -> Result<Self> {
+        setup.grid = setup.grid.aligned_for(std::mem::size_of::<T>());
         let grid = &setup.grid;
         let [px, py, _] = grid.padded();
         let f = setup.axis_factors().map(T::of);
-        let g = GridC { nx: grid.n[0] as i32, ny: grid.n[1] as i32, nz: grid.n[2] as i32, px: px as i32, py: py as i32, ax: f[0], ay: f[1], az: f[2] };
+        let g = GridC {
+            nx: grid.n[0] as i32,
+            ny: grid.n[1] as i32,
+            nz: grid.n[2] as i32,
+            px: px as i32,
+            py: py as i32,
+            xo: grid.xoff as i32,
+            ax: f[0],
+            ay: f[1],
+            az: f[2],
+        };
         let host: Vec<T> = grid.pad(&initial.iter().map(|&v| T::of(v)).collect::<Vec<_>>());
         let n = host.len();
-        let defs = [("TX", "32"), ("TY", "8")];
+        let tile = tile();
+        let (tx, ty) = (tile.0.to_string(), tile.1.to_string());
+        let minb =
+            std::env::var("CFD_HEAT_MINB").unwrap_or_else(|_| (1024 / (tile.0 * tile.1)).clamp(1, 8).to_string());
+        let pf = std::env::var("CFD_HEAT_PF").unwrap_or_else(|_| "0".into());
+        let defs = [
+            ("TX", tx.as_str()),
+            ("TY", ty.as_str()),
+            ("MINB", minb.as_str()),
+            ("PF", pf.as_str()),
+        ];
+        // Enough blocks for about eight per SM, but chunks of at least 16 planes (each chunk
+        // reloads 2 HALO planes of the stencil input).
+        let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0) * (grid.n[1] as u32).div_ceil(tile.1);
+        let want = (8 * dev.sm_count).div_ceil(blocks_xy).max(1);
+        let nz = grid.n[2] as u32;
+        let kchunk = nz.div_ceil(want.min((nz / 16).max(1)));
         let phi = dev.upload(&host)?;
         let u1 = dev.zeros(n)?;
         let u2 = dev.zeros(n)?;
-        let rhs = if setup.kernel == HeatKernel::Naive { Some(dev.zeros(n)?) } else { None };
+        let rhs = if setup.kernel == HeatKernel::Naive {
+            Some(dev.zeros(n)?)
+        } else {
+            None
+        };
         let s = CudaHeat {
             f_stage: dev.function::<T>("heat", "heat_rq_stage", &defs)?,
             f_d2: dev.function::<T>("heat", "heat_naive_d2", &defs)?,
@@ -70,6 +115,8 @@ impl<T: Real> CudaHeat<T> {
             u2,
             rhs,
             g,
+            tile,
+            kchunk,
         };
         s.halo(s.dev.ptr(&s.phi))?;
         Ok(s)
@@ -85,10 +132,23 @@ impl<T: Real> CudaHeat<T> {
                 AxisBoundary::Dirichlet([a, b]) => (0i32, a, b),
             };
             let (v0, v1, ax) = (T::of(v0), T::of(v1), axis as i32);
-            let cfg = LaunchConfig { grid_dim: (threads.div_ceil(256) as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            let cfg = LaunchConfig {
+                grid_dim: (threads.div_ceil(256) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
             // SAFETY: f is a padded field of this grid; threads cover HALO layers of one face pair.
             unsafe {
-                self.dev.stream.launch_builder(&self.f_halo).arg(&self.g).arg(&f).arg(&ax).arg(&periodic).arg(&v0).arg(&v1).launch(cfg)?
+                self.dev
+                    .stream
+                    .launch_builder(&self.f_halo)
+                    .arg(&self.g)
+                    .arg(&f)
+                    .arg(&ax)
+                    .arg(&periodic)
+                    .arg(&v0)
+                    .arg(&v1)
+                    .launch(cfg)?
             };
         }
         Ok(())
@@ -101,24 +161,72 @@ impl<T: Real> CudaHeat<T> {
         let stream = &self.dev.stream;
         match &self.rhs {
             None => {
-                let cfg = LaunchConfig { grid_dim: ((n[0] as u32).div_ceil(TX), (n[1] as u32).div_ceil(TY), 1), block_dim: (TX, TY, 1), shared_mem_bytes: 0 };
+                let (tx, ty) = self.tile;
+                let nz = n[2] as u32;
+                let cfg = LaunchConfig {
+                    grid_dim: (
+                        (n[0] as u32).div_ceil(tx),
+                        (n[1] as u32).div_ceil(ty),
+                        nz.div_ceil(self.kchunk),
+                    ),
+                    block_dim: (tx, ty, 1),
+                    shared_mem_bytes: 0,
+                };
+                let kchunk = self.kchunk as i32;
                 // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`.
                 unsafe {
-                    stream.launch_builder(&self.f_stage).arg(&self.g).arg(&out).arg(&ca).arg(&a).arg(&cb).arg(&b).arg(&cs).arg(&s).arg(&cl).launch(cfg)?
+                    stream
+                        .launch_builder(&self.f_stage)
+                        .arg(&self.g)
+                        .arg(&out)
+                        .arg(&ca)
+                        .arg(&a)
+                        .arg(&cb)
+                        .arg(&b)
+                        .arg(&cs)
+                        .arg(&s)
+                        .arg(&cl)
+                        .arg(&kchunk)
+                        .launch(cfg)?
                 };
             }
             Some(rhs) => {
                 let r = self.dev.ptr(rhs);
                 let bx = 128u32;
-                let cfg = LaunchConfig { grid_dim: ((n[0] as u32).div_ceil(bx), n[1] as u32, n[2] as u32), block_dim: (bx, 1, 1), shared_mem_bytes: 0 };
+                let cfg = LaunchConfig {
+                    grid_dim: ((n[0] as u32).div_ceil(bx), n[1] as u32, n[2] as u32),
+                    block_dim: (bx, 1, 1),
+                    shared_mem_bytes: 0,
+                };
                 for axis in 0..3i32 {
                     let acc = (axis > 0) as i32;
                     // SAFETY: s and rhs are padded fields of this grid and do not alias.
-                    unsafe { stream.launch_builder(&self.f_d2).arg(&self.g).arg(&s).arg(&r).arg(&axis).arg(&acc).launch(cfg)? };
+                    unsafe {
+                        stream
+                            .launch_builder(&self.f_d2)
+                            .arg(&self.g)
+                            .arg(&s)
+                            .arg(&r)
+                            .arg(&axis)
+                            .arg(&acc)
+                            .launch(cfg)?
+                    };
                 }
                 // SAFETY: pointwise update over padded fields of this grid.
                 unsafe {
-                    stream.launch_builder(&self.f_update).arg(&self.g).arg(&out).arg(&ca).arg(&a).arg(&cb).arg(&b).arg(&cs).arg(&s).arg(&cl).arg(&r).launch(cfg)?
+                    stream
+                        .launch_builder(&self.f_update)
+                        .arg(&self.g)
+                        .arg(&out)
+                        .arg(&ca)
+                        .arg(&a)
+                        .arg(&cb)
+                        .arg(&b)
+                        .arg(&cs)
+                        .arg(&s)
+                        .arg(&cl)
+                        .arg(&r)
+                        .launch(cfg)?
                 };
             }
         }

@@ -26,7 +26,11 @@ pub fn fd8_symbol(theta: f64) -> f64 {
 }
 
 /// The three stages: (ca, cb, cs, cl/dt) with A = phi, B = u1.
-pub const STAGES: [[f64; 4]; 3] = [[0.0, 0.0, 1.0, 0.5], [3.0, 0.0, -2.0, 2.0], [-1.0 / 3.0, 1.0, 1.0 / 3.0, 1.0 / 6.0]];
+pub const STAGES: [[f64; 4]; 3] = [
+    [0.0, 0.0, 1.0, 0.5],
+    [3.0, 0.0, -2.0, 2.0],
+    [-1.0 / 3.0, 1.0, 1.0 / 3.0, 1.0 / 6.0],
+];
 
 /// Everything both executions need, built once from the case file.
 #[derive(Clone, Debug)]
@@ -52,9 +56,19 @@ impl HeatSetup {
             (None, None) => unreachable!("validated"),
         };
         if let Some(k) = (0..3).find(|&k| dims[k] < 9) {
-            return Err(SolverError::config(case_path, "grid.file", format!("axis {k} has {} points; at least 9 needed", dims[k])));
+            return Err(SolverError::config(
+                case_path,
+                "grid.file",
+                format!("axis {k} has {} points; at least 9 needed", dims[k]),
+            ));
         }
-        Ok(HeatSetup { grid: Grid3::new(dims, origin, extent, &bc), alpha: heat.alpha, bc, initial: heat.initial.clone(), kernel: heat.kernel })
+        Ok(HeatSetup {
+            grid: Grid3::new(dims, origin, extent, &bc),
+            alpha: heat.alpha,
+            bc,
+            initial: heat.initial.clone(),
+            kernel: heat.kernel,
+        })
     }
 
     /// alpha / h^2 per axis.
@@ -117,6 +131,8 @@ impl HeatSetup {
 use crate::cases::{from_bytes, to_bytes, Prepared, Simulation, Target};
 use crate::real::Real;
 
+// Held once per run behind Box<dyn Simulation>: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Exec<T: Real> {
     Cpu(cpu::CpuHeat<T>),
     Cuda(cuda::CudaHeat<T>),
@@ -146,14 +162,21 @@ impl<T: Real> Simulation for Exec<T> {
         match self {
             Exec::Cpu(c) => Ok(c.phi.iter().fold(0.0f64, |m, v| {
                 let v = v.f64().abs();
-                if v.is_nan() || m.is_nan() { f64::NAN } else { m.max(v) }
+                if v.is_nan() || m.is_nan() {
+                    f64::NAN
+                } else {
+                    m.max(v)
+                }
             })),
             Exec::Cuda(c) => c.max_abs(),
         }
     }
 
     fn fields(&mut self) -> Result<Vec<(String, Vec<f64>)>> {
-        Ok(vec![("phi".to_string(), self.interior()?.iter().map(|v| v.f64()).collect())])
+        Ok(vec![(
+            "phi".to_string(),
+            self.interior()?.iter().map(|v| v.f64()).collect(),
+        )])
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
@@ -185,13 +208,23 @@ pub fn prepare<T: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> R
     };
     let initial = setup.initial_field();
     let (sim, variant): (Box<dyn Simulation>, String) = match target {
-        Target::Cpu => (Box::new(Exec::<T>::Cpu(cpu::CpuHeat::new(setup.clone(), &initial))), "cpu-rayon".into()),
+        Target::Cpu => (
+            Box::new(Exec::<T>::Cpu(cpu::CpuHeat::new(setup.clone(), &initial))),
+            "cpu-rayon".into(),
+        ),
         Target::Cuda(dev) => {
             let v = match setup.kernel {
                 HeatKernel::RegisterQueue => "register-queue",
                 HeatKernel::Naive => "naive",
             };
-            (Box::new(Exec::<T>::Cuda(cuda::CudaHeat::new(setup.clone(), dev.clone(), &initial)?)), v.into())
+            (
+                Box::new(Exec::<T>::Cuda(cuda::CudaHeat::new(
+                    setup.clone(),
+                    dev.clone(),
+                    &initial,
+                )?)),
+                v.into(),
+            )
         }
     };
     let (backend, device) = target.describe();
@@ -202,7 +235,11 @@ pub fn prepare<T: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> R
         grid: setup.grid.clone(),
         dt,
         steps,
-        reference: if has_reference { Some(Box::new(move |t| reference::exact(&reference_setup, t))) } else { None },
+        reference: if has_reference {
+            Some(Box::new(move |t| reference::exact(&reference_setup, t)))
+        } else {
+            None
+        },
         backend,
         device,
         variant,

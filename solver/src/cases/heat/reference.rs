@@ -7,10 +7,15 @@ use std::f64::consts::PI;
 pub fn initial_value(s: &HeatSetup, x: [f64; 3]) -> f64 {
     let g = &s.grid;
     match s.initial {
-        HeatInitial::SineProduct { modes } => {
-            (0..3).map(|a| (modes[a] * PI * (x[a] - g.origin[a]) / g.extent[a]).sin()).product()
-        }
-        HeatInitial::Gaussian { amplitude, center, width, axis } => {
+        HeatInitial::SineProduct { modes } => (0..3)
+            .map(|a| (modes[a] * PI * (x[a] - g.origin[a]) / g.extent[a]).sin())
+            .product(),
+        HeatInitial::Gaussian {
+            amplitude,
+            center,
+            width,
+            axis,
+        } => {
             let y = x[axis] - g.origin[axis];
             amplitude * (-(y - center).powi(2) / (2.0 * width * width)).exp()
         }
@@ -57,7 +62,12 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
             let decay = (-rate * t).exp();
             Box::new(move |x| decay * initial_value(s, x))
         }
-        HeatInitial::Gaussian { amplitude, center, width, axis } => {
+        HeatInitial::Gaussian {
+            amplitude,
+            center,
+            width,
+            axis,
+        } => {
             if s.bc[axis] != AxisBoundary::Periodic {
                 return None;
             }
@@ -66,7 +76,10 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
             let scale = amplitude * width / var.sqrt();
             Box::new(move |x| {
                 let y = x[axis] - g.origin[axis];
-                (-20..=20).map(|m| (-(y - center - m as f64 * l).powi(2) / (2.0 * var)).exp()).sum::<f64>() * scale
+                (-20..=20)
+                    .map(|m| (-(y - center - m as f64 * l).powi(2) / (2.0 * var)).exp())
+                    .sum::<f64>()
+                    * scale
             })
         }
         HeatInitial::Constant { value } => {
@@ -75,12 +88,16 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
                 return None;
             }
             let axis = dirichlet[0];
-            let AxisBoundary::Dirichlet([v0, v1]) = s.bc[axis] else { unreachable!() };
+            let AxisBoundary::Dirichlet([v0, v1]) = s.bc[axis] else {
+                unreachable!()
+            };
             let l = g.extent[axis];
             let root = 2.0 * (s.alpha * t).sqrt();
             let slab = move |y: f64| -> f64 {
                 (0..200)
-                    .map(|n| libm::erfc((2.0 * n as f64 * l + y) / root) - libm::erfc((2.0 * (n + 1) as f64 * l - y) / root))
+                    .map(|n| {
+                        libm::erfc((2.0 * n as f64 * l + y) / root) - libm::erfc((2.0 * (n + 1) as f64 * l - y) / root)
+                    })
                     .sum()
             };
             Box::new(move |x| {

@@ -1,0 +1,276 @@
+//! The solver as users and scripts drive it: bad case files, divergence, VTK output that VTK's
+//! own reader opens, summary.json, restart, and the GPU checks (skipped without a device).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn solver(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_solver")).args(args).output().unwrap()
+}
+
+fn template(dir: &Path, name: &str) -> PathBuf {
+    let o = solver(&["cases", name]);
+    assert!(o.status.success());
+    let p = dir.join(format!("{name}.toml"));
+    std::fs::write(&p, &o.stdout).unwrap();
+    p
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn templates_are_listed_and_parse() {
+    let o = solver(&["cases"]);
+    let list = String::from_utf8_lossy(&o.stdout);
+    for name in ["heat-benchmark", "heat-gaussian", "heat-erfc", "heat-decay"] {
+        assert!(list.contains(name), "{list}");
+        let dir = tempfile::tempdir().unwrap();
+        let p = template(dir.path(), name);
+        solver::config::load(&p, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+fn bad_case(text_edit: impl Fn(String) -> String, set: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = template(dir.path(), "heat-decay");
+    let text = text_edit(std::fs::read_to_string(&p).unwrap());
+    std::fs::write(&p, text).unwrap();
+    let mut args = vec!["run", p.to_str().unwrap(), "--backend", "cpu", "-q", "-o"];
+    let out = dir.path().join("out");
+    args.push(out.to_str().unwrap());
+    for s in set {
+        args.push("--set");
+        args.push(s);
+    }
+    let o = solver(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(needle), "expected '{needle}' in: {e}");
+    assert!(e.contains("heat-decay.toml"), "names the file: {e}");
+}
+
+#[test]
+fn unknown_key_names_it_and_suggests_the_nearest() {
+    bad_case(|t| t.replace("alpha = 0.1", "alpah = 0.1"), &[], "did you mean `alpha`");
+}
+
+#[test]
+fn wrong_type_names_the_line() {
+    bad_case(|t| t.replace("cfl = 0.2", "cfl = \"fast\""), &[], "line 17");
+}
+
+#[test]
+fn negative_cfl_names_the_key() {
+    bad_case(|t| t, &["time.cfl=-0.4"], "time.cfl");
+}
+
+#[test]
+fn missing_grid_file_names_the_key() {
+    bad_case(
+        |t| t.replace("dims = [32, 32, 32]", "file = \"nowhere.grid.toml\""),
+        &[],
+        "grid.file",
+    );
+}
+
+#[test]
+fn diverging_run_stops_with_a_message_and_keeps_the_last_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = template(dir.path(), "heat-benchmark");
+    let out = dir.path().join("out");
+    let o = solver(&[
+        "run",
+        p.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+        "--set",
+        "grid.dims=[16,16,16]",
+        "--set",
+        "time.cfl=5",
+        "--set",
+        "output.every=10",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("diverged at step") && e.contains("time.cfl"), "{e}");
+    // Outputs before the blow-up are intact and listed; nothing after it was written.
+    let pvd = std::fs::read_to_string(out.join("heat-benchmark.pvd")).unwrap();
+    assert!(pvd.contains("step_0000000.vti") && pvd.contains("step_0000010.vti"));
+    assert!(!out.join("summary.json").exists());
+}
+
+#[test]
+fn heat_run_writes_summary_and_a_series_vtk_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = template(dir.path(), "heat-decay");
+    let out = dir.path().join("out");
+    let o = solver(&[
+        "run",
+        p.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+        "--set",
+        "grid.dims=[16,12,10]",
+        "--set",
+        "output.every=10",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for key in [
+        "backend",
+        "device",
+        "precision",
+        "steps",
+        "wall_seconds",
+        "cells",
+        "throughput",
+    ] {
+        assert!(!s[key].is_null(), "summary lacks {key}: {s}");
+    }
+    assert_eq!(s["backend"], "cpu");
+    assert_eq!(s["cells"], 16 * 12 * 10);
+    assert!(s["errors"]["l2"].as_f64().unwrap() < 1e-4, "{s}");
+
+    let py = "/usr/bin/python3";
+    let have_vtk = Command::new(py)
+        .args(["-c", "import vtk"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_vtk {
+        assert!(std::env::var_os("CI").is_none(), "python3-vtk9 is required under CI");
+        eprintln!("SKIPPED: VTK's Python reader not available; run scripts/setup.sh");
+        return;
+    }
+    let script = r#"
+import sys, os, vtk
+import xml.etree.ElementTree as ET
+pvd = sys.argv[1]
+files = [d.get('file') for d in ET.parse(pvd).getroot().iter('DataSet')]
+for f in files:
+    r = vtk.vtkXMLImageDataReader()
+    r.SetFileName(os.path.join(os.path.dirname(pvd), f))
+    r.Update()
+    o = r.GetOutput()
+    pd = o.GetPointData()
+    print(f, o.GetDimensions(), pd.GetNumberOfArrays(), pd.GetArrayName(0), o.GetNumberOfPoints())
+"#;
+    let o = Command::new(py)
+        .args(["-c", script])
+        .arg(out.join("heat-decay.pvd"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 3, "{text}");
+    for l in lines {
+        assert!(l.contains("(16, 12, 10) 1 phi 1920"), "{l}");
+    }
+}
+
+#[test]
+fn restart_is_bit_identical_on_the_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = template(dir.path(), "heat-benchmark");
+    let p = p.to_str().unwrap();
+    let common = [
+        "--backend",
+        "cpu",
+        "-q",
+        "--set",
+        "grid.dims=[16,16,16]",
+        "--set",
+        "output.every=10",
+    ];
+    let full = dir.path().join("full");
+    let part = dir.path().join("part");
+    let run = |out: &Path, extra: &[&str]| {
+        let mut a = vec!["run", p, "-o", out.to_str().unwrap()];
+        a.extend_from_slice(&common);
+        a.extend_from_slice(extra);
+        let o = solver(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    run(&full, &["--set", "time.steps=20"]);
+    run(
+        &part,
+        &["--set", "time.steps=10", "--set", "output.checkpoint_every=10"],
+    );
+    run(&part, &["--set", "time.steps=20", "--restart"]);
+    let a = std::fs::read(full.join("step_0000020.vti")).unwrap();
+    let b = std::fs::read(part.join("step_0000020.vti")).unwrap();
+    assert!(a == b, "restarted run differs from the uninterrupted one");
+    // A checkpoint of a different run is refused.
+    let mut a = vec!["run", p, "-o", part.to_str().unwrap(), "--restart"];
+    a.extend_from_slice(&common);
+    a.extend_from_slice(&["--set", "time.cfl=0.3", "--set", "time.steps=30"]);
+    let o = solver(&a);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn devices_explains_when_there_is_none_and_gpu_checks_run_when_there_is() {
+    let o = solver(&["devices"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    if text.starts_with("no CUDA devices") {
+        eprintln!("SKIPPED: GPU checks ({})", text.trim());
+        // Asking for CUDA explicitly is a clear error, not a panic.
+        let dir = tempfile::tempdir().unwrap();
+        let p = template(dir.path(), "heat-decay");
+        let o = solver(&[
+            "run",
+            p.to_str().unwrap(),
+            "--backend",
+            "cuda",
+            "-q",
+            "-o",
+            dir.path().join("o").to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("CUDA"), "{}", stderr(&o));
+        return;
+    }
+    let o = solver(&["check", "heat", "--n", "45", "--steps", "50"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+}
+
+#[test]
+fn validation_templates_match_their_exact_solutions() {
+    // (template, relative Linf bound): erfc within 1e-4 of the series (the issue's figure);
+    // the Gaussian and the decaying mode far tighter.
+    for (name, bound) in [("heat-erfc", 1e-4), ("heat-gaussian", 2e-6), ("heat-decay", 2e-9)] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = template(dir.path(), name);
+        let out = dir.path().join("out");
+        let o = solver(&[
+            "run",
+            p.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        let linf = s["errors"]["linf"].as_f64().unwrap();
+        println!("{name}: relative Linf error {linf:.3e} (bound {bound:e})");
+        assert!(linf < bound, "{name}: {linf}");
+    }
+}
