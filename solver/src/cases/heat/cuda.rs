@@ -30,7 +30,8 @@ unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
 
 /// Tile of the register-queue kernel (TX x TY threads), compiled into the kernel by NVRTC.
 /// Default 64x4 (fastest of 32x8, 32x16, 64x8, 64x4 on an H100, see BENCHMARKS.md); the
-/// environment variable CFD_HEAT_TILE=32x8 (say) overrides it for tuning.
+/// environment variable CFD_HEAT_TILE=32x8 (say) overrides it for tuning. TX, TY >= HALO:
+/// the rim loads assume it.
 fn tile() -> (u32, u32) {
     std::env::var("CFD_HEAT_TILE")
         .ok()
@@ -38,7 +39,7 @@ fn tile() -> (u32, u32) {
             t.split_once('x')
                 .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
         })
-        .filter(|&(x, y): &(u32, u32)| x >= 4 && y >= 4 && x * y <= 1024)
+        .filter(|&(x, y): &(u32, u32)| x >= HALO as u32 && y >= HALO as u32 && x * y <= 1024)
         .unwrap_or((64, 4))
 }
 
