@@ -178,33 +178,40 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
 // ---- Boundary ghosts --------------------------------------------------------------------
 // For each axis: periodic copies, or Dirichlet by odd reflection about the boundary node
 // (ghost = 2 v - mirror), which also pins the boundary node itself to v.
-// Threads cover (other-axis-1 interior) x (other-axis-2 interior) x HALO layers x 2 sides.
+// One thread per (ghost layer, row) pair; consecutive threads touch consecutive memory: for the
+// x axis the 4 ghost layers of a row (one 32-byte sector), for y and z the x index.
 extern "C" __global__ void heat_halo(Grid g, REAL* f, int axis, int periodic, REAL vmin, REAL vmax) {
-    int n[3] = {g.nx, g.ny, g.nz};
-    int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-    u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-    u64 plane = (u64)n[a1] * n[a2];
-    if (t >= plane * HALO) return;
-    int layer = (int)(t / plane) + 1;  // 1..HALO
-    u64 r = t % plane;
+    const int n[3] = {g.nx, g.ny, g.nz};
+    const u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x;
     int idx[3];
-    idx[a1] = (int)(r % n[a1]);
-    idx[a2] = (int)(r / n[a1]);
-    int N = n[axis];
+    int layer;
+    if (axis == 0) {
+        if (t >= (u64)HALO * g.ny * g.nz) return;
+        layer = (int)(t % HALO) + 1;
+        const u64 r = t / HALO;
+        idx[1] = (int)(r % g.ny);
+        idx[2] = (int)(r / g.ny);
+    } else {
+        const int other = axis == 1 ? 2 : 1;
+        if (t >= (u64)HALO * g.nx * n[other]) return;
+        idx[0] = (int)(t % g.nx);
+        const u64 r = t / g.nx;
+        idx[other] = (int)(r % n[other]);
+        layer = (int)(r / n[other]) + 1;
+    }
+    const int N = n[axis];
     for (int side = 0; side < 2; ++side) {
-        int ghost = side == 0 ? -layer : N - 1 + layer;
-        idx[axis] = ghost;
-        u64 pg = at(g, idx[0], idx[1], idx[2]);
+        idx[axis] = side == 0 ? -layer : N - 1 + layer;
+        const u64 pg = at(g, idx[0], idx[1], idx[2]);
         if (periodic) {
             idx[axis] = side == 0 ? N - layer : layer - 1;
             f[pg] = f[at(g, idx[0], idx[1], idx[2])];
         } else {
-            REAL v = side == 0 ? vmin : vmax;
-            int b = side == 0 ? 0 : N - 1;
+            const REAL v = side == 0 ? vmin : vmax;
             idx[axis] = side == 0 ? layer : N - 1 - layer;
             f[pg] = (REAL)2 * v - f[at(g, idx[0], idx[1], idx[2])];
             if (layer == 1) {
-                idx[axis] = b;
+                idx[axis] = side == 0 ? 0 : N - 1;
                 f[at(g, idx[0], idx[1], idx[2])] = v;
             }
         }
