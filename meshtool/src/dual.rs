@@ -1,15 +1,19 @@
 //! Vertex-to-cell tables and the Voronoi-dual geometry for the interpolation of
 //! semi-Lagrangian advection (Evstigneev, eq. 11-14).
 //!
-//! The dual cell of mesh vertex v has one vertex at the centroid c_t of every tetrahedron t
-//! around v. Its faces are the planes normal to the mesh edges (v, a) leaving v, so the three
-//! faces meeting at dual vertex c_t have the unit normals n_f = (x_a - x_v)/|x_a - x_v| of the
-//! three edges of t at v. The weight of c_t at a point x (eq. 11-13) is
+//! The dual (Voronoi) cell of mesh vertex v is bounded by the perpendicular bisectors of the
+//! mesh edges (v, a) leaving v: planes with unit normal n_f = (x_a - x_v)/|x_a - x_v| through
+//! the edge midpoints, n_f · y = d_f. Each tetrahedron t around v contributes the dual vertex
+//! where the bisectors of its three edges at v meet, and carries the cell value F_t. The weight
+//! of t at a point x inside the dual cell is eq. (11), Warren's coordinate:
 //!
-//!   w_t(x) = |det N_t| / prod_f n_f · (c_t - x),   normalised so that sum_t w_t = 1 (eq. 12),
+//!   w_t(x) = |det N_t| / prod_f (d_f - n_f · x),   normalised so that sum_t w_t = 1 (eq. 12),
 //!
-//! and F(x) = sum_t w_t F_t (eq. 14). This module stores, per (vertex, cell) pair, the three
-//! normals and |det N_t|, so the solver evaluates weights with no geometry of its own.
+//! and F(x) = sum_t w_t F_t (eq. 14). (Eq. 13 rewrites the distances as n_f · (c_t - x), exact
+//! when c_t is the Voronoi vertex of a Delaunay mesh; with centroids for c_t the planes of
+//! different dual vertices disagree and the weights blow up near them, so we keep eq. 11.)
+//! Stored per (vertex, cell) pair: the three normals, the three plane offsets d_f and
+//! |det N_t|, so the solver evaluates weights with no geometry of its own.
 
 use crate::mesh::vec3;
 use rayon::prelude::*;
@@ -21,6 +25,10 @@ pub struct DualTables {
     pub cells: Vec<u32>,
     /// Per CSR entry: unit normals of the three dual faces meeting at the entry's centroid.
     pub normals: Vec<[[f64; 3]; 3]>,
+    /// Per CSR entry: offsets d_f of the three bisector planes (n_f · y = d_f).
+    pub plane_d: Vec<[f64; 3]>,
+    /// Per CSR entry: half the lengths of the three edges (the vertex's distance to each plane).
+    pub half_len: Vec<[f64; 3]>,
     /// Per CSR entry: |det N_t| of those three normals.
     pub det: Vec<f64>,
 }
@@ -30,17 +38,18 @@ impl DualTables {
         self.offsets[v] as usize..self.offsets[v + 1] as usize
     }
 
-    /// Normalised weights (eq. 12-13) of the dual-cell vertices of `v` at point `x`.
-    /// Distances below `eps` are clamped so a point on a dual face stays finite.
-    pub fn weights(&self, v: usize, x: [f64; 3], centroids: &[[f64; 3]], out: &mut Vec<f64>) {
+    /// Normalised weights (eq. 11-12) of the dual-cell vertices of `v` at point `x`.
+    /// Distances are clamped below at `floor` (a small fraction of the local edge length, so a
+    /// point on or just outside a dual face stays finite and bounded).
+    pub fn weights(&self, v: usize, x: [f64; 3], out: &mut Vec<f64>) {
         out.clear();
         let mut sum = 0.0;
         for e in self.cells_of(v) {
-            let c = centroids[self.cells[e] as usize];
-            let d = vec3::sub(c, x);
             let mut prod = 1.0;
-            for n in &self.normals[e] {
-                prod *= vec3::dot(*n, d).abs().max(1e-300);
+            for f in 0..3 {
+                let n = self.normals[e][f];
+                let dist = self.plane_d[e][f] - vec3::dot(n, x);
+                prod *= dist.max(1e-3 * self.plane_d_scale(e, f, v));
             }
             let w = self.det[e] / prod;
             out.push(w);
@@ -49,6 +58,12 @@ impl DualTables {
         for w in out.iter_mut() {
             *w /= sum;
         }
+    }
+
+    /// Half the edge length of plane f of entry e (distance from the vertex to the plane).
+    #[inline]
+    fn plane_d_scale(&self, e: usize, f: usize, _v: usize) -> f64 {
+        self.half_len[e][f]
     }
 }
 
@@ -75,7 +90,8 @@ pub fn build(nodes: &[[f64; 3]], cells: &[[u32; 4]]) -> DualTables {
         }
     }
     // Geometry per entry, in parallel over vertices.
-    let entries: Vec<([[f64; 3]; 3], f64)> = (0..nv)
+    type Entry = ([[f64; 3]; 3], [f64; 3], [f64; 3], f64);
+    let entries: Vec<Entry> = (0..nv)
         .into_par_iter()
         .flat_map_iter(|v| {
             let range = offsets[v] as usize..offsets[v + 1] as usize;
@@ -84,21 +100,31 @@ pub fn build(nodes: &[[f64; 3]], cells: &[[u32; 4]]) -> DualTables {
                 let t = &cells[vcells[e] as usize];
                 let xv = nodes[v];
                 let mut normals = [[0.0; 3]; 3];
+                let mut plane_d = [0.0; 3];
+                let mut half_len = [0.0; 3];
                 for (k, &a) in t.iter().filter(|&&a| a as usize != v).enumerate() {
-                    normals[k] = vec3::normalize(vec3::sub(nodes[a as usize], xv));
+                    let edge = vec3::sub(nodes[a as usize], xv);
+                    normals[k] = vec3::normalize(edge);
+                    half_len[k] = 0.5 * vec3::norm(edge);
+                    plane_d[k] = vec3::dot(normals[k], xv) + half_len[k];
                 }
                 let det = vec3::dot(normals[0], vec3::cross(normals[1], normals[2])).abs();
-                (normals, det)
+                (normals, plane_d, half_len, det)
             })
         })
         .collect();
-    let (normals, det) = entries.into_iter().unzip();
-    DualTables {
+    let mut t = DualTables {
         offsets,
         cells: vcells,
-        normals,
-        det,
+        ..Default::default()
+    };
+    for (n, d, h, det) in entries {
+        t.normals.push(n);
+        t.plane_d.push(d);
+        t.half_len.push(h);
+        t.det.push(det);
     }
+    t
 }
 
 #[cfg(test)]
@@ -121,7 +147,7 @@ mod tests {
         let v = 2 + 5 * (2 + 5 * 2);
         assert_eq!(d.cells_of(v).len(), 24);
         let mut w = Vec::new();
-        d.weights(v, [0.52, 0.49, 0.505], &topo.centroids, &mut w);
+        d.weights(v, [0.52, 0.49, 0.505], &mut w);
         let s: f64 = w.iter().sum();
         assert!((s - 1.0).abs() < 1e-12);
         assert!(w.iter().all(|&x| x > 0.0));

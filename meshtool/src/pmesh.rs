@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"PMESH\0\r\n";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Patch {
@@ -191,6 +191,8 @@ impl PreparedMesh {
             (*b"DOFF", Section::U32(&self.dual.offsets)),
             (*b"DCEL", Section::U32(&self.dual.cells)),
             (*b"DNRM", Section::F64(flat2(&self.dual.normals))),
+            (*b"DPLN", Section::F64(flat(&self.dual.plane_d))),
+            (*b"DHLF", Section::F64(flat(&self.dual.half_len))),
             (*b"DDET", Section::F64(&self.dual.det)),
             (*b"CORG", Section::U32(&self.cell_original)),
             (*b"NORG", Section::U32(&self.node_original)),
@@ -290,6 +292,8 @@ impl PreparedMesh {
         let offsets = r.u32s(b"DOFF", Some(nn + 1))?;
         let dcells = r.u32s(b"DCEL", Some(nd))?;
         let dnormals = chunked::<3, [f64; 3]>(chunked::<3, f64>(r.f64s(b"DNRM", Some(9 * nd))?));
+        let plane_d = chunked::<3, f64>(r.f64s(b"DPLN", Some(3 * nd))?);
+        let half_len = chunked::<3, f64>(r.f64s(b"DHLF", Some(3 * nd))?);
         let det = r.f64s(b"DDET", Some(nd))?;
         let cell_original = r.u32s(b"CORG", Some(nc))?;
         let node_original = r.u32s(b"NORG", Some(nn))?;
@@ -325,6 +329,8 @@ impl PreparedMesh {
                 offsets,
                 cells: dcells,
                 normals: dnormals,
+                plane_d,
+                half_len,
                 det,
             },
             cell_original,

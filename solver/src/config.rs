@@ -9,11 +9,16 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
     pub case: CaseSection,
+    /// Prepared mesh (.pmesh) for the unstructured cases, relative to the case file.
+    #[serde(default)]
+    pub mesh: Option<PathBuf>,
     /// Structured grid, for the structured cases (heat).
     #[serde(default)]
     pub grid: Option<GridSection>,
     #[serde(default)]
     pub heat: Option<HeatSection>,
+    #[serde(default)]
+    pub advect: Option<crate::cases::advect::AdvectSection>,
     #[serde(default)]
     pub time: TimeSection,
     #[serde(default)]
@@ -25,7 +30,7 @@ pub struct CaseFile {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CaseSection {
-    /// The physics: "heat".
+    /// The physics: "heat" or "advect".
     pub kind: CaseKind,
     /// Name used in output files and summary.json (default: the case file's stem).
     #[serde(default)]
@@ -36,6 +41,7 @@ pub struct CaseSection {
 #[serde(rename_all = "kebab-case")]
 pub enum CaseKind {
     Heat,
+    Advect,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -368,6 +374,30 @@ fn validate(c: &CaseFile, path: &Path) -> Result<(), SolverError> {
         return bad("time.check_every", "must be at least 1".into());
     }
     match c.case.kind {
+        CaseKind::Advect => {
+            if c.advect.is_none() {
+                return bad(
+                    "advect",
+                    "an advect case needs an [advect] section (see `solver cases advect-step`)".into(),
+                );
+            }
+            let Some(m) = &c.mesh else {
+                return bad(
+                    "mesh",
+                    "missing: set mesh = \"NAME.pmesh\" (made by `meshtool prepare` or `meshtool generate`)".into(),
+                );
+            };
+            let m = resolve(path, m);
+            if !m.exists() {
+                return bad(
+                    "mesh",
+                    format!(
+                        "{} does not exist; create it with `meshtool prepare` or `meshtool generate box`",
+                        m.display()
+                    ),
+                );
+            }
+        }
         CaseKind::Heat => {
             let Some(h) = &c.heat else {
                 return bad(

@@ -41,8 +41,8 @@ fn fingerprint(case: &CaseFile, p: &Prepared) -> u32 {
     let mut h = crc32fast::Hasher::new();
     h.update(
         format!(
-            "{:?}{:?}{:?}{:?}",
-            case.case.kind, case.grid, case.heat, case.run.precision
+            "{:?}{:?}{:?}{:?}{:?}{:?}",
+            case.case.kind, case.grid, case.heat, case.advect, case.mesh, case.run.precision
         )
         .as_bytes(),
     );
@@ -87,9 +87,9 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
 
     let every = case.output.every;
     let mut last_output = None;
+    let layout = &p.layout;
     let write_output = |sim: &mut Box<dyn cases::Simulation>, step: u64, series: &mut Series| -> Result<()> {
-        let file = format!("step_{step:07}.vti");
-        output::write_vti(&dir.join(&file), &p.grid, &sim.fields()?)?;
+        let file = output::write_fields(&dir.join(format!("step_{step:07}")), layout, &sim.fields()?)?;
         series.add(step as f64 * dt, &file)
     };
     let mut output_seconds = 0.0;
@@ -160,7 +160,7 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
     let wall = loop_start.elapsed().as_secs_f64();
     let compute = (wall - output_seconds).max(1e-12);
     let steps_run = p.steps - first_step;
-    let points = p.grid.points();
+    let points = p.layout.size();
     let t_end = p.steps as f64 * dt;
 
     let mut summary = json!({
@@ -171,7 +171,7 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
         "precision": case.run.precision.name(),
         "kernel": p.variant,
         "cells": points,
-        "grid": p.grid.n,
+        "grid": match &p.layout { cases::Layout::Structured(g) => json!(g.n), cases::Layout::Tets(_) => json!(null) },
         "steps": p.steps,
         "steps_this_run": steps_run,
         "dt": dt,
@@ -179,7 +179,7 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
         "wall_seconds": wall,
         "output_seconds": output_seconds,
         "throughput": points as f64 * steps_run as f64 / compute,
-        "throughput_unit": "point-updates/s",
+        "throughput_unit": match &p.layout { cases::Layout::Structured(_) => "point-updates/s", cases::Layout::Tets(_) => "cell-updates/s" },
         "bytes_per_step_min": p.min_bytes_per_step,
         "restarted_from": if opts.restart { json!(first_step) } else { json!(null) },
     });
@@ -191,7 +191,10 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
     summary["final_min"] = json!(lo);
     summary["final_max"] = json!(hi);
     if let Some(exact) = p.reference.as_ref().and_then(|r| r(t_end)) {
-        summary["errors"] = output::relative_errors(&fields[0].1, &exact);
+        summary["errors"] = output::relative_errors(&fields[0].1, &exact, p.weights.as_deref());
+    }
+    if let (Some(s), Some(extra)) = (summary.as_object_mut(), p.extra.as_object()) {
+        s.extend(extra.clone());
     }
     output::write_text(
         &dir.join("summary.json"),

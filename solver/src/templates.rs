@@ -21,6 +21,26 @@ pub const TEMPLATES: &[(&str, &str, &str)] = &[
         "decaying periodic mode with a closed-form solution (convergence)",
         include_str!("../templates/heat-decay.toml"),
     ),
+    (
+        "advect-step",
+        "paper's test: step function 30 steps forward and 30 back at CFL 3 (needs duct.pmesh)",
+        include_str!("../templates/advect-step.toml"),
+    ),
+    (
+        "advect-sine-ellipse",
+        "the same with the sine / half-ellipse profile",
+        include_str!("../templates/advect-sine-ellipse.toml"),
+    ),
+    (
+        "advect-rotation",
+        "solid-body rotation of a smooth bump (convergence; needs box.pmesh)",
+        include_str!("../templates/advect-rotation.toml"),
+    ),
+    (
+        "advect-deformation",
+        "LeVeque's reversing deformation field (needs box.pmesh)",
+        include_str!("../templates/advect-deformation.toml"),
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static str> {

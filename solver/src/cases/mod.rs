@@ -1,6 +1,7 @@
 //! One module per physics. Each builds a `Simulation` (its numerical core on the chosen
 //! backend) plus what the shared time loop needs: the step, the output layout, a reference.
 
+pub mod advect;
 pub mod heat;
 
 use crate::backend::cuda::Device;
@@ -29,7 +30,7 @@ pub type ReferenceFn = Box<dyn Fn(f64) -> Option<Vec<f64>>>;
 /// A case ready to run.
 pub struct Prepared {
     pub sim: Box<dyn Simulation>,
-    pub grid: Grid3,
+    pub layout: Layout,
     pub dt: f64,
     pub steps: u64,
     /// The exact solution of the first field at time t, where one exists.
@@ -38,8 +39,29 @@ pub struct Prepared {
     pub device: String,
     /// Variant of the numerical kernel, for the summary.
     pub variant: String,
-    /// Bytes a step must move at the minimum (for the roofline fraction).
+    /// Bytes a step must move at the minimum (for the roofline fraction; 0 if not modelled).
     pub min_bytes_per_step: f64,
+    /// Case-specific entries for summary.json.
+    pub extra: serde_json::Value,
+    /// Weights of the error norms (cell volumes on unstructured meshes; None: uniform).
+    pub weights: Option<Vec<f64>>,
+}
+
+/// Where the fields live, which decides the output format.
+pub enum Layout {
+    /// Point fields on a structured grid (.vti).
+    Structured(Grid3),
+    /// Cell fields on a tetrahedral mesh (.vtu).
+    Tets(Arc<meshtool::PreparedMesh>),
+}
+
+impl Layout {
+    pub fn size(&self) -> usize {
+        match self {
+            Layout::Structured(g) => g.points(),
+            Layout::Tets(m) => m.num_cells(),
+        }
+    }
 }
 
 /// The backend actually used, with the device when it is CUDA.
@@ -98,6 +120,12 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
     match (case.case.kind, case.run.precision) {
         (CaseKind::Heat, Precision::F64) => heat::prepare::<f64>(case, case_path, target),
         (CaseKind::Heat, Precision::F32) => heat::prepare::<f32>(case, case_path, target),
+        (CaseKind::Advect, Precision::F64) => advect::prepare(case, case_path, target),
+        (CaseKind::Advect, Precision::F32) => Err(crate::error::SolverError::config(
+            case_path,
+            "run.precision",
+            "advection runs in f64 only in this version",
+        )),
     }
 }
 

@@ -232,7 +232,7 @@ pub fn prepare<T: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> R
     let has_reference = reference::exact_fn(&setup, 1.0).is_some();
     Ok(Prepared {
         sim,
-        grid: setup.grid.clone(),
+        layout: crate::cases::Layout::Structured(setup.grid.clone()),
         dt,
         steps,
         reference: if has_reference {
@@ -244,5 +244,7 @@ pub fn prepare<T: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> R
         device,
         variant,
         min_bytes_per_step: setup.min_bytes_per_step(std::mem::size_of::<T>()),
+        extra: serde_json::json!({}),
+        weights: None,
     })
 }

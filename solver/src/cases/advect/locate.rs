@@ -1,0 +1,144 @@
+//! Element location: walk from a start cell towards the point through the face it lies beyond,
+//! with a bounded number of steps, a randomised choice among the faces it lies beyond once the
+//! walk has taken long (which breaks the cycles a deterministic walk can fall into on points
+//! through edges and vertices — the paper's dead-lock cycling), and a kd-tree (kiddo) restart
+//! from the nearest centroid as the last resort.
+
+use kiddo::float::distance::SquaredEuclidean;
+use kiddo::KdTree;
+use meshtool::mesh::vec3;
+use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
+use meshtool::PreparedMesh;
+
+/// Where a departure point is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Location {
+    /// Inside (or on) this cell.
+    Inside(u32),
+    /// Outside the domain: it left through a boundary face of `cell` on `patch`.
+    Outside { cell: u32, patch: u32 },
+}
+
+/// Barycentric coordinate of p for each vertex of cell c (1 at the vertex, 0 on the opposite face).
+#[inline]
+pub fn barycentric(m: &PreparedMesh, c: usize, p: [f64; 3]) -> [f64; 4] {
+    let t = &m.topo;
+    let v3 = 3.0 * t.volumes[c];
+    std::array::from_fn(|f| {
+        let on_face = m.nodes[t.cells[c][FACE_VERTS[f][0]] as usize];
+        t.face_areas[c][f] * vec3::dot(t.face_normals[c][f], vec3::sub(on_face, p)) / v3
+    })
+}
+
+pub struct Locator {
+    tree: KdTree<f64, 3>,
+    pub max_steps: u32,
+}
+
+/// Tolerance on barycentric coordinates: points this close outside a face count as inside.
+const EPS: f64 = 1e-12;
+
+impl Locator {
+    pub fn new(m: &PreparedMesh, max_steps: u32) -> Self {
+        let mut tree: KdTree<f64, 3> = KdTree::with_capacity(m.num_cells().max(1));
+        for (i, c) in m.topo.centroids.iter().enumerate() {
+            tree.add(c, i as u64);
+        }
+        Locator { tree, max_steps }
+    }
+
+    pub fn locate(&self, m: &PreparedMesh, start: u32, p: [f64; 3]) -> Location {
+        match walk(m, start, p, self.max_steps) {
+            Some(l) => l,
+            None => {
+                let nearest = self.tree.nearest_one::<SquaredEuclidean>(&p).item as u32;
+                walk(m, nearest, p, 4 * self.max_steps).unwrap_or_else(|| {
+                    // Give up: treat as outside through the nearest cell's closest boundary face
+                    // if it has one, else as inside the nearest cell.
+                    let nb = m.topo.neighbours[nearest as usize];
+                    match nb.iter().find(|&&d| is_boundary(d)) {
+                        Some(&d) => Location::Outside {
+                            cell: nearest,
+                            patch: patch_of(d),
+                        },
+                        None => Location::Inside(nearest),
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// Walk from `start`; None if the step budget runs out.
+pub fn walk(m: &PreparedMesh, start: u32, p: [f64; 3], max_steps: u32) -> Option<Location> {
+    let mut c = start as usize;
+    let mut rng = 0x9E37_79B9u32 ^ start;
+    for step in 0..max_steps {
+        let l = barycentric(m, c, p);
+        let (mut worst, mut f) = (l[0], 0);
+        for (k, &lk) in l.iter().enumerate().skip(1) {
+            if lk < worst {
+                worst = lk;
+                f = k;
+            }
+        }
+        if worst >= -EPS {
+            return Some(Location::Inside(c as u32));
+        }
+        if step > 16 {
+            // Long walk: pick among the faces the point lies beyond, pseudo-randomly.
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            let negative: Vec<usize> = (0..4).filter(|&k| l[k] < -EPS).collect();
+            f = negative[rng as usize % negative.len()];
+        }
+        let d = m.topo.neighbours[c][f];
+        if is_boundary(d) {
+            return Some(Location::Outside {
+                cell: c as u32,
+                patch: patch_of(d),
+            });
+        }
+        c = d as usize;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meshtool::generate::cartesian_box::{generate, BoxSpec};
+    use meshtool::pmesh::prepare;
+    use meshtool::reorder::Reorder;
+
+    #[test]
+    fn finds_random_points_and_points_on_vertices_and_edges() {
+        let raw = generate(&BoxSpec {
+            dims: [6, 5, 4],
+            lo: [0.0; 3],
+            hi: [1.0; 3],
+        })
+        .unwrap();
+        let m = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let loc = Locator::new(&m, 200);
+        let mut seed = 12345u64;
+        let mut rand = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..500 {
+            let p = [rand(), rand(), rand()];
+            let start = (rand() * m.num_cells() as f64) as u32;
+            match loc.locate(&m, start, p) {
+                Location::Inside(c) => assert!(barycentric(&m, c as usize, p).iter().all(|&l| l >= -1e-9)),
+                o => panic!("{p:?} reported {o:?}"),
+            }
+        }
+        // Grid nodes and edge midpoints lie on many cells at once.
+        for p in [[0.5, 0.4, 0.5], [1.0 / 6.0, 0.2, 0.25], [0.5, 0.5, 0.625]] {
+            assert!(matches!(loc.locate(&m, 0, p), Location::Inside(_)));
+        }
+        assert!(matches!(loc.locate(&m, 0, [1.5, 0.5, 0.5]), Location::Outside { .. }));
+    }
+}
