@@ -119,10 +119,16 @@ pub fn run(case: &CaseFile, case_path: &Path, opts: &RunOptions) -> Result<serde
                     Some(s) => format!(" (step {s} in {})", pvd_path.display()),
                     None => String::new(),
                 };
+                let field = p
+                    .sim
+                    .fields()
+                    .ok()
+                    .and_then(|f| f.into_iter().next())
+                    .map_or("field".into(), |f| f.0);
                 return Err(SolverError::Diverged {
                     step,
                     time: step as f64 * dt,
-                    field: "phi".into(),
+                    field,
                     value: m,
                     kept,
                 });

@@ -167,13 +167,17 @@ impl AdvectCpu {
     fn interpolate(&self, deps: &[Departure], f: &[f64]) -> Vec<(f64, f64, f64)> {
         let m = &*self.mesh;
         let mut fv = Vec::new();
-        if self.section.interpolation == Interpolation::Linear {
-            interp::vertex_values(m, f, &mut fv);
+        let mut grad = None;
+        match self.section.interpolation {
+            Interpolation::Linear => interp::vertex_values(m, f, &mut fv),
+            Interpolation::VoronoiGrad => grad = Some(interp::lsq_gradients(m, f)),
+            Interpolation::Voronoi => {}
         }
         deps.par_iter()
             .map(|d| match d.loc {
                 Location::Inside(c) => match self.section.interpolation {
                     Interpolation::Voronoi => interp::voronoi(m, c as usize, d.point, f),
+                    Interpolation::VoronoiGrad => interp::voronoi_with(m, c as usize, d.point, f, grad.as_ref()),
                     Interpolation::Linear => interp::linear(m, c as usize, d.point, &fv),
                 },
                 Location::Outside { cell, patch } => {
@@ -303,6 +307,7 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
         },
         match section.interpolation {
             Interpolation::Voronoi => "voronoi",
+            Interpolation::VoronoiGrad => "voronoi-grad",
             Interpolation::Linear => "linear",
         },
         if section.scheme == Scheme::Bfecc && section.limiter {

@@ -154,6 +154,16 @@ pub fn departure(v: &Velocity, x: [f64; 3], t: f64, dt: f64, step: u64, sign: f6
     [x[0] - d[0], x[1] - d[1], x[2] - d[2]]
 }
 
+/// Solve a 3x3 system; zero when it is singular (e.g. too few neighbours for a gradient).
+pub fn solve3_or_zero(m: [[f64; 3]; 3], b: [f64; 3]) -> [f64; 3] {
+    let x = solve3(m, b);
+    if x.iter().all(|v| v.is_finite()) {
+        x
+    } else {
+        [0.0; 3]
+    }
+}
+
 fn solve3(m: [[f64; 3]; 3], b: [f64; 3]) -> [f64; 3] {
     let det = |m: [[f64; 3]; 3]| {
         m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
