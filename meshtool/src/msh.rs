@@ -424,19 +424,7 @@ fn read_nodes_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
 }
 
 fn read_nodes_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
-    let (nblocks, nnodes) = if c.binary {
-        let nb = c.bin_size()?;
-        let nn = c.bin_size()?;
-        c.bin_size()?;
-        c.bin_size()?;
-        (nb, nn)
-    } else {
-        let nb: u64 = c.tok("number of node blocks")?;
-        let nn: u64 = c.tok("number of nodes")?;
-        let _: u64 = c.tok("minimum node tag")?;
-        let _: u64 = c.tok("maximum node tag")?;
-        (nb, nn)
-    };
+    let (nblocks, nnodes) = c.block_header("node")?;
     c.check_count(nnodes, if c.binary { 24 + c.size_t as u64 } else { 8 }, c.pos)?;
     b.node_tags.reserve(nnodes as usize);
     b.node_xyz.reserve(nnodes as usize);
@@ -598,19 +586,7 @@ fn read_elements_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
 }
 
 fn read_elements_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
-    let (nblocks, nelem) = if c.binary {
-        let nb = c.bin_size()?;
-        let ne = c.bin_size()?;
-        c.bin_size()?;
-        c.bin_size()?;
-        (nb, ne)
-    } else {
-        let nb: u64 = c.tok("number of element blocks")?;
-        let ne: u64 = c.tok("number of elements")?;
-        let _: u64 = c.tok("minimum element tag")?;
-        let _: u64 = c.tok("maximum element tag")?;
-        (nb, ne)
-    };
+    let (nblocks, nelem) = c.block_header("element")?;
     c.check_count(nelem, 4, c.pos)?;
     let mut total = 0u64;
     let mut nodes = [0u64; 32];
@@ -819,6 +795,24 @@ impl<'a> Cursor<'a> {
         } else {
             u32::from_le_bytes(self.take(4)?.try_into().unwrap()) as u64
         })
+    }
+
+    /// A size: size_t in binary files, a token in ASCII ones.
+    fn size(&mut self, what: &str) -> Result<u64> {
+        if self.binary {
+            self.bin_size()
+        } else {
+            self.tok(what)
+        }
+    }
+
+    /// The MSH 4.1 section header: number of entity blocks, number of items, min and max tag.
+    fn block_header(&mut self, item: &str) -> Result<(u64, u64)> {
+        let blocks = self.size(&format!("number of {item} blocks"))?;
+        let items = self.size(&format!("number of {item}s"))?;
+        self.size(&format!("minimum {item} tag"))?;
+        self.size(&format!("maximum {item} tag"))?;
+        Ok((blocks, items))
     }
 
     fn skip_newline(&mut self) {

@@ -75,6 +75,19 @@ impl Grid3 {
         std::array::from_fn(|a| self.origin[a] + idx[a] as f64 * self.h[a])
     }
 
+    /// `f` at every interior point, x fastest.
+    pub fn sample(&self, f: impl Fn([f64; 3]) -> f64) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.points());
+        for k in 0..self.n[2] {
+            for j in 0..self.n[1] {
+                for i in 0..self.n[0] {
+                    out.push(f(self.coord(i, j, k)));
+                }
+            }
+        }
+        out
+    }
+
     /// Interior values (x fastest) into a zeroed padded array.
     pub fn pad<T: Copy + Default>(&self, interior: &[T]) -> Vec<T> {
         let mut out = vec![T::default(); self.padded_len()];

@@ -129,6 +129,21 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
     }
 }
 
+/// The step and the number of steps from the [time] section, given the step the case's
+/// CFL-type limit allows: a fixed `time.dt` wins; with `end_time` the step is shortened so an
+/// integer number of steps lands on it.
+pub fn time_steps(time: &crate::config::TimeSection, dt_cfl: f64) -> (f64, u64) {
+    let dt0 = time.dt.unwrap_or(dt_cfl);
+    match (time.steps, time.end_time) {
+        (Some(n), _) => (dt0, n),
+        (None, Some(t)) => {
+            let n = (t / dt0).ceil().max(1.0) as u64;
+            (t / n as f64, n)
+        }
+        (None, None) => unreachable!("validated: steps or end_time is set"),
+    }
+}
+
 /// Little-endian bytes of a slice of reals (checkpoints).
 pub fn to_bytes<T: Real>(v: &[T]) -> Vec<u8> {
     let mut out = Vec::with_capacity(std::mem::size_of_val(v));

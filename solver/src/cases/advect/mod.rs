@@ -275,15 +275,7 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
         len,
     };
     let h = length_scale(&mesh);
-    let dt0 = case.time.dt.unwrap_or(case.time.cfl * h / vel.max_speed());
-    let (dt, steps) = match (case.time.steps, case.time.end_time) {
-        (Some(n), _) => (dt0, n),
-        (None, Some(t)) => {
-            let n = (t / dt0).ceil().max(1.0) as u64;
-            (t / n as f64, n)
-        }
-        (None, None) => unreachable!("validated"),
-    };
+    let (dt, steps) = crate::cases::time_steps(&case.time, case.time.cfl * h / vel.max_speed());
     let profile = section.profile.clone();
     let f: Vec<f64> = mesh.topo.centroids.iter().map(|&x| profile.value(x, lo, len)).collect();
     let (fmin, fmax) = f

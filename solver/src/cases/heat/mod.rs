@@ -85,14 +85,7 @@ impl HeatSetup {
     /// Initial field at the interior points, x fastest.
     pub fn initial_field(&self) -> Vec<f64> {
         let g = &self.grid;
-        let mut out = Vec::with_capacity(g.points());
-        for k in 0..g.n[2] {
-            for j in 0..g.n[1] {
-                for i in 0..g.n[0] {
-                    out.push(reference::initial_value(self, g.coord(i, j, k)));
-                }
-            }
-        }
+        let mut out = g.sample(|x| reference::initial_value(self, x));
         // Dirichlet boundary points carry their values from the start.
         self.apply_dirichlet(&mut out);
         out
@@ -197,15 +190,7 @@ impl<T: Real> Simulation for Exec<T> {
 
 pub fn prepare<T: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Prepared> {
     let setup = HeatSetup::from_case(case, case_path)?;
-    let dt0 = case.time.dt.unwrap_or_else(|| setup.dt_for_cfl(case.time.cfl));
-    let (dt, steps) = match (case.time.steps, case.time.end_time) {
-        (Some(n), _) => (dt0, n),
-        (None, Some(t)) => {
-            let n = (t / dt0).ceil().max(1.0) as u64;
-            (t / n as f64, n)
-        }
-        (None, None) => unreachable!("validated"),
-    };
+    let (dt, steps) = crate::cases::time_steps(&case.time, setup.dt_for_cfl(case.time.cfl));
     let initial = setup.initial_field();
     let (sim, variant): (Box<dyn Simulation>, String) = match target {
         Target::Cpu => (

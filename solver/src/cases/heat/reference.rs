@@ -32,16 +32,7 @@ pub fn initial_value(s: &HeatSetup, x: [f64; 3]) -> f64 {
 ///   of eta as in the original: erfc(2(n+1) eta1 - eta)).
 pub fn exact(s: &HeatSetup, t: f64) -> Option<Vec<f64>> {
     let value = exact_fn(s, t)?;
-    let g = &s.grid;
-    let mut out = Vec::with_capacity(g.points());
-    for k in 0..g.n[2] {
-        for j in 0..g.n[1] {
-            for i in 0..g.n[0] {
-                out.push(value(g.coord(i, j, k)));
-            }
-        }
-    }
-    Some(out)
+    Some(s.grid.sample(value))
 }
 
 /// The exact solution as a function of position at time t, where one exists.
