@@ -11,6 +11,20 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 $S devices
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+M=.gpu/meshtool
+advect() {
+  echo "== advection: CPU vs CUDA on the paper's test (duct.msh from meshes/duct.geo, staged by gpu_stage.sh)"
+  $M prepare .gpu/duct.msh -o "$W/duct.pmesh" 2>&1 | tail -1
+  $S check advect --mesh "$W/duct.pmesh" --steps 60 || fail "check advect"
+  echo "== advection benchmark: box meshes in input, RCM and Hilbert order"
+  list=""
+  for d in ${ADVECT_DIMS:-26 55}; do for r in none rcm hilbert; do
+    $M generate box --dims $d,$d,$d --reorder $r -o "$W/box$d-$r.pmesh" 2>/dev/null
+    list="$list,$W/box$d-$r.pmesh"
+  done; done
+  $S bench advect --meshes "${list#,}" --steps 5 || fail "bench advect"
+}
+if [ "${ONLY:-}" = advect ]; then advect 2>&1 | tee "$R/advect.txt"; exit $status; fi
 {
 echo "== CPU vs CUDA agreement (benchmark cube, 100 steps; 45^3 is not a multiple of the tile)"
 $S check heat --n 64 --steps 100 || fail "check heat 64"
@@ -35,6 +49,7 @@ echo "== diverging run (CFL 5) stops with a message"
 $S run "$W/b.toml" --backend cuda -q --set grid.dims=[32,32,32] --set time.cfl=5 -o "$W/div"; rc=$?
 [ $rc -eq 1 ] && echo "diverging run: exit 1 as expected" || fail "diverging run exit $rc"
 } 2>&1 | tee "$R/runs.txt"
+advect 2>&1 | tee "$R/advect.txt"
 echo "== benchmark"
 for t in ${TILES:-}; do
   echo "-- tile $t"; CFD_HEAT_TILE=$t $S bench heat --sizes 512 --steps 20 | tail -n +3
@@ -43,5 +58,6 @@ $S bench heat --sizes ${BENCH_SIZES:-128,256,512} ${BENCH_EXTRA:---with-1024 --c
 echo
 echo "================ summary ================"
 grep -E "PASS|FAIL|identical|expected|linf" "$R/check_heat.txt" "$R/runs.txt" | sed 's/^[^:]*://'
+cat "$R/advect.txt" | grep -v "^=="
 cat "$R/bench_heat.txt"
 exit $status

@@ -9,4 +9,6 @@ mkdir -p .gpu
 cp target/release/solver target/release/meshtool .gpu/
 strip .gpu/solver .gpu/meshtool   # debug info stays here; the carry limit is 64 MiB
 cp scripts/gpu_run.sh .gpu/
+# The advection test mesh (Gmsh is not on the device): the ~40k-tet duct, binary MSH 4.1.
+[ -f .gpu/duct.msh ] || gmsh -3 meshes/duct.geo -format msh41 -bin -v 1 -o .gpu/duct.msh
 echo "staged: $(ls .gpu | tr '\n' ' ')"

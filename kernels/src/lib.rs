@@ -13,6 +13,7 @@ const COMMON: &str = include_str!("../cuda/common.cuh");
 pub const MODULES: &[(&str, &str)] = &[
     ("heat", include_str!("../cuda/heat.cu")),
     ("reduce", include_str!("../cuda/reduce.cu")),
+    ("advect", include_str!("../cuda/advect.cu")),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,6 +91,11 @@ pub fn compile_in(
         "-std=c++17".into(),
     ];
     options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
+    if module == "advect" {
+        // Location and interpolation make discrete choices from rounded values: no fused
+        // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
+        options.push("--fmad=false".into());
+    }
     let key = {
         let mut h = crc32fast::Hasher::new();
         h.update(src.as_bytes());

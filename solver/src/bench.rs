@@ -183,3 +183,43 @@ pub fn print_table(copy_bw: f64, device: &str, rows: &[BenchRow]) {
         );
     }
 }
+
+// ---- Advection ------------------------------------------------------------------------------
+
+use crate::cases::{self, Target};
+use crate::config::CaseFile;
+use std::path::Path;
+
+/// The `advect-step` template on `mesh` with overrides (e.g. "advect.interpolation=linear").
+pub fn advect_case(mesh: &Path, sets: &[String]) -> Result<CaseFile> {
+    let mut all = vec![format!("mesh=\"{}\"", mesh.display())];
+    all.extend_from_slice(sets);
+    let text = crate::templates::get("advect-step").expect("template");
+    crate::config::parse(text, Path::new("advect-step.toml"), &all)
+}
+
+/// Run `steps` steps of a case on a backend; the final field.
+pub fn advect_run(case: &CaseFile, target: &Target, steps: u64) -> Result<Vec<f64>> {
+    let mut p = cases::prepare(case, Path::new("advect-step.toml"), target)?;
+    for _ in 0..steps {
+        p.sim.step(p.dt)?;
+    }
+    Ok(p.sim.fields()?.remove(0).1)
+}
+
+/// Seconds per step of a case on a backend (after one warm-up step), and the cell count.
+pub fn advect_time(case: &CaseFile, target: &Target, steps: u64, dev: Option<&Arc<Device>>) -> Result<(f64, usize)> {
+    let mut p = cases::prepare(case, Path::new("advect-step.toml"), target)?;
+    p.sim.step(p.dt)?;
+    if let Some(d) = dev {
+        d.sync()?;
+    }
+    let t = Instant::now();
+    for _ in 0..steps {
+        p.sim.step(p.dt)?;
+    }
+    if let Some(d) = dev {
+        d.sync()?;
+    }
+    Ok((t.elapsed().as_secs_f64() / steps as f64, p.layout.size()))
+}

@@ -54,6 +54,17 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchWhat {
+    /// Advection: tetrahedron updates per second of a BFECC step, CUDA vs CPU (one thread and
+    /// all threads), on each given mesh (e.g. the same box in none / rcm / hilbert order).
+    Advect {
+        #[arg(long, value_delimiter = ',', required = true)]
+        meshes: Vec<PathBuf>,
+        #[arg(long, default_value_t = 5)]
+        steps: u64,
+        /// Skip the single-thread CPU timing on meshes larger than this many cells.
+        #[arg(long, default_value_t = 2_000_000)]
+        one_thread_max: usize,
+    },
     /// Heat: points*steps/s per variant and precision, against the measured copy bandwidth.
     Heat {
         #[arg(long, value_delimiter = ',', default_values_t = [128usize, 256, 512])]
@@ -74,6 +85,14 @@ enum BenchWhat {
 
 #[derive(Subcommand)]
 enum CheckWhat {
+    /// The paper's advection test (advect-step template) on a mesh: CPU vs CUDA after the
+    /// 30 + 30 steps for each scheme and interpolation, and each one's L1 against the initial.
+    Advect {
+        #[arg(long)]
+        mesh: PathBuf,
+        #[arg(long, default_value_t = 60)]
+        steps: u64,
+    },
     /// Benchmark cube after N steps, both kernel variants and precisions.
     Heat {
         #[arg(long, default_value_t = 64)]
@@ -190,6 +209,125 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
             if let Some(path) = json {
                 let j = serde_json::json!({"device": dev.name, "arch": dev.arch, "copy_bandwidth": copy_bw, "rows": rows.iter().map(|r| r.json()).collect::<Vec<_>>()});
                 solver::output::write_text(&path, &serde_json::to_string_pretty(&j).unwrap())?;
+            }
+            Ok(())
+        }
+        Command::Check {
+            what: CheckWhat::Advect { mesh, steps },
+        } => {
+            let dev = solver::backend::cuda::Device::open(0)?;
+            let cuda = solver::cases::Target::Cuda(dev.clone());
+            println!(
+                "CPU vs CUDA, advect-step on {} after {steps} steps on {} ({})",
+                mesh.display(),
+                dev.name,
+                dev.arch
+            );
+            println!(
+                "{:<22} {:>14} {:>10} {:>10} {:>6}",
+                "scheme", "max rel diff", "L1 cpu", "L1 cuda", ""
+            );
+            let pm = meshtool::PreparedMesh::read(&mesh)?;
+            let mut failed = false;
+            for (scheme, interp) in [
+                ("bfecc", "voronoi"),
+                ("bfecc", "voronoi-grad"),
+                ("bfecc", "linear"),
+                ("sl1", "voronoi"),
+                ("sl1", "linear"),
+            ] {
+                let sets = vec![
+                    format!("advect.scheme={scheme}"),
+                    format!("advect.interpolation={interp}"),
+                    format!("time.steps={steps}"),
+                ];
+                let case = bench::advect_case(&mesh, &sets)?;
+                let a = bench::advect_run(&case, &solver::cases::Target::Cpu, steps)?;
+                let b = bench::advect_run(&case, &cuda, steps)?;
+                let init = bench::advect_run(&case, &solver::cases::Target::Cpu, 0)?;
+                let l1 = |x: &[f64]| {
+                    solver::output::relative_errors(x, &init, Some(&pm.topo.volumes))["l1"]
+                        .as_f64()
+                        .unwrap()
+                };
+                let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+                let d = a.iter().zip(&b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale;
+                let ok = d <= 1e-10;
+                failed |= !ok;
+                println!(
+                    "{:<22} {:>14.3e} {:>10.4} {:>10.4} {:>6}",
+                    format!("{scheme}+{interp}"),
+                    d,
+                    l1(&a),
+                    l1(&b),
+                    if ok { "PASS" } else { "FAIL" }
+                );
+            }
+            if failed {
+                Err(SolverError::Other(
+                    "CPU and CUDA advection disagree beyond 1e-10".into(),
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        Command::Bench {
+            what:
+                BenchWhat::Advect {
+                    meshes,
+                    steps,
+                    one_thread_max,
+                },
+        } => {
+            let dev = solver::backend::cuda::Device::open(0)?;
+            let cuda = solver::cases::Target::Cuda(dev.clone());
+            let threads = rayon::current_num_threads();
+            println!(
+                "advection, one BFECC+voronoi step, on {} ({}); CPU: {}",
+                dev.name,
+                dev.arch,
+                solver::cases::cpu_name()
+            );
+            println!(
+                "{:<34} {:>9} {:>13} {:>15} {:>13} {:>9}",
+                "mesh",
+                "cells",
+                "cuda tet/s",
+                format!("cpu {threads}t tet/s"),
+                "cpu 1t tet/s",
+                "cuda/1t"
+            );
+            for mesh in &meshes {
+                let case = bench::advect_case(
+                    mesh,
+                    &[
+                        "advect.velocity.reverse_after=1000000".into(),
+                        "advect.boundary={}".into(),
+                    ],
+                )?;
+                let (tg, n) = bench::advect_time(&case, &cuda, steps, Some(&dev))?;
+                let (tc, _) = bench::advect_time(&case, &solver::cases::Target::Cpu, 1, None)?;
+                let t1 = if n <= one_thread_max {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(1)
+                        .build()
+                        .map_err(|e| SolverError::Other(e.to_string()))?;
+                    Some(
+                        pool.install(|| bench::advect_time(&case, &solver::cases::Target::Cpu, 1, None))?
+                            .0,
+                    )
+                } else {
+                    None
+                };
+                println!(
+                    "{:<34} {:>9} {:>13.4e} {:>15.4e} {:>13} {:>9}",
+                    mesh.display().to_string(),
+                    n,
+                    n as f64 / tg,
+                    n as f64 / tc,
+                    t1.map_or("-".into(), |t| format!("{:.4e}", n as f64 / t)),
+                    t1.map_or("-".into(), |t| format!("{:.0}x", t / tg))
+                );
             }
             Ok(())
         }

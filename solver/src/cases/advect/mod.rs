@@ -5,6 +5,7 @@
 //!   F1 = I(V, F), F2 = I(-V, F1), F' = I(V, F + (F - F2)/2) limited to the donors' range
 //! (eq. 16-18), or first-order SL F' = I(V, F). CPU execution (rayon) here.
 
+pub mod cuda;
 pub mod interp;
 pub mod locate;
 pub mod velocity;
@@ -250,11 +251,6 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
     let section = case.advect.clone().expect("validated");
     let mesh_path = crate::config::resolve(case_path, case.mesh.as_ref().expect("validated"));
     let mesh = Arc::new(PreparedMesh::read(&mesh_path)?);
-    if let Target::Cuda(_) = target {
-        return Err(SolverError::Other(
-            "advection runs on the CPU backend only in this version; use --backend cpu".into(),
-        ));
-    }
     let mut bc = vec![PatchBc::Neumann; mesh.patches.len()];
     for (name, b) in &section.boundary {
         let i = mesh.patch_index(name).ok_or_else(|| {
@@ -309,18 +305,21 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
         }
     );
     let (backend, device) = target.describe();
-    let sim = AdvectCpu {
-        locator: Locator::new(&mesh, section.max_walk),
-        mesh: mesh.clone(),
-        vel,
-        bc,
-        f,
-        step: 0,
-        t: 0.0,
-        section,
+    let sim: Box<dyn Simulation> = match target {
+        Target::Cpu => Box::new(AdvectCpu {
+            locator: Locator::new(&mesh, section.max_walk),
+            mesh: mesh.clone(),
+            vel,
+            bc,
+            f,
+            step: 0,
+            t: 0.0,
+            section,
+        }),
+        Target::Cuda(dev) => Box::new(cuda::AdvectCuda::new(dev.clone(), &mesh, &vel, &section, &bc, &f)?),
     };
     Ok(Prepared {
-        sim: Box::new(sim),
+        sim,
         layout: Layout::Tets(mesh.clone()),
         dt,
         steps,
