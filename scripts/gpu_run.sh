@@ -22,6 +22,12 @@ advect() {
     $M generate box --dims $d,$d,$d --reorder $r -o "$W/box$d-$r.pmesh" 2>/dev/null
     list="$list,$W/box$d-$r.pmesh"
   done; done
+  if [ -f .gpu/channel-1m.msh ]; then   # a 1M-tet Gmsh mesh (scripts/gpu_stage.sh stages it)
+    for r in none rcm hilbert; do
+      $M prepare .gpu/channel-1m.msh --reorder $r -o "$W/channel1m-$r.pmesh" 2>/dev/null
+      list="$list,$W/channel1m-$r.pmesh"
+    done
+  fi
   $S bench advect --meshes "${list#,}" --steps 5 || fail "bench advect"
 }
 if [ "${ONLY:-}" = advect ]; then advect 2>&1 | tee "$R/advect.txt"; exit $status; fi

@@ -11,4 +11,6 @@ strip .gpu/solver .gpu/meshtool   # debug info stays here; the carry limit is 64
 cp scripts/gpu_run.sh .gpu/
 # The advection test mesh (Gmsh is not on the device): the ~40k-tet duct, binary MSH 4.1.
 [ -f .gpu/duct.msh ] || gmsh -3 meshes/duct.geo -format msh41 -bin -v 1 -o .gpu/duct.msh
+# A ~1M-tet Gmsh mesh of the DFG channel, for the advection benchmark's reordering comparison.
+[ -f .gpu/channel-1m.msh ] || gmsh -3 meshes/channel.geo -setnumber size 0.0122 -format msh41 -bin -v 1 -nt 2 -o .gpu/channel-1m.msh
 echo "staged: $(ls .gpu | tr '\n' ' ')"
