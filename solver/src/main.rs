@@ -131,12 +131,13 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
                     .map(|e| format!("  errors {e}"))
                     .unwrap_or_default();
                 eprintln!(
-                    "done: {} steps on {} ({}), {:.3} s, {:.3e} point-updates/s{errors}",
+                    "done: {} steps on {} ({}), {:.3} s, {:.3e} {}{errors}",
                     summary["steps"],
-                    summary["backend"],
+                    summary["backend"].as_str().unwrap_or(""),
                     summary["device"].as_str().unwrap_or(""),
                     summary["wall_seconds"].as_f64().unwrap_or(0.0),
-                    summary["throughput"].as_f64().unwrap_or(0.0)
+                    summary["throughput"].as_f64().unwrap_or(0.0),
+                    summary["throughput_unit"].as_str().unwrap_or("")
                 );
             }
             Ok(())
