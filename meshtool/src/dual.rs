@@ -45,13 +45,7 @@ impl DualTables {
         out.clear();
         let mut sum = 0.0;
         for e in self.cells_of(v) {
-            let mut prod = 1.0;
-            for f in 0..3 {
-                let n = self.normals[e][f];
-                let dist = self.plane_d[e][f] - vec3::dot(n, x);
-                prod *= dist.max(1e-3 * self.plane_d_scale(e, f, v));
-            }
-            let w = self.det[e] / prod;
+            let w = self.weight(e, x);
             out.push(w);
             sum += w;
         }
@@ -60,10 +54,16 @@ impl DualTables {
         }
     }
 
-    /// Half the edge length of plane f of entry e (distance from the vertex to the plane).
+    /// The unnormalised weight (eq. 11) of CSR entry `e` at x. The CUDA kernel
+    /// (kernels/cuda/advect.cu) does the same arithmetic in the same order.
     #[inline]
-    fn plane_d_scale(&self, e: usize, f: usize, _v: usize) -> f64 {
-        self.half_len[e][f]
+    pub fn weight(&self, e: usize, x: [f64; 3]) -> f64 {
+        let mut prod = 1.0;
+        for f in 0..3 {
+            let dist = self.plane_d[e][f] - vec3::dot(self.normals[e][f], x);
+            prod *= dist.max(1e-3 * self.half_len[e][f]);
+        }
+        self.det[e] / prod
     }
 }
 

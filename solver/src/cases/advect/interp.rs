@@ -97,14 +97,9 @@ pub fn voronoi_with(m: &PreparedMesh, c: usize, p: [f64; 3], f: &[f64], grad: Op
     let (mut sum_w, mut sum_wf, mut lo, mut hi) = (0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY);
     for e in dual.cells_of(v) {
         let t = dual.cells[e] as usize;
-        // Eq. (11): distances from p to the three bisector planes of t's edges at v, floored
-        // at a small fraction of the edge so points on or just beyond a face stay bounded.
-        let mut prod = 1.0;
-        for f in 0..3 {
-            let dist = dual.plane_d[e][f] - vec3::dot(dual.normals[e][f], p);
-            prod *= dist.max(1e-3 * dual.half_len[e][f]);
-        }
-        let w = dual.det[e] / prod;
+        // Eq. (11): distances to the three bisector planes of t's edges at v, floored at a
+        // small fraction of the edge so points on or just beyond a face stay bounded.
+        let w = dual.weight(e, p);
         let ft = match grad {
             Some(g) => {
                 let (lo, hi) = g.range[t];
