@@ -9,3 +9,9 @@ source scripts/env.sh
 cargo fmt --all -- --check
 cargo clippy --release --all-targets --features meshtool/gmsh -q -- -D warnings
 cargo test --release --features meshtool/gmsh --workspace 2>&1
+# GPU checks run on a device (scripts/gpu_stage.sh, then bash .gpu/gpu_run.sh there); say so here.
+if target/release/solver devices | grep -q "^no CUDA devices"; then
+  echo "GPU checks: SKIPPED on this machine ($(target/release/solver devices | sed 's/^no CUDA devices: //')); CUDA kernels were compiled with NVRTC above"
+else
+  target/release/solver check heat --n 45 --steps 50
+fi
