@@ -76,16 +76,6 @@ extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const R
 #ifndef MINB
 #define MINB 4
 #endif
-// Planes ahead of the queue front prefetched into L2 (0: off, the default: on an H100 it
-// cost 8-14% at 512^3 f64, see BENCHMARKS.md).
-#ifndef PF
-#define PF 0
-#endif
-
-__device__ __forceinline__ void prefetch_l2(const void* ptr) {
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
-}
-
 extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
 heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
               int kchunk) {
@@ -135,13 +125,6 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
             tile[ty][tx + HALO] = r2;
             tile[ty + TY + HALO][tx + HALO] = r3;
         }
-#if PF > 0
-        if (k + 1 + PF < k1) {
-            prefetch_l2(S + p + (HALO + 1 + PF) * sz);
-            if (wa) prefetch_l2(A + p + (1 + PF) * sz);
-            if (wb) prefetch_l2(B + p + (1 + PF) * sz);
-        }
-#endif
         // Prefetch plane k + 1 (queue front and rims) while this plane is computed.
         const bool more = k + 1 < k1;
         pk += sz;

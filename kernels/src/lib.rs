@@ -9,11 +9,13 @@ use std::path::PathBuf;
 /// Shared header, inlined into every module (NVRTC gets one self-contained source).
 const COMMON: &str = include_str!("../cuda/common.cuh");
 
-/// Every kernel module: (name, source).
-pub const MODULES: &[(&str, &str)] = &[
-    ("heat", include_str!("../cuda/heat.cu")),
-    ("reduce", include_str!("../cuda/reduce.cu")),
-    ("advect", include_str!("../cuda/advect.cu")),
+/// Every kernel module: (name, source, extra NVRTC options).
+pub const MODULES: &[(&str, &str, &[&str])] = &[
+    ("heat", include_str!("../cuda/heat.cu"), &[]),
+    ("reduce", include_str!("../cuda/reduce.cu"), &[]),
+    // Location and interpolation make discrete choices from rounded values: no fused
+    // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
+    ("advect", include_str!("../cuda/advect.cu"), &["--fmad=false"]),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,12 +53,15 @@ pub fn nvrtc_available() -> bool {
 }
 
 /// The full source of a module with the shared header inlined.
-pub fn source(module: &str) -> Result<String, KernelError> {
-    let (_, src) = MODULES
+fn module_entry(module: &str) -> Result<&'static (&'static str, &'static str, &'static [&'static str]), KernelError> {
+    MODULES
         .iter()
-        .find(|(n, _)| *n == module)
-        .ok_or_else(|| KernelError::UnknownModule(module.into()))?;
-    Ok(src.replace("#include \"common.cuh\"", COMMON))
+        .find(|m| m.0 == module)
+        .ok_or_else(|| KernelError::UnknownModule(module.into()))
+}
+
+pub fn source(module: &str) -> Result<String, KernelError> {
+    Ok(module_entry(module)?.1.replace("#include \"common.cuh\"", COMMON))
 }
 
 fn cache_dir() -> Option<PathBuf> {
@@ -91,11 +96,7 @@ pub fn compile_in(
         "-std=c++17".into(),
     ];
     options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
-    if module == "advect" {
-        // Location and interpolation make discrete choices from rounded values: no fused
-        // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
-        options.push("--fmad=false".into());
-    }
+    options.extend(module_entry(module)?.2.iter().map(|o| o.to_string()));
     let key = {
         let mut h = crc32fast::Hasher::new();
         h.update(src.as_bytes());
@@ -158,7 +159,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let cache = Some(dir.path());
-        for (module, _) in MODULES {
+        for (module, _, _) in MODULES {
             for real in [Real::F32, Real::F64] {
                 for arch in ["sm_80", "sm_90"] {
                     let (ptx, cached) = compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));

@@ -653,7 +653,8 @@ struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     fn err_at(&self, at: usize, msg: impl Into<String>) -> MeshError {
         let at = at.min(self.data.len());
-        let location = if self.binary_region(at) {
+        // Lines mean nothing inside binary data: binary files report byte offsets.
+        let location = if self.binary {
             format!("byte {at}")
         } else {
             let line = self.data[..at].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -664,11 +665,6 @@ impl<'a> Cursor<'a> {
             location,
             message: msg.into(),
         }
-    }
-
-    /// Lines are meaningless inside binary data; report bytes there.
-    fn binary_region(&self, _at: usize) -> bool {
-        self.binary
     }
 
     fn line(&mut self) -> Option<&'a str> {

@@ -83,13 +83,7 @@ impl<T: Real> CudaHeat<T> {
         let (tx, ty) = (tile.0.to_string(), tile.1.to_string());
         let minb =
             std::env::var("CFD_HEAT_MINB").unwrap_or_else(|_| (1024 / (tile.0 * tile.1)).clamp(1, 8).to_string());
-        let pf = std::env::var("CFD_HEAT_PF").unwrap_or_else(|_| "0".into());
-        let defs = [
-            ("TX", tx.as_str()),
-            ("TY", ty.as_str()),
-            ("MINB", minb.as_str()),
-            ("PF", pf.as_str()),
-        ];
+        let defs = [("TX", tx.as_str()), ("TY", ty.as_str()), ("MINB", minb.as_str())];
         // Enough blocks for about eight per SM, but chunks of at least 16 planes (each chunk
         // reloads 2 HALO planes of the stencil input).
         let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0) * (grid.n[1] as u32).div_ceil(tile.1);
