@@ -54,17 +54,33 @@ impl DualTables {
         }
     }
 
-    /// The unnormalised weight (eq. 11) of CSR entry `e` at x. The CUDA kernel
-    /// (kernels/cuda/advect.cu) does the same arithmetic in the same order.
+    /// The unnormalised weight (eq. 11) of CSR entry `e` at x.
     #[inline]
     pub fn weight(&self, e: usize, x: [f64; 3]) -> f64 {
-        let mut prod = 1.0;
-        for f in 0..3 {
-            let dist = self.plane_d[e][f] - vec3::dot(self.normals[e][f], x);
-            prod *= dist.max(1e-3 * self.half_len[e][f]);
-        }
-        self.det[e] / prod
+        warren_weight(&self.normals[e], &self.plane_d[e], &self.half_len[e], self.det[e], x)
     }
+}
+
+/// Eq. (11) for one dual-cell vertex: |det N| / prod_f (d_f - n_f . x), each distance floored
+/// at 1e-3 of the half edge length, in the precision R of the caller. The solver's CPU path
+/// calls this and the CUDA kernel (kernels/cuda/advect.cu) does the same arithmetic in the
+/// same order, so both backends round alike.
+#[inline]
+pub fn warren_weight<R: num_traits::Float>(
+    normals: &[[R; 3]; 3],
+    plane_d: &[R; 3],
+    half_len: &[R; 3],
+    det: R,
+    x: [R; 3],
+) -> R {
+    let floor = R::from(1e-3).unwrap();
+    let mut prod = R::one();
+    for f in 0..3 {
+        let n = normals[f];
+        let dist = plane_d[f] - (n[0] * x[0] + n[1] * x[1] + n[2] * x[2]);
+        prod = prod * dist.max(floor * half_len[f]);
+    }
+    det / prod
 }
 
 pub fn build(nodes: &[[f64; 3]], cells: &[[u32; 4]]) -> DualTables {
