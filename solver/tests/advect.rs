@@ -129,3 +129,111 @@ fn linear_bfecc_converges_on_the_rotating_bump() {
         assert!(order > 1.0, "linear BFECC must converge: order {order:.2}");
     }
 }
+
+/// The cell array `name` of the last VTU of a run's series.
+fn last_cell_array(out: &Path, name: &str) -> Vec<f64> {
+    let mut files: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vtu"))
+        .collect();
+    files.sort();
+    let vtk = vtkio::Vtk::import(files.last().unwrap()).unwrap();
+    let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("not a VTU")
+    };
+    let piece = pieces.into_iter().next().unwrap().into_loaded_piece_data(None).unwrap();
+    piece
+        .data
+        .cell
+        .into_iter()
+        .find_map(|a| match a {
+            vtkio::model::Attribute::DataArray(d) if d.name == name => d.data.cast_into::<f64>(),
+            _ => None,
+        })
+        .unwrap()
+}
+
+/// Deliverable 1's second source of velocity: the `velocity` cell field a previous run wrote.
+/// Its least-squares Jacobian is exact for the (linear) rotation field, so the run must repeat
+/// the analytic one; the f32 run must track the f64 one to single-precision accuracy.
+#[test]
+fn velocity_from_a_previous_run_repeats_the_analytic_run_and_f32_tracks_f64() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = box_mesh(dir.path(), 10);
+    let common = [
+        format!("mesh={mesh}"),
+        "time.dt=0.0125".into(), // the same 20 steps whichever max speed the field reports
+        "output.every=10".into(),
+    ];
+    let analytic = run(dir.path(), "advect-rotation", &common);
+    let a_out = Path::new(analytic["out"].as_str().unwrap()).to_path_buf();
+    let first_vtu = a_out.join("step_0000000.vtu");
+    let mut with_field = common.to_vec();
+    with_field.push(format!(
+        "advect.velocity={{kind=\"field\",file=\"{}\"}}",
+        first_vtu.display()
+    ));
+    let field = run(dir.path(), "advect-rotation", &with_field);
+    let (fa, ff) = (
+        last_cell_array(&a_out, "F"),
+        last_cell_array(Path::new(field["out"].as_str().unwrap()), "F"),
+    );
+    let diff = fa.iter().zip(&ff).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    println!("rotation from the analytic field vs from the previous run's cell field: max |dF| {diff:.2e}");
+    assert!(
+        diff < 1e-9,
+        "field velocity run differs from the analytic run by {diff:e}"
+    );
+
+    // f32 against f64. The linear interpolant is continuous, so the two runs must agree to
+    // single-precision accuracy everywhere. Eq. (11)'s Voronoi interpolant jumps across
+    // dual-cell faces, and on this Kuhn mesh many departure points lie exactly on one (ties
+    // of the nearest vertex) where f32 and f64 round to different sides: compare its error norm.
+    let mut linear = common.to_vec();
+    linear.push("advect.interpolation=linear".into());
+    let l64 = run(dir.path(), "advect-rotation", &linear);
+    linear.push("run.precision=\"f32\"".into());
+    let l32 = run(dir.path(), "advect-rotation", &linear);
+    assert_eq!(l32["precision"], "f32");
+    let (a, b) = (
+        last_cell_array(Path::new(l64["out"].as_str().unwrap()), "F"),
+        last_cell_array(Path::new(l32["out"].as_str().unwrap()), "F"),
+    );
+    let d32 = a.iter().zip(&b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+    println!("linear BFECC, f32 vs f64 after 20 steps: max |dF| {d32:.2e} (bump amplitude 1)");
+    assert!(d32 < 1e-5 && d32 > 0.0, "f32 vs f64: {d32:e}");
+    let mut single = common.to_vec();
+    single.push("run.precision=\"f32\"".into());
+    let s32 = run(dir.path(), "advect-rotation", &single);
+    let (e32, e64) = (
+        s32["errors"]["l1"].as_f64().unwrap(),
+        analytic["errors"]["l1"].as_f64().unwrap(),
+    );
+    println!("voronoi BFECC, relative L1 error: f64 {e64:.5e}, f32 {e32:.5e}");
+    assert!((e32 - e64).abs() < 0.02 * e64, "L1 f32 {e32} vs f64 {e64}");
+
+    // A field written on another mesh is refused, naming the key, before anything is written.
+    let other = box_mesh(dir.path(), 8);
+    let case = dir.path().join("advect-rotation.toml");
+    let o = solver(&[
+        "run",
+        case.to_str().unwrap(),
+        "-q",
+        "--backend",
+        "cpu",
+        "-o",
+        dir.path().join("refused").to_str().unwrap(),
+        "--set",
+        &format!("mesh={other}"),
+        "--set",
+        &with_field[3],
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("advect.velocity.file") && err.contains("not those of the prepared mesh"),
+        "{err}"
+    );
+    assert!(!dir.path().join("refused").join("summary.json").exists());
+}

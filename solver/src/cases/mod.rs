@@ -120,12 +120,8 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
     match (case.case.kind, case.run.precision) {
         (CaseKind::Heat, Precision::F64) => heat::prepare::<f64>(case, case_path, target),
         (CaseKind::Heat, Precision::F32) => heat::prepare::<f32>(case, case_path, target),
-        (CaseKind::Advect, Precision::F64) => advect::prepare(case, case_path, target),
-        (CaseKind::Advect, Precision::F32) => Err(crate::error::SolverError::config(
-            case_path,
-            "run.precision",
-            "advection runs in f64 only in this version",
-        )),
+        (CaseKind::Advect, Precision::F64) => advect::prepare::<f64>(case, case_path, target),
+        (CaseKind::Advect, Precision::F32) => advect::prepare::<f32>(case, case_path, target),
     }
 }
 

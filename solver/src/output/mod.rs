@@ -13,7 +13,7 @@ use vtkio::model::{Attribute, Attributes, DataSet, Extent, ImageDataPiece, Piece
 /// Point fields on a structured grid as VTK ImageData (binary, zlib-compressed).
 pub fn write_vti(path: &Path, grid: &Grid3, fields: &[(String, Vec<f64>)]) -> Result<()> {
     let [nx, ny, nz] = grid.n.map(|n| n as i32);
-    let arrays: Vec<Attribute> = fields.iter().map(|(name, v)| cell_array(name, v.clone())).collect();
+    let arrays: Vec<Attribute> = fields.iter().map(|(name, v)| array(name, v, grid.points())).collect();
     let data = DataSet::ImageData {
         extent: Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]),
         origin: grid.origin.map(|v| v as f32),
@@ -40,10 +40,19 @@ pub fn write_fields(path_stem: &Path, layout: &crate::cases::Layout, fields: &[(
         }
         crate::cases::Layout::Tets(m) => {
             let p = path_stem.with_extension("vtu");
-            let arrays = fields.iter().map(|(n, v)| cell_array(n, v.clone())).collect();
+            let arrays = fields.iter().map(|(n, v)| array(n, v, m.num_cells())).collect();
             write_atomic(meshtool::vtk::tet_grid(m, arrays), &p)?;
             Ok(file_name(&p))
         }
+    }
+}
+
+/// A field as a VTK array: a vector when it holds three values per point or cell.
+fn array(name: &str, values: &[f64], size: usize) -> Attribute {
+    if values.len() == 3 * size && size > 0 {
+        Attribute::vectors(name).with_data(values.to_vec())
+    } else {
+        cell_array(name, values.to_vec())
     }
 }
 

@@ -1,21 +1,22 @@
 //! CUDA execution of the advection step (kernels/cuda/advect.cu). The mesh and all fields
 //! stay on the device for the whole run; only summaries and outputs come back.
 
+use super::geometry::Geometry;
 use super::interp::Interpolation;
 use super::velocity::{Velocity, VelocitySpec};
-use super::{AdvectSection, PatchBc, Scheme};
+use super::{AdvectSection, Scheme};
 use crate::backend::cuda::Device;
 use crate::cases::Simulation;
 use crate::error::Result;
+use crate::real::Real;
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
-use meshtool::PreparedMesh;
 use std::sync::Arc;
 
-/// Mirrors `struct Mesh` in advect.cu: device addresses of the prepared mesh's arrays.
+/// Mirrors `struct Mesh` in advect.cu: device addresses of the geometry's arrays.
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MeshC {
-    p: [u64; 13],
+    p: [u64; 20],
     ncells: u32,
     nnodes: u32,
 }
@@ -25,100 +26,136 @@ unsafe impl DeviceRepr for MeshC {}
 /// Mirrors `struct Vel` in advect.cu.
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct VelC {
+struct VelC<R> {
     kind: i32,
-    speed: f64,
-    omega: f64,
-    period: f64,
-    lo: [f64; 3],
-    len: [f64; 3],
+    speed: R,
+    omega: R,
+    period: R,
+    lo: [R; 3],
+    len: [R; 3],
     reverse_after: i64,
+    fu: u64,
+    fj: u64,
 }
 // SAFETY: plain-old-data with the C layout.
-unsafe impl DeviceRepr for VelC {}
+unsafe impl<R: Real> DeviceRepr for VelC<R> {}
 
 /// Departure points and their locations for one direction of the velocity.
-struct Departures {
-    px: CudaSlice<f64>,
+struct Departures<R> {
+    px: CudaSlice<R>,
     cell: CudaSlice<u32>,
     patch: CudaSlice<i32>,
 }
 
-pub struct AdvectCuda {
+pub struct AdvectCuda<R: Real> {
     dev: Arc<Device>,
-    _mesh_buffers: (Vec<CudaSlice<f64>>, Vec<CudaSlice<u32>>),
+    /// Owners of the device arrays whose addresses `mesh` and `vel` hold.
+    _buffers: (Vec<CudaSlice<R>>, Vec<CudaSlice<u32>>),
     mesh: MeshC,
-    vel: VelC,
+    vel: VelC<R>,
+    /// The host-side velocity (for the `velocity` output field).
+    host_vel: Velocity<R>,
+    centroids: Vec<[R; 3]>,
     section: AdvectSection,
     n: usize,
-    f: CudaSlice<f64>,
+    f: CudaSlice<R>,
     /// Scratch fields.
-    s: [CudaSlice<f64>; 6],
-    fv: CudaSlice<f64>,
-    grad: CudaSlice<f64>,
-    rlo: CudaSlice<f64>,
-    rhi: CudaSlice<f64>,
-    bc: CudaSlice<f64>,
-    fwd: Departures,
-    bwd: Departures,
+    s: [CudaSlice<R>; 6],
+    fv: CudaSlice<R>,
+    grad: CudaSlice<R>,
+    rlo: CudaSlice<R>,
+    rhi: CudaSlice<R>,
+    bc: CudaSlice<R>,
+    fwd: Departures<R>,
+    bwd: Departures<R>,
     fns: [CudaFunction; 6],
     step: u64,
     t: f64,
 }
 
-impl AdvectCuda {
+impl<R: Real> AdvectCuda<R> {
     pub fn new(
         dev: Arc<Device>,
-        m: &PreparedMesh,
-        vel: &Velocity,
+        g: Geometry<R>,
+        vel: Velocity<R>,
         section: &AdvectSection,
-        bc: &[PatchBc],
-        f: &[f64],
+        bc: Vec<R>,
+        f: &[R],
     ) -> Result<Self> {
-        let t = &m.topo;
-        let d = &m.dual;
-        let f64s: Vec<Vec<f64>> = vec![
-            m.nodes.as_flattened().to_vec(),
-            t.face_normals.as_flattened().as_flattened().to_vec(),
-            t.face_areas.as_flattened().to_vec(),
-            t.centroids.as_flattened().to_vec(),
-            t.volumes.clone(),
+        let flat = |v: &[[R; 3]]| v.as_flattened().to_vec();
+        let (d, vt) = (&g.dual, &g.virt);
+        let mut reals: Vec<Vec<R>> = vec![
+            flat(&g.nodes),
+            g.face_normals.as_flattened().as_flattened().to_vec(),
+            g.face_areas.as_flattened().to_vec(),
+            flat(&g.centroids),
+            g.volumes.clone(),
             d.normals.as_flattened().as_flattened().to_vec(),
-            d.plane_d.as_flattened().to_vec(),
-            d.half_len.as_flattened().to_vec(),
+            flat(&d.plane_d),
+            flat(&d.half_len),
             d.det.clone(),
+            vt.normals.as_flattened().as_flattened().to_vec(),
+            flat(&vt.plane_d),
+            flat(&vt.half_len),
+            vt.det.clone(),
+            g.node_bc.clone(),
         ];
+        let cell_field = vel.cells.as_ref();
+        reals.push(cell_field.map_or(vec![R::zero()], |c| flat(&c.v)));
+        reals.push(cell_field.map_or(vec![R::zero()], |c| c.jac.as_flattened().as_flattened().to_vec()));
         let u32s: Vec<Vec<u32>> = vec![
-            t.cells.as_flattened().to_vec(),
-            t.neighbours.as_flattened().to_vec(),
+            g.cells.as_flattened().to_vec(),
+            g.neighbours.as_flattened().to_vec(),
             d.offsets.clone(),
-            d.cells.clone(),
+            d.donor.clone(),
+            vt.offsets.clone(),
+            vt.donor.clone(),
         ];
-        let fb: Vec<CudaSlice<f64>> = f64s.iter().map(|v| dev.upload(v)).collect::<Result<_>>()?;
+        // cudarc refuses empty allocations: give empty tables one unused element.
+        let pad = |mut v: Vec<R>| {
+            if v.is_empty() {
+                v.push(R::zero());
+            }
+            v
+        };
+        let rb: Vec<CudaSlice<R>> = reals.into_iter().map(|v| dev.upload(&pad(v))).collect::<Result<_>>()?;
         let ub: Vec<CudaSlice<u32>> = u32s
-            .iter()
-            .map(|v| Ok(dev.stream.clone_htod(v)?))
+            .into_iter()
+            .map(|mut v| {
+                if v.is_empty() {
+                    v.push(0);
+                }
+                Ok(dev.stream.clone_htod(&v)?)
+            })
             .collect::<Result<_>>()?;
-        let pf = |i: usize| dev.ptr(&fb[i]);
+        let pr = |i: usize| dev.ptr(&rb[i]);
         let pu = |i: usize| dev.ptr(&ub[i]);
+        // Order of `struct Mesh`.
         let mesh = MeshC {
             p: [
-                pf(0),
+                pr(0),
                 pu(0),
                 pu(1),
-                pf(1),
-                pf(2),
-                pf(3),
-                pf(4),
+                pr(1),
+                pr(2),
+                pr(3),
+                pr(4),
                 pu(2),
                 pu(3),
-                pf(5),
-                pf(6),
-                pf(7),
-                pf(8),
+                pr(5),
+                pr(6),
+                pr(7),
+                pr(8),
+                pu(4),
+                pu(5),
+                pr(9),
+                pr(10),
+                pr(11),
+                pr(12),
+                pr(13),
             ],
-            ncells: m.num_cells() as u32,
-            nnodes: m.nodes.len() as u32,
+            ncells: g.num_cells() as u32,
+            nnodes: g.nodes.len() as u32,
         };
         let (kind, speed, omega, period, reverse_after) = match vel.spec {
             VelocitySpec::Constant { speed, reverse_after } => {
@@ -126,22 +163,21 @@ impl AdvectCuda {
             }
             VelocitySpec::Rotation { omega } => (1, 0.0, omega, 1.0, -1),
             VelocitySpec::Deformation { period } => (2, 0.0, 0.0, period, -1),
+            VelocitySpec::Field { .. } => (3, 0.0, 0.0, 1.0, -1),
         };
         let velc = VelC {
             kind,
-            speed,
-            omega,
-            period,
-            lo: vel.lo,
-            len: vel.len,
+            speed: R::of(speed),
+            omega: R::of(omega),
+            period: R::of(period),
+            lo: vel.lo.map(R::of),
+            len: vel.len.map(R::of),
             reverse_after,
+            fu: pr(14),
+            fj: pr(15),
         };
-        let n = m.num_cells();
-        let bcv: Vec<f64> = bc
-            .iter()
-            .map(|b| if let PatchBc::Dirichlet(v) = b { *v } else { f64::NAN })
-            .collect();
-        let deps = |dev: &Device| -> Result<Departures> {
+        let n = g.num_cells();
+        let deps = |dev: &Device| -> Result<Departures<R>> {
             Ok(Departures {
                 px: dev.zeros(3 * n)?,
                 cell: dev.stream.alloc_zeros(n)?,
@@ -156,7 +192,7 @@ impl AdvectCuda {
             "advect_correct",
             "advect_limit",
         ];
-        let fns = names.map(|k| dev.function::<f64>("advect", k, &[]));
+        let fns = names.map(|k| dev.function::<R>("advect", k, &[]));
         let fns = fns.into_iter().collect::<Result<Vec<_>>>()?.try_into().ok().unwrap();
         Ok(AdvectCuda {
             f: dev.upload(f)?,
@@ -168,16 +204,18 @@ impl AdvectCuda {
                 dev.zeros(n)?,
                 dev.zeros(n)?,
             ],
-            fv: dev.zeros(m.nodes.len().max(1))?,
+            fv: dev.zeros(g.nodes.len().max(1))?,
             grad: dev.zeros(3 * n)?,
             rlo: dev.zeros(n)?,
             rhi: dev.zeros(n)?,
-            bc: dev.upload(&if bcv.is_empty() { vec![f64::NAN] } else { bcv })?,
+            bc: dev.upload(&pad(bc))?,
             fwd: deps(&dev)?,
             bwd: deps(&dev)?,
-            _mesh_buffers: (fb, ub),
+            _buffers: (rb, ub),
             mesh,
             vel: velc,
+            host_vel: vel,
+            centroids: g.centroids,
             section: section.clone(),
             n,
             fns,
@@ -195,9 +233,10 @@ impl AdvectCuda {
         }
     }
 
-    fn departures(&self, dt: f64, sign: f64, out: &Departures) -> Result<()> {
+    fn departures(&self, dt: f64, sign: f64, out: &Departures<R>) -> Result<()> {
         let (px, cell, patch) = (self.dev.ptr(&out.px), self.dev.ptr(&out.cell), self.dev.ptr(&out.patch));
         let max_walk = self.section.max_walk;
+        let (t, dt, sign) = (R::of(self.t), R::of(dt), R::of(sign));
         // SAFETY: the mesh arrays and outputs hold ncells entries (px: 3 per cell).
         unsafe {
             self.dev
@@ -205,7 +244,7 @@ impl AdvectCuda {
                 .launch_builder(&self.fns[0])
                 .arg(&self.mesh)
                 .arg(&self.vel)
-                .arg(&self.t)
+                .arg(&t)
                 .arg(&dt)
                 .arg(&self.step)
                 .arg(&sign)
@@ -219,8 +258,8 @@ impl AdvectCuda {
     }
 
     /// out, lo, hi = I(deps, f)
-    fn interpolate(&self, deps: &Departures, f: u64, out: u64, lo: u64, hi: u64) -> Result<()> {
-        let p = |s: &CudaSlice<f64>| self.dev.ptr(s);
+    fn interpolate(&self, deps: &Departures<R>, f: u64, out: u64, lo: u64, hi: u64) -> Result<()> {
+        let p = |s: &CudaSlice<R>| self.dev.ptr(s);
         let (fv, grad, rlo, rhi) = (p(&self.fv), p(&self.grad), p(&self.rlo), p(&self.rhi));
         let interp: i32 = match self.section.interpolation {
             Interpolation::Voronoi => 0,
@@ -281,10 +320,10 @@ impl AdvectCuda {
     }
 }
 
-impl Simulation for AdvectCuda {
+impl<R: Real> Simulation for AdvectCuda<R> {
     fn step(&mut self, dt: f64) -> Result<()> {
         let n = self.n as u32;
-        let p = |s: &CudaSlice<f64>| self.dev.ptr(s);
+        let p = |s: &CudaSlice<R>| self.dev.ptr(s);
         let [f1, lo1, hi1, f2, g, scratch] = [
             p(&self.s[0]),
             p(&self.s[1]),
@@ -338,21 +377,22 @@ impl Simulation for AdvectCuda {
     }
 
     fn fields(&mut self) -> Result<Vec<(String, Vec<f64>)>> {
-        Ok(vec![("F".into(), self.dev.download(&self.f)?)])
+        let f = self.dev.download(&self.f)?;
+        let vel = super::cell_velocities(&self.host_vel, &self.centroids, self.t, self.step);
+        Ok(vec![
+            ("F".into(), f.iter().map(|v| v.f64()).collect()),
+            ("velocity".into(), vel),
+        ])
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
-        let mut b = Vec::with_capacity(16 + 8 * self.n);
-        b.extend_from_slice(&self.step.to_le_bytes());
-        b.extend_from_slice(&self.t.to_le_bytes());
-        b.extend(crate::cases::to_bytes(&self.dev.download(&self.f)?));
-        Ok(b)
+        Ok(super::state_bytes(self.step, self.t, &self.dev.download(&self.f)?))
     }
 
     fn load_state(&mut self, b: &[u8]) -> Result<()> {
-        self.step = u64::from_le_bytes(b[..8].try_into().unwrap());
-        self.t = f64::from_le_bytes(b[8..16].try_into().unwrap());
-        self.f = self.dev.upload(&crate::cases::from_bytes::<f64>(&b[16..]))?;
+        let f: Vec<R>;
+        (self.step, self.t, f) = super::state_from_bytes(b);
+        self.f = self.dev.upload(&f)?;
         Ok(())
     }
 }

@@ -1,10 +1,11 @@
 //! Interpolation of a cell field at a point: the Voronoi-dual weights of the paper (eq. 11-14)
 //! from the prepared mesh's tables, or linear (cell values averaged to vertices, barycentric in
-//! the cell). Both return the donor range for the limiter.
+//! the cell). Both return the donor range for the limiter. Dirichlet patches enter as virtual
+//! cells (Voronoi) or pinned vertex values (linear), see `geometry`.
 
+use super::geometry::{v3, Geometry};
 use super::locate::barycentric;
-use meshtool::mesh::vec3;
-use meshtool::PreparedMesh;
+use crate::real::Real;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -20,21 +21,47 @@ pub enum Interpolation {
     Linear,
 }
 
-/// Least-squares gradient of a cell field from the face neighbours (exact for linear fields),
-/// with the range of the cell and its neighbours (the carried value is clamped to it, which
-/// keeps discontinuities from overshooting, as a Barth-Jespersen limiter does).
-pub struct Gradients {
-    pub g: Vec<[f64; 3]>,
-    pub range: Vec<(f64, f64)>,
+/// Least-squares gradient at cell c of the cell values `f(d)` over the face neighbours,
+/// weighted by 1/|r|^2 (exact for linear fields); zero where too few neighbours fix it.
+pub fn lsq_gradient<R: Real>(
+    centroids: &[[R; 3]],
+    neighbours: &[[u32; 4]],
+    c: usize,
+    f: impl Fn(usize) -> R,
+) -> [R; 3] {
+    let (mut a, mut b) = ([[R::zero(); 3]; 3], [R::zero(); 3]);
+    for &d in &neighbours[c] {
+        if meshtool::topology::is_boundary(d) {
+            continue;
+        }
+        let r = v3::sub(centroids[d as usize], centroids[c]);
+        let w = R::one() / v3::dot(r, r);
+        let df = f(d as usize) - f(c);
+        for i in 0..3 {
+            for j in 0..3 {
+                a[i][j] = a[i][j] + w * r[i] * r[j];
+            }
+            b[i] = b[i] + w * r[i] * df;
+        }
+    }
+    super::velocity::solve3_or_zero(a, b)
 }
 
-pub fn lsq_gradients(m: &PreparedMesh, f: &[f64]) -> Gradients {
+/// Least-squares gradients of a cell field with the range of each cell and its neighbours
+/// (the carried value is clamped to it, which keeps discontinuities from overshooting, as a
+/// Barth-Jespersen limiter does).
+pub struct Gradients<R> {
+    pub g: Vec<[R; 3]>,
+    pub range: Vec<(R, R)>,
+}
+
+pub fn lsq_gradients<R: Real>(m: &Geometry<R>, f: &[R]) -> Gradients<R> {
     use rayon::prelude::*;
     let range = (0..m.num_cells())
         .into_par_iter()
         .map(|c| {
             let mut r = (f[c], f[c]);
-            for &d in &m.topo.neighbours[c] {
+            for &d in &m.neighbours[c] {
                 if !meshtool::topology::is_boundary(d) {
                     r = (r.0.min(f[d as usize]), r.1.max(f[d as usize]));
                 }
@@ -42,105 +69,105 @@ pub fn lsq_gradients(m: &PreparedMesh, f: &[f64]) -> Gradients {
             r
         })
         .collect();
-    Gradients {
-        g: lsq_gradients_raw(m, f),
-        range,
-    }
-}
-
-fn lsq_gradients_raw(m: &PreparedMesh, f: &[f64]) -> Vec<[f64; 3]> {
-    use rayon::prelude::*;
-    (0..m.num_cells())
+    let g = (0..m.num_cells())
         .into_par_iter()
-        .map(|c| {
-            let (mut a, mut b) = ([[0.0f64; 3]; 3], [0.0f64; 3]);
-            for &d in &m.topo.neighbours[c] {
-                if meshtool::topology::is_boundary(d) {
-                    continue;
-                }
-                let r = vec3::sub(m.topo.centroids[d as usize], m.topo.centroids[c]);
-                let w = 1.0 / vec3::dot(r, r);
-                let df = f[d as usize] - f[c];
-                for i in 0..3 {
-                    for j in 0..3 {
-                        a[i][j] += w * r[i] * r[j];
-                    }
-                    b[i] += w * r[i] * df;
-                }
-            }
-            super::velocity::solve3_or_zero(a, b)
-        })
-        .collect()
+        .map(|c| lsq_gradient(&m.centroids, &m.neighbours, c, |d| f[d]))
+        .collect();
+    Gradients { g, range }
 }
 
-/// Value at p (inside cell c) and the min/max of the donor values; with `grad`, each donor's
-/// value is first carried to p along its gradient.
-#[inline]
-pub fn voronoi(m: &PreparedMesh, c: usize, p: [f64; 3], f: &[f64]) -> (f64, f64, f64) {
-    voronoi_with(m, c, p, f, None)
+/// What the Voronoi interpolation weighs: the cell values, optionally carried along their
+/// gradients, and the Dirichlet value of each patch (NaN for the others).
+pub struct Donors<'a, R> {
+    pub f: &'a [R],
+    pub grad: Option<&'a Gradients<R>>,
+    pub bc: &'a [R],
 }
 
+/// Value at p (inside cell c) and the min/max of the donor values (eq. 11-14).
 #[inline]
-pub fn voronoi_with(m: &PreparedMesh, c: usize, p: [f64; 3], f: &[f64], grad: Option<&Gradients>) -> (f64, f64, f64) {
+pub fn voronoi<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> (R, R, R) {
     // The dual cell containing p is (for Delaunay meshes) that of the nearest vertex of c.
-    let cell = &m.topo.cells[c];
+    let cell = &m.cells[c];
     let mut v = cell[0] as usize;
-    let mut best = f64::INFINITY;
+    let mut best = R::infinity();
     for &k in cell {
-        let d = vec3::norm(vec3::sub(m.nodes[k as usize], p));
-        if d < best {
-            best = d;
+        let r = v3::sub(m.nodes[k as usize], p);
+        let dist = v3::dot(r, r).sqrt();
+        if dist < best {
+            best = dist;
             v = k as usize;
         }
     }
-    let dual = &m.dual;
-    let (mut sum_w, mut sum_wf, mut lo, mut hi) = (0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY);
-    for e in dual.cells_of(v) {
-        let t = dual.cells[e] as usize;
-        // Eq. (11): distances to the three bisector planes of t's edges at v, floored at a
-        // small fraction of the edge so points on or just beyond a face stay bounded.
-        let w = dual.weight(e, p);
-        let ft = match grad {
+    let (mut sum_w, mut sum_wf, mut lo, mut hi) = (R::zero(), R::zero(), R::infinity(), R::neg_infinity());
+    for e in m.dual.entries(v) {
+        let t = m.dual.donor[e] as usize;
+        let w = m.dual.weight(e, p);
+        let ft = match d.grad {
             Some(g) => {
                 let (lo, hi) = g.range[t];
-                (f[t] + vec3::dot(g.g[t], vec3::sub(p, m.topo.centroids[t]))).clamp(lo, hi)
+                (d.f[t] + v3::dot(g.g[t], v3::sub(p, m.centroids[t]))).max(lo).min(hi)
             }
-            None => f[t],
+            None => d.f[t],
         };
-        sum_w += w;
-        sum_wf += w * ft;
-        lo = lo.min(f[t]);
-        hi = hi.max(f[t]);
+        sum_w = sum_w + w;
+        sum_wf = sum_wf + w * ft;
+        lo = lo.min(d.f[t]);
+        hi = hi.max(d.f[t]);
+    }
+    // Dirichlet virtual cells around v (section II.C): donors carrying the wall value.
+    for e in m.virt.entries(v) {
+        let fb = d.bc[m.virt.donor[e] as usize];
+        let w = m.virt.weight(e, p);
+        sum_w = sum_w + w;
+        sum_wf = sum_wf + w * fb;
+        lo = lo.min(fb);
+        hi = hi.max(fb);
     }
     (sum_wf / sum_w, lo, hi)
 }
 
-/// Cell values averaged to vertices, volume-weighted.
-pub fn vertex_values(m: &PreparedMesh, f: &[f64], out: &mut Vec<f64>) {
-    out.clear();
-    for v in 0..m.nodes.len() {
-        let (mut s, mut w) = (0.0, 0.0);
-        for e in m.dual.cells_of(v) {
-            let t = m.dual.cells[e] as usize;
-            s += m.topo.volumes[t] * f[t];
-            w += m.topo.volumes[t];
-        }
-        out.push(if w > 0.0 { s / w } else { 0.0 });
-    }
+/// Cell values averaged to vertices, volume-weighted; vertices on a Dirichlet patch take the
+/// wall value.
+pub fn vertex_values<R: Real>(m: &Geometry<R>, f: &[R], out: &mut Vec<R>) {
+    use rayon::prelude::*;
+    (0..m.nodes.len())
+        .into_par_iter()
+        .map(|v| {
+            if !m.node_bc[v].is_nan() {
+                return m.node_bc[v];
+            }
+            let (mut s, mut w) = (R::zero(), R::zero());
+            for e in m.dual.entries(v) {
+                let t = m.dual.donor[e] as usize;
+                s = s + m.volumes[t] * f[t];
+                w = w + m.volumes[t];
+            }
+            if w > R::zero() {
+                s / w
+            } else {
+                R::zero()
+            }
+        })
+        .collect_into_vec(out);
 }
 
 #[inline]
-pub fn linear(m: &PreparedMesh, c: usize, p: [f64; 3], fv: &[f64]) -> (f64, f64, f64) {
+pub fn linear<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], fv: &[R]) -> (R, R, R) {
     let l = barycentric(m, c, p);
-    let cell = &m.topo.cells[c];
-    let (mut s, mut lo, mut hi) = (0.0, f64::INFINITY, f64::NEG_INFINITY);
+    let cell = &m.cells[c];
+    let (zero, one) = (R::zero(), R::one());
+    let (mut s, mut lo, mut hi) = (zero, R::infinity(), R::neg_infinity());
     for k in 0..4 {
         let val = fv[cell[k] as usize];
-        s += l[k].clamp(0.0, 1.0) * val;
+        s = s + l[k].max(zero).min(one) * val;
         lo = lo.min(val);
         hi = hi.max(val);
     }
-    let norm: f64 = l.iter().map(|x| x.clamp(0.0, 1.0)).sum();
+    let mut norm = zero;
+    for k in 0..4 {
+        norm = norm + l[k].max(zero).min(one);
+    }
     (s / norm, lo, hi)
 }
 
@@ -160,9 +187,10 @@ mod tests {
             hi: [1.0; 3],
         })
         .unwrap();
-        let m = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let mut pm = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let m = Geometry::<f64>::take(&mut pm, &[]);
         let lin = |x: [f64; 3]| x[0] + 2.0 * x[1] + 3.0 * x[2];
-        let f: Vec<f64> = m.topo.centroids.iter().map(|&c| lin(c)).collect();
+        let f: Vec<f64> = m.centroids.iter().map(|&c| lin(c)).collect();
         let mut fv = Vec::new();
         vertex_values(&m, &f, &mut fv);
         let loc = Locator::new(&m, 100);
@@ -178,9 +206,19 @@ mod tests {
             let Location::Inside(c) = loc.locate(&m, 0, p) else {
                 panic!()
             };
-            let corrected = voronoi_with(&m, c as usize, p, &f, Some(&g));
+            let with_grad = Donors {
+                f: &f,
+                grad: Some(&g),
+                bc: &[],
+            };
+            let plain = Donors {
+                f: &f,
+                grad: None,
+                bc: &[],
+            };
+            let corrected = voronoi(&m, c as usize, p, &with_grad);
             worst[2] = worst[2].max((corrected.0 - lin(p)).abs());
-            for (i, (v, lo, hi)) in [voronoi(&m, c as usize, p, &f), linear(&m, c as usize, p, &fv)]
+            for (i, (v, lo, hi)) in [voronoi(&m, c as usize, p, &plain), linear(&m, c as usize, p, &fv)]
                 .into_iter()
                 .enumerate()
             {
@@ -201,5 +239,51 @@ mod tests {
             "linear interpolation must reproduce linear fields inside"
         );
         assert!(worst[0] < 0.25, "voronoi error {}", worst[0]);
+    }
+
+    /// Section II.C: near a Dirichlet patch the interpolation weighs the wall value through the
+    /// virtual (mirrored) cells; near a Neumann patch it sees only the interior cells.
+    #[test]
+    fn dirichlet_virtual_cells_bring_the_wall_value_in() {
+        let raw = generate(&BoxSpec {
+            dims: [6, 6, 6],
+            lo: [0.0; 3],
+            hi: [1.0; 3],
+        })
+        .unwrap();
+        let pm = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let xmin = pm.patch_index("xmin").expect("box patches");
+        let mut bc = vec![f64::NAN; pm.patches.len()];
+        bc[xmin] = 1.0;
+        let dirichlet = Geometry::<f64>::take(&mut pm.clone(), &bc);
+        let neumann = Geometry::<f64>::take(&mut pm.clone(), &vec![f64::NAN; bc.len()]);
+        assert!(neumann.virt.donor.is_empty());
+        assert!(!dirichlet.virt.donor.is_empty());
+        let zeros = vec![0.0; dirichlet.num_cells()];
+        let ones = vec![1.0; dirichlet.num_cells()];
+        let loc = Locator::new(&dirichlet, 100);
+        // Points on and just inside the Dirichlet face x = 0, and one deep inside.
+        for (p, lo, hi) in [
+            ([0.0, 0.45, 0.55], 0.25, 0.75),
+            ([0.02, 0.3, 0.6], 0.05, 0.6),
+            ([0.5, 0.5, 0.5], 0.0, 0.0),
+        ] {
+            let Location::Inside(c) = loc.locate(&dirichlet, 0, p) else {
+                panic!()
+            };
+            let at = |m: &Geometry<f64>, f: &[f64]| voronoi(m, c as usize, p, &Donors { f, grad: None, bc: &bc });
+            let (v, dlo, dhi) = at(&dirichlet, &zeros);
+            assert!(v >= lo && v <= hi, "{p:?}: {v} not in [{lo}, {hi}]");
+            assert!(dlo >= 0.0 && dhi <= 1.0 && v >= dlo && v <= dhi);
+            assert_eq!(at(&neumann, &zeros).0, 0.0);
+            // A field equal to the wall value everywhere stays exactly that value.
+            assert!((at(&dirichlet, &ones).0 - 1.0).abs() < 1e-14);
+        }
+        // The linear interpolation pins the wall's vertices to the wall value.
+        let mut fv = Vec::new();
+        vertex_values(&dirichlet, &zeros, &mut fv);
+        let pinned = dirichlet.node_bc.iter().filter(|v| !v.is_nan()).count();
+        assert_eq!(pinned, 7 * 7);
+        assert_eq!(fv.iter().filter(|&&v| v == 1.0).count(), pinned);
     }
 }

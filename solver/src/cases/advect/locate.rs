@@ -4,11 +4,11 @@
 //! through edges and vertices — the paper's dead-lock cycling), and a kd-tree (kiddo) restart
 //! from the nearest centroid as the last resort.
 
+use super::geometry::{v3, Geometry};
+use crate::real::Real;
 use kiddo::float::distance::SquaredEuclidean;
 use kiddo::KdTree;
-use meshtool::mesh::vec3;
 use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
-use meshtool::PreparedMesh;
 
 /// Where a departure point is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -21,12 +21,11 @@ pub enum Location {
 
 /// Barycentric coordinate of p for each vertex of cell c (1 at the vertex, 0 on the opposite face).
 #[inline]
-pub fn barycentric(m: &PreparedMesh, c: usize, p: [f64; 3]) -> [f64; 4] {
-    let t = &m.topo;
-    let v3 = 3.0 * t.volumes[c];
+pub fn barycentric<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3]) -> [R; 4] {
+    let v3x = R::of(3.0) * m.volumes[c];
     std::array::from_fn(|f| {
-        let on_face = m.nodes[t.cells[c][FACE_VERTS[f][0]] as usize];
-        t.face_areas[c][f] * vec3::dot(t.face_normals[c][f], vec3::sub(on_face, p)) / v3
+        let on_face = m.nodes[m.cells[c][FACE_VERTS[f][0]] as usize];
+        m.face_areas[c][f] * v3::dot(m.face_normals[c][f], v3::sub(on_face, p)) / v3x
     })
 }
 
@@ -36,26 +35,30 @@ pub struct Locator {
 }
 
 /// Tolerance on barycentric coordinates: points this close outside a face count as inside.
-const EPS: f64 = 1e-12;
+/// 1e-12 in f64; in f32 a point on a face may round to -1e-7 in both cells that share it, so
+/// the tolerance grows to 100 ulp of 1 (the CUDA walk uses the same).
+pub fn eps<R: Real>() -> R {
+    R::of(1e-12).max(R::of(100.0) * R::epsilon())
+}
 
 impl Locator {
-    pub fn new(m: &PreparedMesh, max_steps: u32) -> Self {
+    pub fn new<R: Real>(m: &Geometry<R>, max_steps: u32) -> Self {
         let mut tree: KdTree<f64, 3> = KdTree::with_capacity(m.num_cells().max(1));
-        for (i, c) in m.topo.centroids.iter().enumerate() {
-            tree.add(c, i as u64);
+        for (i, c) in m.centroids.iter().enumerate() {
+            tree.add(&c.map(|x| x.f64()), i as u64);
         }
         Locator { tree, max_steps }
     }
 
-    pub fn locate(&self, m: &PreparedMesh, start: u32, p: [f64; 3]) -> Location {
+    pub fn locate<R: Real>(&self, m: &Geometry<R>, start: u32, p: [R; 3]) -> Location {
         match walk(m, start, p, self.max_steps) {
             Some(l) => l,
             None => {
-                let nearest = self.tree.nearest_one::<SquaredEuclidean>(&p).item as u32;
+                let nearest = self.tree.nearest_one::<SquaredEuclidean>(&p.map(|x| x.f64())).item as u32;
                 walk(m, nearest, p, 4 * self.max_steps).unwrap_or_else(|| {
                     // Give up: treat as outside through the nearest cell's closest boundary face
                     // if it has one, else as inside the nearest cell.
-                    let nb = m.topo.neighbours[nearest as usize];
+                    let nb = m.neighbours[nearest as usize];
                     match nb.iter().find(|&&d| is_boundary(d)) {
                         Some(&d) => Location::Outside {
                             cell: nearest,
@@ -70,7 +73,8 @@ impl Locator {
 }
 
 /// Walk from `start`; None if the step budget runs out.
-pub fn walk(m: &PreparedMesh, start: u32, p: [f64; 3], max_steps: u32) -> Option<Location> {
+pub fn walk<R: Real>(m: &Geometry<R>, start: u32, p: [R; 3], max_steps: u32) -> Option<Location> {
+    let eps = eps::<R>();
     let mut c = start as usize;
     let mut rng = 0x9E37_79B9u32 ^ start;
     for step in 0..max_steps {
@@ -82,7 +86,7 @@ pub fn walk(m: &PreparedMesh, start: u32, p: [f64; 3], max_steps: u32) -> Option
                 f = k;
             }
         }
-        if worst >= -EPS {
+        if worst >= -eps {
             return Some(Location::Inside(c as u32));
         }
         if step > 16 {
@@ -90,10 +94,10 @@ pub fn walk(m: &PreparedMesh, start: u32, p: [f64; 3], max_steps: u32) -> Option
             rng ^= rng << 13;
             rng ^= rng >> 17;
             rng ^= rng << 5;
-            let negative: Vec<usize> = (0..4).filter(|&k| l[k] < -EPS).collect();
+            let negative: Vec<usize> = (0..4).filter(|&k| l[k] < -eps).collect();
             f = negative[rng as usize % negative.len()];
         }
-        let d = m.topo.neighbours[c][f];
+        let d = m.neighbours[c][f];
         if is_boundary(d) {
             return Some(Location::Outside {
                 cell: c as u32,
@@ -120,7 +124,8 @@ mod tests {
             hi: [1.0; 3],
         })
         .unwrap();
-        let m = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let mut pm = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let m = Geometry::<f64>::take(&mut pm, &[]);
         let loc = Locator::new(&m, 200);
         let mut seed = 12345u64;
         let mut rand = || {

@@ -6,6 +6,7 @@
 //! (eq. 16-18), or first-order SL F' = I(V, F). CPU execution (rayon) here.
 
 pub mod cuda;
+pub mod geometry;
 pub mod interp;
 pub mod locate;
 pub mod velocity;
@@ -13,7 +14,9 @@ pub mod velocity;
 use crate::cases::{Layout, Prepared, Simulation, Target};
 use crate::config::CaseFile;
 use crate::error::{Result, SolverError};
-use interp::Interpolation;
+use crate::real::Real;
+use geometry::Geometry;
+use interp::{Donors, Interpolation};
 use locate::{Location, Locator};
 use meshtool::PreparedMesh;
 use rayon::prelude::*;
@@ -38,7 +41,9 @@ pub struct AdvectSection {
     pub profile: Profile,
     pub velocity: VelocitySpec,
     /// Boundary condition per patch name: `{ dirichlet = value }` or `"neumann"` (zero
-    /// gradient, the default for patches not listed). Applied to departure points outside.
+    /// gradient, the default for patches not listed). Applied to departure points outside, and
+    /// inside the interpolation (section II.C): Dirichlet patches add virtual cells carrying
+    /// the value to the Voronoi weights and pin their vertices in the linear interpolation.
     #[serde(default)]
     pub boundary: BTreeMap<String, PatchBc>,
     /// Step budget of the walk before the kd-tree restart.
@@ -130,32 +135,61 @@ pub fn length_scale(m: &PreparedMesh) -> f64 {
     vol / area
 }
 
+/// Bytes one step must move at the least: every array each kernel reads or writes, touched
+/// once (the gathers through the walk and the dual tables re-read far more, mostly from
+/// cache). The fraction of the copy bandwidth this reaches says how close to the memory
+/// roofline an unstructured gather kernel gets.
+fn min_bytes_per_step<R: Real>(g: &Geometry<R>, section: &AdvectSection) -> f64 {
+    let (r, i) = (std::mem::size_of::<R>() as f64, 4.0);
+    let (n, nodes) = (g.num_cells() as f64, g.nodes.len() as f64);
+    let tables = |t: &geometry::DualArrays<R>| t.donor.len() as f64 * (16.0 * r + i) + (nodes + 1.0) * i;
+    let cell_geometry = n * (17.0 * r + 8.0 * i) + nodes * 3.0 * r;
+    // centroid in, point and location out, the cell geometry the walk tests.
+    let departures = n * (6.0 * r + 2.0 * i) + cell_geometry;
+    // point and location in, value and range out, the field, the located cells' vertices.
+    let base = n * (7.0 * r + 6.0 * i) + nodes * 3.0 * r;
+    let interpolation = match section.interpolation {
+        Interpolation::Voronoi => base + tables(&g.dual) + tables(&g.virt),
+        // + the gradient pass, and the donors' gradients, ranges and centroids.
+        Interpolation::VoronoiGrad => {
+            base + tables(&g.dual) + tables(&g.virt) + n * (4.0 * r + 4.0 * i + 5.0 * r) + n * 8.0 * r
+        }
+        // vertex values (dual cells and volumes in, node values out), then barycentric.
+        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.donor.len() as f64 * i + n * r + cell_geometry,
+    };
+    match section.scheme {
+        Scheme::Sl1 => departures + interpolation + n * 2.0 * r,
+        Scheme::Bfecc => 2.0 * departures + 3.0 * interpolation + n * 7.0 * r,
+    }
+}
+
 /// A departure point and where it is.
 #[derive(Clone, Copy, Debug)]
-struct Departure {
-    point: [f64; 3],
+struct Departure<R> {
+    point: [R; 3],
     loc: Location,
 }
 
-struct AdvectCpu {
-    mesh: Arc<PreparedMesh>,
+struct AdvectCpu<R: Real> {
+    geo: Geometry<R>,
     locator: Locator,
-    vel: Velocity,
+    vel: Velocity<R>,
     section: AdvectSection,
-    /// Per patch.
-    bc: Vec<PatchBc>,
-    f: Vec<f64>,
+    /// Dirichlet value per patch, NaN for Neumann.
+    bc: Vec<R>,
+    f: Vec<R>,
     step: u64,
     t: f64,
 }
 
-impl AdvectCpu {
-    fn departures(&self, dt: f64, sign: f64) -> Vec<Departure> {
-        let m = &*self.mesh;
+impl<R: Real> AdvectCpu<R> {
+    fn departures(&self, dt: f64, sign: f64) -> Vec<Departure<R>> {
+        let m = &self.geo;
+        let (t, dt, sign) = (R::of(self.t), R::of(dt), R::of(sign));
         (0..m.num_cells())
             .into_par_iter()
             .map(|c| {
-                let point = departure(&self.vel, m.topo.centroids[c], self.t, dt, self.step, sign);
+                let point = departure(&self.vel, m.centroids[c], c, t, dt, self.step, sign);
                 Departure {
                     point,
                     loc: self.locator.locate(m, c as u32, point),
@@ -165,8 +199,8 @@ impl AdvectCpu {
     }
 
     /// I(V, f) at the departure points, with the donors' range.
-    fn interpolate(&self, deps: &[Departure], f: &[f64]) -> Vec<(f64, f64, f64)> {
-        let m = &*self.mesh;
+    fn interpolate(&self, deps: &[Departure<R>], f: &[R]) -> Vec<(R, R, R)> {
+        let m = &self.geo;
         let mut fv = Vec::new();
         let mut grad = None;
         match self.section.interpolation {
@@ -174,18 +208,20 @@ impl AdvectCpu {
             Interpolation::VoronoiGrad => grad = Some(interp::lsq_gradients(m, f)),
             Interpolation::Voronoi => {}
         }
+        let donors = Donors {
+            f,
+            grad: grad.as_ref(),
+            bc: &self.bc,
+        };
         deps.par_iter()
             .map(|d| match d.loc {
                 Location::Inside(c) => match self.section.interpolation {
-                    Interpolation::Voronoi => interp::voronoi(m, c as usize, d.point, f),
-                    Interpolation::VoronoiGrad => interp::voronoi_with(m, c as usize, d.point, f, grad.as_ref()),
                     Interpolation::Linear => interp::linear(m, c as usize, d.point, &fv),
+                    _ => interp::voronoi(m, c as usize, d.point, &donors),
                 },
                 Location::Outside { cell, patch } => {
-                    let v = match self.bc[patch as usize] {
-                        PatchBc::Dirichlet(v) => v,
-                        PatchBc::Neumann => f[cell as usize],
-                    };
+                    let b = self.bc[patch as usize];
+                    let v = if b.is_nan() { f[cell as usize] } else { b };
                     (v, v, v)
                 }
             })
@@ -193,22 +229,29 @@ impl AdvectCpu {
     }
 }
 
-impl Simulation for AdvectCpu {
+impl<R: Real> Simulation for AdvectCpu<R> {
     fn step(&mut self, dt: f64) -> Result<()> {
         let fwd = self.departures(dt, 1.0);
         let first = self.interpolate(&fwd, &self.f);
         self.f = match self.section.scheme {
             Scheme::Sl1 => first.iter().map(|r| r.0).collect(),
             Scheme::Bfecc => {
-                let f1: Vec<f64> = first.iter().map(|r| r.0).collect();
+                let f1: Vec<R> = first.iter().map(|r| r.0).collect();
                 let bwd = self.departures(dt, -1.0);
                 let f2 = self.interpolate(&bwd, &f1);
-                let g: Vec<f64> = self.f.iter().zip(&f2).map(|(f, b)| f + 0.5 * (f - b.0)).collect();
+                let half = R::of(0.5);
+                let g: Vec<R> = self.f.iter().zip(&f2).map(|(&f, b)| f + half * (f - b.0)).collect();
                 let corrected = self.interpolate(&fwd, &g);
                 corrected
                     .iter()
                     .zip(&first)
-                    .map(|(c, r)| if self.section.limiter { c.0.clamp(r.1, r.2) } else { c.0 })
+                    .map(|(c, r)| {
+                        if self.section.limiter {
+                            c.0.max(r.1).min(r.2)
+                        } else {
+                            c.0
+                        }
+                    })
                     .collect()
             }
         };
@@ -219,6 +262,7 @@ impl Simulation for AdvectCpu {
 
     fn max_abs(&mut self) -> Result<f64> {
         Ok(self.f.iter().fold(0.0f64, |m, v| {
+            let v = v.f64();
             if v.is_nan() || m.is_nan() {
                 f64::NAN
             } else {
@@ -228,30 +272,55 @@ impl Simulation for AdvectCpu {
     }
 
     fn fields(&mut self) -> Result<Vec<(String, Vec<f64>)>> {
-        Ok(vec![("F".into(), self.f.clone())])
+        let vel = cell_velocities(&self.vel, &self.geo.centroids, self.t, self.step);
+        Ok(vec![
+            ("F".into(), self.f.iter().map(|v| v.f64()).collect()),
+            ("velocity".into(), vel),
+        ])
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
-        let mut b = Vec::with_capacity(16 + 8 * self.f.len());
-        b.extend_from_slice(&self.step.to_le_bytes());
-        b.extend_from_slice(&self.t.to_le_bytes());
-        b.extend(crate::cases::to_bytes(&self.f));
-        Ok(b)
+        Ok(state_bytes(self.step, self.t, &self.f))
     }
 
     fn load_state(&mut self, b: &[u8]) -> Result<()> {
-        self.step = u64::from_le_bytes(b[..8].try_into().unwrap());
-        self.t = f64::from_le_bytes(b[8..16].try_into().unwrap());
-        self.f = crate::cases::from_bytes(&b[16..]);
+        (self.step, self.t, self.f) = state_from_bytes(b);
         Ok(())
     }
 }
 
-pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Prepared> {
+/// The velocity at every centroid at time t, three values per cell (an output field, and the
+/// input of a later run's `velocity = { kind = "field" }`).
+fn cell_velocities<R: Real>(vel: &Velocity<R>, centroids: &[[R; 3]], t: f64, step: u64) -> Vec<f64> {
+    centroids
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(c, &x)| vel.eval(x, c, R::of(t), step).0.map(|v| v.f64()))
+        .collect()
+}
+
+/// Checkpoint layout: step, time, field.
+fn state_bytes<R: Real>(step: u64, t: f64, f: &[R]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(16 + std::mem::size_of_val(f));
+    b.extend_from_slice(&step.to_le_bytes());
+    b.extend_from_slice(&t.to_le_bytes());
+    b.extend(crate::cases::to_bytes(f));
+    b
+}
+
+fn state_from_bytes<R: Real>(b: &[u8]) -> (u64, f64, Vec<R>) {
+    (
+        u64::from_le_bytes(b[..8].try_into().unwrap()),
+        f64::from_le_bytes(b[8..16].try_into().unwrap()),
+        crate::cases::from_bytes(&b[16..]),
+    )
+}
+
+pub fn prepare<R: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Prepared> {
     let section = case.advect.clone().expect("validated");
     let mesh_path = crate::config::resolve(case_path, case.mesh.as_ref().expect("validated"));
-    let mesh = Arc::new(PreparedMesh::read(&mesh_path)?);
-    let mut bc = vec![PatchBc::Neumann; mesh.patches.len()];
+    let mut mesh = PreparedMesh::read(&mesh_path)?;
+    let mut bc = vec![f64::NAN; mesh.patches.len()];
     for (name, b) in &section.boundary {
         let i = mesh.patch_index(name).ok_or_else(|| {
             let names: Vec<&str> = mesh.patches.iter().map(|p| p.name.as_str()).collect();
@@ -261,22 +330,50 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
                 format!("the mesh has no patch '{name}' (it has: {})", names.join(", ")),
             )
         })?;
-        bc[i] = *b;
+        if let PatchBc::Dirichlet(v) = b {
+            bc[i] = *v;
+        }
     }
     let (lo, hi) = mesh.bounding_box();
     let len: [f64; 3] = std::array::from_fn(|k| hi[k] - lo[k]);
+    let cells = match &section.velocity {
+        VelocitySpec::Field { file, array } => {
+            let path = crate::config::resolve(case_path, Path::new(file));
+            let field = velocity::load_cell_velocity::<R>(&path, array, &mesh, case_path, "advect.velocity.file")?;
+            if field.max_speed == 0.0 {
+                return Err(SolverError::config(
+                    case_path,
+                    "advect.velocity.file",
+                    format!(
+                        "the velocity in {} is zero everywhere: nothing to advect",
+                        path.display()
+                    ),
+                ));
+            }
+            Some(Arc::new(field))
+        }
+        _ => None,
+    };
     let vel = Velocity {
         spec: section.velocity.clone(),
         lo,
         len,
+        cells,
     };
     let h = length_scale(&mesh);
     let (dt, steps) = crate::cases::time_steps(&case.time, case.time.cfl * h / vel.max_speed());
     let profile = section.profile.clone();
-    let f: Vec<f64> = mesh.topo.centroids.iter().map(|&x| profile.value(x, lo, len)).collect();
-    let (fmin, fmax) = f
+    let f: Vec<R> = mesh
+        .topo
+        .centroids
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        .map(|&x| R::of(profile.value(x, lo, len)))
+        .collect();
+    let (fmin, fmax) = f.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+        (a.min(v.f64()), b.max(v.f64()))
+    });
+    let geo = Geometry::<R>::take(&mut mesh, &bc);
+    let mesh = Arc::new(mesh);
     let reference_mesh = mesh.clone();
     let reference_vel = vel.clone();
     let reference: crate::cases::ReferenceFn = Box::new(move |t| {
@@ -305,10 +402,12 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
         }
     );
     let (backend, device) = target.describe();
+    let bc: Vec<R> = bc.iter().map(|&v| R::of(v)).collect();
+    let min_bytes = min_bytes_per_step(&geo, &section);
     let sim: Box<dyn Simulation> = match target {
         Target::Cpu => Box::new(AdvectCpu {
-            locator: Locator::new(&mesh, section.max_walk),
-            mesh: mesh.clone(),
+            locator: Locator::new(&geo, section.max_walk),
+            geo,
             vel,
             bc,
             f,
@@ -316,7 +415,7 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
             t: 0.0,
             section,
         }),
-        Target::Cuda(dev) => Box::new(cuda::AdvectCuda::new(dev.clone(), &mesh, &vel, &section, &bc, &f)?),
+        Target::Cuda(dev) => Box::new(cuda::AdvectCuda::new(dev.clone(), geo, vel, &section, bc, &f)?),
     };
     Ok(Prepared {
         sim,
@@ -327,7 +426,7 @@ pub fn prepare(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Pre
         backend,
         device,
         variant,
-        min_bytes_per_step: 0.0,
+        min_bytes_per_step: min_bytes,
         extra: serde_json::json!({"initial_min": fmin, "initial_max": fmax, "cfl_length_scale": h, "mesh": mesh_path}),
         weights: Some(mesh.topo.volumes.clone()),
     })

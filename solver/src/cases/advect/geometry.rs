@@ -1,0 +1,190 @@
+//! The mesh arrays the advection reads, in the run's precision R: moved out of the prepared
+//! mesh without a copy for f64, converted once for f32. Both backends read these same arrays,
+//! so the CPU and the CUDA kernels see the same rounded geometry.
+//!
+//! Besides the mesh's own Voronoi-dual tables, it holds the Dirichlet "virtual cells" of
+//! section II.C: the mirror image of every cell with a face on a Dirichlet patch, across that
+//! face, as an extra dual-cell vertex of each of the face's three vertices, carrying the
+//! patch's value. Near a Dirichlet wall the interpolation then sees the wall value, as a ghost
+//! cell would; Neumann (zero-gradient) patches get none, so only the interior cells weigh in.
+
+use crate::real::Real;
+use meshtool::mesh::vec3;
+use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
+use meshtool::PreparedMesh;
+use std::any::Any;
+
+/// Vertex -> dual-cell vertices in CSR form with the geometry of eq. (11). For the mesh's own
+/// table a donor is a cell; for the virtual table it is the Dirichlet patch.
+#[derive(Default)]
+pub struct DualArrays<R> {
+    pub offsets: Vec<u32>,
+    pub donor: Vec<u32>,
+    pub normals: Vec<[[R; 3]; 3]>,
+    pub plane_d: Vec<[R; 3]>,
+    pub half_len: Vec<[R; 3]>,
+    pub det: Vec<R>,
+}
+
+impl<R: Real> DualArrays<R> {
+    #[inline]
+    pub fn entries(&self, v: usize) -> std::ops::Range<usize> {
+        self.offsets[v] as usize..self.offsets[v + 1] as usize
+    }
+
+    /// Eq. (11), unnormalised.
+    #[inline]
+    pub fn weight(&self, e: usize, x: [R; 3]) -> R {
+        meshtool::dual::warren_weight(&self.normals[e], &self.plane_d[e], &self.half_len[e], self.det[e], x)
+    }
+}
+
+pub struct Geometry<R> {
+    pub nodes: Vec<[R; 3]>,
+    pub cells: Vec<[u32; 4]>,
+    /// Face neighbours; a boundary face holds 0x80000000 | patch.
+    pub neighbours: Vec<[u32; 4]>,
+    /// Unit outward normals and areas of the four faces (face f is opposite vertex f).
+    pub face_normals: Vec<[[R; 3]; 4]>,
+    pub face_areas: Vec<[R; 4]>,
+    pub centroids: Vec<[R; 3]>,
+    pub volumes: Vec<R>,
+    pub dual: DualArrays<R>,
+    /// Dirichlet virtual cells per vertex (empty table when no patch is Dirichlet).
+    pub virt: DualArrays<R>,
+    /// Per vertex: the Dirichlet value of a patch the vertex lies on, NaN if none (the linear
+    /// interpolation pins such vertices to the wall value).
+    pub node_bc: Vec<R>,
+}
+
+impl<R: Real> Geometry<R> {
+    /// Builds the arrays, taking the large per-cell and dual tables out of `m` (afterwards `m`
+    /// keeps what output needs: nodes, cells, volumes, centroids, patches). `bc[patch]` is the
+    /// Dirichlet value of a patch, NaN for Neumann.
+    pub fn take(m: &mut PreparedMesh, bc: &[f64]) -> Self {
+        let (virt, node_bc) = dirichlet_mirrors(m, bc);
+        let t = &mut m.topo;
+        let d = &mut m.dual;
+        Geometry {
+            nodes: m.nodes.iter().map(|&x| arr(x)).collect(),
+            cells: t.cells.clone(),
+            neighbours: t.neighbours.clone(),
+            face_normals: convert(std::mem::take(&mut t.face_normals), |n| n.map(arr)),
+            face_areas: convert(std::mem::take(&mut t.face_areas), arr),
+            centroids: t.centroids.iter().map(|&x| arr(x)).collect(),
+            volumes: t.volumes.iter().map(|&v| R::of(v)).collect(),
+            dual: DualArrays {
+                offsets: std::mem::take(&mut d.offsets),
+                donor: std::mem::take(&mut d.cells),
+                normals: convert(std::mem::take(&mut d.normals), |n| n.map(arr)),
+                plane_d: convert(std::mem::take(&mut d.plane_d), arr),
+                half_len: convert(std::mem::take(&mut d.half_len), arr),
+                det: convert(std::mem::take(&mut d.det), R::of),
+            },
+            virt: DualArrays {
+                offsets: virt.offsets,
+                donor: virt.donor,
+                normals: convert(virt.normals, |n| n.map(arr)),
+                plane_d: convert(virt.plane_d, arr),
+                half_len: convert(virt.half_len, arr),
+                det: convert(virt.det, R::of),
+            },
+            node_bc: node_bc.into_iter().map(R::of).collect(),
+        }
+    }
+
+    pub fn num_cells(&self) -> usize {
+        self.cells.len()
+    }
+}
+
+/// An array of f64 in precision R.
+pub fn arr<R: Real, const N: usize>(a: [f64; N]) -> [R; N] {
+    a.map(R::of)
+}
+
+/// `v` as a vector of U: moved when U is T (f64 -> f64, no copy), converted otherwise.
+fn convert<T: 'static, U: 'static>(v: Vec<T>, f: impl Fn(T) -> U) -> Vec<U> {
+    match (Box::new(v) as Box<dyn Any>).downcast::<Vec<U>>() {
+        Ok(same) => *same,
+        Err(other) => other
+            .downcast::<Vec<T>>()
+            .expect("input type")
+            .into_iter()
+            .map(f)
+            .collect(),
+    }
+}
+
+/// The virtual cells of the Dirichlet patches (see the module comment) and the per-vertex
+/// Dirichlet value. The mirror of cell c across its face f shares the face's vertices; at a
+/// face vertex v, its three bisector planes are those of c's entry for v reflected across the
+/// face plane (the two in-plane edges map to themselves, the edge to the apex to its mirror),
+/// and |det N| is unchanged by a reflection.
+fn dirichlet_mirrors(m: &PreparedMesh, bc: &[f64]) -> (DualArrays<f64>, Vec<f64>) {
+    let mut node_bc = vec![f64::NAN; m.nodes.len()];
+    // (vertex, patch, normals, plane offsets, half lengths, |det N|) per virtual entry.
+    type Mirror = (u32, u32, [[f64; 3]; 3], [f64; 3], [f64; 3], f64);
+    let mut found: Vec<Mirror> = Vec::new();
+    let (t, d) = (&m.topo, &m.dual);
+    for c in 0..m.num_cells() {
+        for f in 0..4 {
+            let nb = t.neighbours[c][f];
+            if !is_boundary(nb) || bc.get(patch_of(nb) as usize).is_none_or(|v| v.is_nan()) {
+                continue;
+            }
+            let patch = patch_of(nb);
+            let nf = t.face_normals[c][f];
+            let q = m.nodes[t.cells[c][FACE_VERTS[f][0]] as usize];
+            let qn = vec3::dot(q, nf);
+            for &k in &FACE_VERTS[f] {
+                let v = t.cells[c][k] as usize;
+                node_bc[v] = bc[patch as usize];
+                let e = d
+                    .cells_of(v)
+                    .find(|&e| d.cells[e] as usize == c)
+                    .expect("every cell is in the dual table of its vertices");
+                let mut normals = d.normals[e];
+                let mut plane_d = d.plane_d[e];
+                for j in 0..3 {
+                    let s = vec3::dot(normals[j], nf);
+                    normals[j] = vec3::sub(normals[j], vec3::scale(nf, 2.0 * s));
+                    plane_d[j] -= 2.0 * s * qn;
+                }
+                found.push((v as u32, patch, normals, plane_d, d.half_len[e], d.det[e]));
+            }
+        }
+    }
+    found.sort_by_key(|e| e.0);
+    let mut out = DualArrays {
+        offsets: vec![0; m.nodes.len() + 1],
+        ..Default::default()
+    };
+    for (v, patch, n, p, h, det) in found {
+        out.offsets[v as usize + 1] += 1;
+        out.donor.push(patch);
+        out.normals.push(n);
+        out.plane_d.push(p);
+        out.half_len.push(h);
+        out.det.push(det);
+    }
+    for v in 0..m.nodes.len() {
+        out.offsets[v + 1] += out.offsets[v];
+    }
+    (out, node_bc)
+}
+
+/// Small vector helpers in R, written as the CUDA kernel writes them (same operation order).
+pub mod v3 {
+    use crate::real::Real;
+
+    #[inline]
+    pub fn dot<R: Real>(a: [R; 3], b: [R; 3]) -> R {
+        a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    }
+
+    #[inline]
+    pub fn sub<R: Real>(a: [R; 3], b: [R; 3]) -> [R; 3] {
+        [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+    }
+}
