@@ -207,8 +207,14 @@ pub fn advect_run(case: &CaseFile, target: &Target, steps: u64) -> Result<Vec<f6
     Ok(p.sim.fields()?.remove(0).1)
 }
 
-/// Seconds per step of a case on a backend (after one warm-up step), and the cell count.
-pub fn advect_time(case: &CaseFile, target: &Target, steps: u64, dev: Option<&Arc<Device>>) -> Result<(f64, usize)> {
+/// Seconds per step of a case on a backend (after one warm-up step), the cell count and the
+/// bytes a step must move at the least (the case's traffic model).
+pub fn advect_time(
+    case: &CaseFile,
+    target: &Target,
+    steps: u64,
+    dev: Option<&Arc<Device>>,
+) -> Result<(f64, usize, f64)> {
     let mut p = cases::prepare(case, Path::new("advect-step.toml"), target)?;
     p.sim.step(p.dt)?;
     if let Some(d) = dev {
@@ -221,5 +227,9 @@ pub fn advect_time(case: &CaseFile, target: &Target, steps: u64, dev: Option<&Ar
     if let Some(d) = dev {
         d.sync()?;
     }
-    Ok((t.elapsed().as_secs_f64() / steps as f64, p.layout.size()))
+    Ok((
+        t.elapsed().as_secs_f64() / steps as f64,
+        p.layout.size(),
+        p.min_bytes_per_step,
+    ))
 }

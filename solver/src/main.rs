@@ -6,7 +6,7 @@ use solver::bench;
 use solver::config::{self, Backend, HeatKernel};
 use solver::error::SolverError;
 use solver::run::{self, RunOptions};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
 #[command(name = "solver", version, about = "GPU/CPU CFD solver: run cases, write VTK")]
@@ -225,48 +225,79 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
                 dev.arch
             );
             println!(
-                "{:<22} {:>14} {:>10} {:>10} {:>6}",
-                "scheme", "max rel diff", "L1 cpu", "L1 cuda", ""
+                "{:<26} {:>5} {:>14} {:>10} {:>10} {:>10} {:>6}",
+                "scheme", "prec", "max rel diff", "tolerance", "L1 cpu", "L1 cuda", ""
             );
             let pm = meshtool::PreparedMesh::read(&mesh)?;
             let mut failed = false;
-            for (scheme, interp) in [
-                ("bfecc", "voronoi"),
-                ("bfecc", "voronoi-grad"),
-                ("bfecc", "linear"),
-                ("sl1", "voronoi"),
-                ("sl1", "linear"),
-            ] {
-                let sets = vec![
-                    format!("advect.scheme={scheme}"),
-                    format!("advect.interpolation={interp}"),
-                    format!("time.steps={steps}"),
-                ];
-                let case = bench::advect_case(&mesh, &sets)?;
-                let a = bench::advect_run(&case, &solver::cases::Target::Cpu, steps)?;
-                let b = bench::advect_run(&case, &cuda, steps)?;
-                let init = bench::advect_run(&case, &solver::cases::Target::Cpu, 0)?;
-                let l1 = |x: &[f64]| {
-                    solver::output::relative_errors(x, &init, Some(&pm.topo.volumes))["l1"]
-                        .as_f64()
-                        .unwrap()
-                };
-                let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
-                let d = a.iter().zip(&b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale;
-                let ok = d <= 1e-10;
-                failed |= !ok;
-                println!(
-                    "{:<22} {:>14.3e} {:>10.4} {:>10.4} {:>6}",
-                    format!("{scheme}+{interp}"),
-                    d,
-                    l1(&a),
-                    l1(&b),
-                    if ok { "PASS" } else { "FAIL" }
-                );
+            // The rotation's velocity as a cell field in a VTU, as a previous run writes it.
+            let tmp = tempfile::tempdir().map_err(|e| SolverError::io(std::env::temp_dir(), e))?;
+            let rotation = "advect.velocity={kind=\"rotation\"}".to_string();
+            let velocity_file = {
+                let case = bench::advect_case(&mesh, std::slice::from_ref(&rotation))?;
+                let mut p = solver::cases::prepare(&case, Path::new("advect-step.toml"), &solver::cases::Target::Cpu)?;
+                let fields: Vec<_> = p.sim.fields()?.into_iter().filter(|f| f.0 == "velocity").collect();
+                tmp.path().join(solver::output::write_fields(
+                    &tmp.path().join("velocity"),
+                    &p.layout,
+                    &fields,
+                )?)
+            };
+            let field = format!(
+                "advect.velocity={{kind=\"field\",file=\"{}\"}}",
+                velocity_file.display()
+            );
+            // f64 to the 1e-10; f32 to 1e-5 (both run the same arithmetic in the same
+            // order, so any difference is a rounding the two sides do differently).
+            for (prec, tol) in [("f64", 1e-10), ("f32", 1e-5)] {
+                for (scheme, interp, velocity) in [
+                    ("bfecc", "voronoi", None),
+                    ("bfecc", "voronoi-grad", None),
+                    ("bfecc", "linear", None),
+                    ("sl1", "voronoi", None),
+                    ("sl1", "linear", None),
+                    ("bfecc", "voronoi", Some(("rotation", &rotation))),
+                    ("bfecc", "voronoi", Some(("field", &field))),
+                ] {
+                    let mut sets = vec![
+                        format!("advect.scheme={scheme}"),
+                        format!("advect.interpolation={interp}"),
+                        format!("time.steps={steps}"),
+                        format!("run.precision=\"{prec}\""),
+                    ];
+                    let mut label = format!("{scheme}+{interp}");
+                    if let Some((name, set)) = velocity {
+                        sets.push(set.clone());
+                        label = format!("{label} ({name})");
+                    }
+                    let case = bench::advect_case(&mesh, &sets)?;
+                    let a = bench::advect_run(&case, &solver::cases::Target::Cpu, steps)?;
+                    let b = bench::advect_run(&case, &cuda, steps)?;
+                    let init = bench::advect_run(&case, &solver::cases::Target::Cpu, 0)?;
+                    let l1 = |x: &[f64]| {
+                        solver::output::relative_errors(x, &init, Some(&pm.topo.volumes))["l1"]
+                            .as_f64()
+                            .unwrap()
+                    };
+                    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+                    let d = a.iter().zip(&b).fold(0.0f64, |m, (x, y)| m.max((x - y).abs())) / scale;
+                    let ok = d <= tol;
+                    failed |= !ok;
+                    println!(
+                        "{:<26} {:>5} {:>14.3e} {:>10.0e} {:>10.4} {:>10.4} {:>6}",
+                        label,
+                        prec,
+                        d,
+                        tol,
+                        l1(&a),
+                        l1(&b),
+                        if ok { "PASS" } else { "FAIL" }
+                    );
+                }
             }
             if failed {
                 Err(SolverError::Other(
-                    "CPU and CUDA advection disagree beyond 1e-10".into(),
+                    "CPU and CUDA advection disagree beyond tolerance".into(),
                 ))
             } else {
                 Ok(())
@@ -283,52 +314,62 @@ fn dispatch(cli: Cli) -> Result<(), SolverError> {
             let dev = solver::backend::cuda::Device::open(0)?;
             let cuda = solver::cases::Target::Cuda(dev.clone());
             let threads = rayon::current_num_threads();
+            let copy_bw = dev.copy_bandwidth(1 << 30, 5)?;
             println!(
-                "advection, one BFECC+voronoi step, on {} ({}); CPU: {}",
+                "advection, one BFECC+voronoi step, on {} ({}); CPU: {}; measured copy bandwidth {:.1} GB/s",
                 dev.name,
                 dev.arch,
-                solver::cases::cpu_name()
+                solver::cases::cpu_name(),
+                copy_bw / 1e9
             );
             println!(
-                "{:<34} {:>9} {:>13} {:>15} {:>13} {:>9}",
+                "{:<24} {:>9} {:>5} {:>11} {:>8} {:>12} {:>12} {:>9}",
                 "mesh",
                 "cells",
+                "prec",
                 "cuda tet/s",
-                format!("cpu {threads}t tet/s"),
-                "cpu 1t tet/s",
+                "of copy",
+                format!("cpu {threads}t"),
+                "cpu 1t",
                 "cuda/1t"
             );
             for mesh in &meshes {
-                let case = bench::advect_case(
-                    mesh,
-                    &[
-                        "advect.velocity.reverse_after=1000000".into(),
-                        "advect.boundary={}".into(),
-                    ],
-                )?;
-                let (tg, n) = bench::advect_time(&case, &cuda, steps, Some(&dev))?;
-                let (tc, _) = bench::advect_time(&case, &solver::cases::Target::Cpu, 1, None)?;
-                let t1 = if n <= one_thread_max {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(1)
-                        .build()
-                        .map_err(|e| SolverError::Other(e.to_string()))?;
-                    Some(
-                        pool.install(|| bench::advect_time(&case, &solver::cases::Target::Cpu, 1, None))?
-                            .0,
-                    )
-                } else {
-                    None
-                };
-                println!(
-                    "{:<34} {:>9} {:>13.4e} {:>15.4e} {:>13} {:>9}",
-                    mesh.display().to_string(),
-                    n,
-                    n as f64 / tg,
-                    n as f64 / tc,
-                    t1.map_or("-".into(), |t| format!("{:.4e}", n as f64 / t)),
-                    t1.map_or("-".into(), |t| format!("{:.0}x", t / tg))
-                );
+                for prec in ["f64", "f32"] {
+                    let case = bench::advect_case(
+                        mesh,
+                        &[
+                            "advect.velocity.reverse_after=1000000".into(),
+                            "advect.boundary={}".into(),
+                            format!("run.precision=\"{prec}\""),
+                        ],
+                    )?;
+                    let (tg, n, bytes) = bench::advect_time(&case, &cuda, steps, Some(&dev))?;
+                    let (tc, _, _) = bench::advect_time(&case, &solver::cases::Target::Cpu, 1, None)?;
+                    let t1 = if n <= one_thread_max {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(1)
+                            .build()
+                            .map_err(|e| SolverError::Other(e.to_string()))?;
+                        Some(
+                            pool.install(|| bench::advect_time(&case, &solver::cases::Target::Cpu, 1, None))?
+                                .0,
+                        )
+                    } else {
+                        None
+                    };
+                    println!(
+                        "{:<24} {:>9} {:>5} {:>11.4e} {:>7.1}% {:>12.4e} {:>12} {:>9}",
+                        mesh.file_name()
+                            .map_or(mesh.display().to_string(), |f| f.to_string_lossy().into()),
+                        n,
+                        prec,
+                        n as f64 / tg,
+                        100.0 * bytes / tg / copy_bw,
+                        n as f64 / tc,
+                        t1.map_or("-".into(), |t| format!("{:.4e}", n as f64 / t)),
+                        t1.map_or("-".into(), |t| format!("{:.0}x", t / tg))
+                    );
+                }
             }
             Ok(())
         }
