@@ -15,8 +15,10 @@ $bin/meshtool export out/cylinder.pmesh -o out/cylinder.vtu
 gmsh -3 meshes/duct.geo -format msh41 -bin -v 1 -o out/duct.msh
 $bin/meshtool prepare out/duct.msh -o out/duct.pmesh
 $bin/solver cases advect-step > out/advect-step.toml
-$bin/solver run out/advect-step.toml -o out/advect-step
+$bin/solver run out/advect-step.toml -o out/advect-step --set output.every=30
+# The middle plane at steps 0, 30, 60 as a picture (like the paper's fig. 3), headless.
+/usr/bin/python3 scripts/render_slice.py out/advect-step/advect-step.pvd -o out/advect-step.png
 $bin/solver cases heat-benchmark > out/heat-benchmark.toml
 $bin/solver run out/heat-benchmark.toml -o out/heat-benchmark \
   --set 'grid.dims=[64,64,64]' --set time.steps=200 --set output.every=50
-echo "demo: open out/advect-step/advect-step.pvd, out/cylinder.vtu and out/heat-benchmark/heat-benchmark.pvd in ParaView"
+echo "demo: open out/advect-step/advect-step.pvd, out/cylinder.vtu and out/heat-benchmark/heat-benchmark.pvd in ParaView; out/advect-step.png shows the step test"
