@@ -18,26 +18,37 @@
 use crate::mesh::vec3;
 use rayon::prelude::*;
 
+/// The tables in precision R (the prepared mesh stores f64; the solver converts them for f32
+/// runs, and reuses the layout for its Dirichlet virtual cells, whose `cells` are patches).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct DualTables {
+pub struct DualTables<R = f64> {
     /// CSR offsets: cells around vertex v are `cells[offsets[v]..offsets[v + 1]]`.
     pub offsets: Vec<u32>,
     pub cells: Vec<u32>,
     /// Per CSR entry: unit normals of the three dual faces meeting at the entry's centroid.
-    pub normals: Vec<[[f64; 3]; 3]>,
+    pub normals: Vec<[[R; 3]; 3]>,
     /// Per CSR entry: offsets d_f of the three bisector planes (n_f · y = d_f).
-    pub plane_d: Vec<[f64; 3]>,
+    pub plane_d: Vec<[R; 3]>,
     /// Per CSR entry: half the lengths of the three edges (the vertex's distance to each plane).
-    pub half_len: Vec<[f64; 3]>,
+    pub half_len: Vec<[R; 3]>,
     /// Per CSR entry: |det N_t| of those three normals.
-    pub det: Vec<f64>,
+    pub det: Vec<R>,
 }
 
-impl DualTables {
+impl<R: num_traits::Float> DualTables<R> {
+    #[inline]
     pub fn cells_of(&self, v: usize) -> std::ops::Range<usize> {
         self.offsets[v] as usize..self.offsets[v + 1] as usize
     }
 
+    /// The unnormalised weight (eq. 11) of CSR entry `e` at x.
+    #[inline]
+    pub fn weight(&self, e: usize, x: [R; 3]) -> R {
+        warren_weight(&self.normals[e], &self.plane_d[e], &self.half_len[e], self.det[e], x)
+    }
+}
+
+impl DualTables {
     /// Normalised weights (eq. 11-12) of the dual-cell vertices of `v` at point `x`.
     /// Distances are clamped below at `floor` (a small fraction of the local edge length, so a
     /// point on or just outside a dual face stays finite and bounded).
@@ -52,12 +63,6 @@ impl DualTables {
         for w in out.iter_mut() {
             *w /= sum;
         }
-    }
-
-    /// The unnormalised weight (eq. 11) of CSR entry `e` at x.
-    #[inline]
-    pub fn weight(&self, e: usize, x: [f64; 3]) -> f64 {
-        warren_weight(&self.normals[e], &self.plane_d[e], &self.half_len[e], self.det[e], x)
     }
 }
 

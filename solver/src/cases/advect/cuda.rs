@@ -107,9 +107,9 @@ impl<R: Real> AdvectCuda<R> {
             g.cells.as_flattened().to_vec(),
             g.neighbours.as_flattened().to_vec(),
             d.offsets.clone(),
-            d.donor.clone(),
+            d.cells.clone(),
             vt.offsets.clone(),
-            vt.donor.clone(),
+            vt.cells.clone(),
         ];
         // cudarc refuses empty allocations: give empty tables one unused element.
         let pad = |mut v: Vec<R>| {

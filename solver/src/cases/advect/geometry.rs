@@ -9,35 +9,11 @@
 //! cell would; Neumann (zero-gradient) patches get none, so only the interior cells weigh in.
 
 use crate::real::Real;
+use meshtool::dual::DualTables;
 use meshtool::mesh::vec3;
 use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
 use meshtool::PreparedMesh;
 use std::any::Any;
-
-/// Vertex -> dual-cell vertices in CSR form with the geometry of eq. (11). For the mesh's own
-/// table a donor is a cell; for the virtual table it is the Dirichlet patch.
-#[derive(Default)]
-pub struct DualArrays<R> {
-    pub offsets: Vec<u32>,
-    pub donor: Vec<u32>,
-    pub normals: Vec<[[R; 3]; 3]>,
-    pub plane_d: Vec<[R; 3]>,
-    pub half_len: Vec<[R; 3]>,
-    pub det: Vec<R>,
-}
-
-impl<R: Real> DualArrays<R> {
-    #[inline]
-    pub fn entries(&self, v: usize) -> std::ops::Range<usize> {
-        self.offsets[v] as usize..self.offsets[v + 1] as usize
-    }
-
-    /// Eq. (11), unnormalised.
-    #[inline]
-    pub fn weight(&self, e: usize, x: [R; 3]) -> R {
-        meshtool::dual::warren_weight(&self.normals[e], &self.plane_d[e], &self.half_len[e], self.det[e], x)
-    }
-}
 
 pub struct Geometry<R> {
     pub nodes: Vec<[R; 3]>,
@@ -49,9 +25,10 @@ pub struct Geometry<R> {
     pub face_areas: Vec<[R; 4]>,
     pub centroids: Vec<[R; 3]>,
     pub volumes: Vec<R>,
-    pub dual: DualArrays<R>,
-    /// Dirichlet virtual cells per vertex (empty table when no patch is Dirichlet).
-    pub virt: DualArrays<R>,
+    pub dual: DualTables<R>,
+    /// Dirichlet virtual cells per vertex, `cells` holding their patch (empty when no patch is
+    /// Dirichlet).
+    pub virt: DualTables<R>,
     /// Per vertex: the Dirichlet value of a patch the vertex lies on, NaN if none (the linear
     /// interpolation pins such vertices to the wall value).
     pub node_bc: Vec<R>,
@@ -73,17 +50,17 @@ impl<R: Real> Geometry<R> {
             face_areas: convert(std::mem::take(&mut t.face_areas), arr),
             centroids: t.centroids.iter().map(|&x| arr(x)).collect(),
             volumes: t.volumes.iter().map(|&v| R::of(v)).collect(),
-            dual: DualArrays {
+            dual: DualTables {
                 offsets: std::mem::take(&mut d.offsets),
-                donor: std::mem::take(&mut d.cells),
+                cells: std::mem::take(&mut d.cells),
                 normals: convert(std::mem::take(&mut d.normals), |n| n.map(arr)),
                 plane_d: convert(std::mem::take(&mut d.plane_d), arr),
                 half_len: convert(std::mem::take(&mut d.half_len), arr),
                 det: convert(std::mem::take(&mut d.det), R::of),
             },
-            virt: DualArrays {
+            virt: DualTables {
                 offsets: virt.offsets,
-                donor: virt.donor,
+                cells: virt.cells,
                 normals: convert(virt.normals, |n| n.map(arr)),
                 plane_d: convert(virt.plane_d, arr),
                 half_len: convert(virt.half_len, arr),
@@ -121,7 +98,7 @@ fn convert<T: 'static, U: 'static>(v: Vec<T>, f: impl Fn(T) -> U) -> Vec<U> {
 /// face vertex v, its three bisector planes are those of c's entry for v reflected across the
 /// face plane (the two in-plane edges map to themselves, the edge to the apex to its mirror),
 /// and |det N| is unchanged by a reflection.
-fn dirichlet_mirrors(m: &PreparedMesh, bc: &[f64]) -> (DualArrays<f64>, Vec<f64>) {
+fn dirichlet_mirrors(m: &PreparedMesh, bc: &[f64]) -> (DualTables, Vec<f64>) {
     let mut node_bc = vec![f64::NAN; m.nodes.len()];
     // (vertex, patch, normals, plane offsets, half lengths, |det N|) per virtual entry.
     type Mirror = (u32, u32, [[f64; 3]; 3], [f64; 3], [f64; 3], f64);
@@ -156,13 +133,13 @@ fn dirichlet_mirrors(m: &PreparedMesh, bc: &[f64]) -> (DualArrays<f64>, Vec<f64>
         }
     }
     found.sort_by_key(|e| e.0);
-    let mut out = DualArrays {
+    let mut out = DualTables {
         offsets: vec![0; m.nodes.len() + 1],
         ..Default::default()
     };
     for (v, patch, n, p, h, det) in found {
         out.offsets[v as usize + 1] += 1;
-        out.donor.push(patch);
+        out.cells.push(patch);
         out.normals.push(n);
         out.plane_d.push(p);
         out.half_len.push(h);

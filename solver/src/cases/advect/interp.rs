@@ -100,8 +100,8 @@ pub fn voronoi<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> 
         }
     }
     let (mut sum_w, mut sum_wf, mut lo, mut hi) = (R::zero(), R::zero(), R::infinity(), R::neg_infinity());
-    for e in m.dual.entries(v) {
-        let t = m.dual.donor[e] as usize;
+    for e in m.dual.cells_of(v) {
+        let t = m.dual.cells[e] as usize;
         let w = m.dual.weight(e, p);
         let ft = match d.grad {
             Some(g) => {
@@ -116,8 +116,8 @@ pub fn voronoi<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> 
         hi = hi.max(d.f[t]);
     }
     // Dirichlet virtual cells around v (section II.C): donors carrying the wall value.
-    for e in m.virt.entries(v) {
-        let fb = d.bc[m.virt.donor[e] as usize];
+    for e in m.virt.cells_of(v) {
+        let fb = d.bc[m.virt.cells[e] as usize];
         let w = m.virt.weight(e, p);
         sum_w = sum_w + w;
         sum_wf = sum_wf + w * fb;
@@ -138,8 +138,8 @@ pub fn vertex_values<R: Real>(m: &Geometry<R>, f: &[R], out: &mut Vec<R>) {
                 return m.node_bc[v];
             }
             let (mut s, mut w) = (R::zero(), R::zero());
-            for e in m.dual.entries(v) {
-                let t = m.dual.donor[e] as usize;
+            for e in m.dual.cells_of(v) {
+                let t = m.dual.cells[e] as usize;
                 s = s + m.volumes[t] * f[t];
                 w = w + m.volumes[t];
             }
@@ -257,8 +257,8 @@ mod tests {
         bc[xmin] = 1.0;
         let dirichlet = Geometry::<f64>::take(&mut pm.clone(), &bc);
         let neumann = Geometry::<f64>::take(&mut pm.clone(), &vec![f64::NAN; bc.len()]);
-        assert!(neumann.virt.donor.is_empty());
-        assert!(!dirichlet.virt.donor.is_empty());
+        assert!(neumann.virt.cells.is_empty());
+        assert!(!dirichlet.virt.cells.is_empty());
         let zeros = vec![0.0; dirichlet.num_cells()];
         let ones = vec![1.0; dirichlet.num_cells()];
         let loc = Locator::new(&dirichlet, 100);

@@ -142,7 +142,7 @@ pub fn length_scale(m: &PreparedMesh) -> f64 {
 fn min_bytes_per_step<R: Real>(g: &Geometry<R>, section: &AdvectSection) -> f64 {
     let (r, i) = (std::mem::size_of::<R>() as f64, 4.0);
     let (n, nodes) = (g.num_cells() as f64, g.nodes.len() as f64);
-    let tables = |t: &geometry::DualArrays<R>| t.donor.len() as f64 * (16.0 * r + i) + (nodes + 1.0) * i;
+    let tables = |t: &meshtool::dual::DualTables<R>| t.cells.len() as f64 * (16.0 * r + i) + (nodes + 1.0) * i;
     let cell_geometry = n * (17.0 * r + 8.0 * i) + nodes * 3.0 * r;
     // centroid in, point and location out, the cell geometry the walk tests.
     let departures = n * (6.0 * r + 2.0 * i) + cell_geometry;
@@ -155,7 +155,7 @@ fn min_bytes_per_step<R: Real>(g: &Geometry<R>, section: &AdvectSection) -> f64 
             base + tables(&g.dual) + tables(&g.virt) + n * (4.0 * r + 4.0 * i + 5.0 * r) + n * 8.0 * r
         }
         // vertex values (dual cells and volumes in, node values out), then barycentric.
-        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.donor.len() as f64 * i + n * r + cell_geometry,
+        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + cell_geometry,
     };
     match section.scheme {
         Scheme::Sl1 => departures + interpolation + n * 2.0 * r,
