@@ -184,7 +184,13 @@ pub fn load_cell_velocity<R: Real>(
 ) -> Result<CellVelocity<R>> {
     use vtkio::model::{Attribute, DataSet, VertexNumbers};
     let fail = |what: String| SolverError::config(case_file, key, format!("{}: {what}", path.display()));
-    let vtk = vtkio::Vtk::import(path).map_err(|e| fail(format!("cannot read it as VTK: {e}")))?;
+    if !path.is_file() {
+        return Err(fail(
+            "no such file (a relative path is taken from the case file's folder); give a .vtu a run wrote on this mesh"
+                .into(),
+        ));
+    }
+    let vtk = vtkio::Vtk::import(path).map_err(|e| fail(format!("cannot read it as VTK XML: {e}")))?;
     let DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
         return Err(fail(
             "not an unstructured grid (.vtu); give a cell field written by `solver run` on this mesh".into(),
