@@ -273,6 +273,7 @@ mod tests {
             };
             let at = |m: &Geometry<f64>, f: &[f64]| voronoi(m, c as usize, p, &Donors { f, grad: None, bc: &bc });
             let (v, dlo, dhi) = at(&dirichlet, &zeros);
+            println!("{p:?}: {v:.4}");
             assert!(v >= lo && v <= hi, "{p:?}: {v} not in [{lo}, {hi}]");
             assert!(dlo >= 0.0 && dhi <= 1.0 && v >= dlo && v <= dhi);
             assert_eq!(at(&neumann, &zeros).0, 0.0);
