@@ -7,26 +7,27 @@
 
 #define K(x) ((REAL)(x))
 
+// Occupancy hint for the gather kernels (blocks of 128 threads per SM), set by the host for
+// tuning (CFD_ADVECT_MIN_BLOCKS); none by default.
+#ifdef MIN_BLOCKS
+#define BOUNDS __launch_bounds__(128, MIN_BLOCKS)
+#else
+#define BOUNDS
+#endif
+
 struct Mesh {
     const REAL* nodes;      // 3 per node
     const u32* cells;       // 4 per cell
     const u32* nbrs;        // 4 per cell, 0x80000000 | patch on boundary faces
-    const REAL* fnormals;   // 12 per cell
-    const REAL* fareas;     // 4 per cell
+    const REAL* cellgeo;    // 16 per cell: unit outward face normals (12), face areas (4)
     const REAL* centroids;  // 3 per cell
     const REAL* volumes;
     const u32* doff;        // dual CSR offsets (nodes + 1)
     const u32* dcells;
-    const REAL* dnormals;   // 9 per entry
-    const REAL* dplane;     // 3 per entry
-    const REAL* dhalf;      // 3 per entry
-    const REAL* ddet;
+    const REAL* dual;       // 16 per entry: normals (9), plane offsets (3), half lengths (3), |det N|
     const u32* voff;        // Dirichlet virtual cells: CSR offsets (nodes + 1)
     const u32* vpatch;      // their patch (value bc[patch])
-    const REAL* vnormals;
-    const REAL* vplane;
-    const REAL* vhalf;
-    const REAL* vdet;
+    const REAL* virt;       // 16 per entry, as `dual`
     const REAL* node_bc;    // per node: Dirichlet value, NaN if none
     u32 ncells;
     u32 nnodes;
@@ -97,23 +98,48 @@ __device__ void solve3(REAL (*m)[3], const REAL* b, REAL* x) {
     }
 }
 
+// One packed record (16 REALs, 128 or 64 bytes, aligned: a dual entry or a cell's faces) in 8
+// or 4 vector loads through the read-only cache: the walk and the interpolation are bound by
+// L1 traffic of these gathers, and one record per cache line with wide loads issues far fewer
+// requests than separate arrays.
+__device__ inline void load16(const REAL* src, REAL* g) {
+    if (sizeof(REAL) == 8) {
+        const double2* v = (const double2*)src;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) { double2 x = __ldg(v + k); g[2 * k] = x.x; g[2 * k + 1] = x.y; }
+    } else {
+        const float4* v = (const float4*)src;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            float4 x = __ldg(v + k);
+            g[4 * k] = x.x; g[4 * k + 1] = x.y; g[4 * k + 2] = x.z; g[4 * k + 3] = x.w;
+        }
+    }
+}
+
+// Eq. (11) for packed entry e, as meshtool::dual::warren_weight.
+__device__ REAL warren(const REAL* e, const REAL* p) {
+    REAL g[16];
+    load16(e, g);
+    REAL prod = K(1);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        REAL dist = g[9 + k] - dot3(g + 3 * k, p);
+        prod *= fmax(dist, K(1e-3) * g[12 + k]);
+    }
+    return g[15] / prod;
+}
+
+// Barycentric coordinates as locate::barycentric.
 __device__ void barycentric(const Mesh& m, u32 c, const REAL* p, REAL* l) {
+    REAL g[16];
+    load16(m.cellgeo + 16 * (u64)c, g);
     REAL v3 = K(3) * m.volumes[c];
     for (int f = 0; f < 4; ++f) {
         const REAL* on = m.nodes + 3 * (u64)m.cells[4 * (u64)c + FACE_VERTS[f][0]];
         REAL d[3] = {on[0] - p[0], on[1] - p[1], on[2] - p[2]};
-        l[f] = m.fareas[4 * (u64)c + f] * dot3(m.fnormals + 12 * (u64)c + 3 * f, d) / v3;
+        l[f] = g[12 + f] * dot3(g + 3 * f, d) / v3;
     }
-}
-
-// Eq. (11), as meshtool::dual::warren_weight.
-__device__ REAL warren(const REAL* n9, const REAL* d3, const REAL* h3, REAL det, const REAL* p) {
-    REAL prod = K(1);
-    for (int k = 0; k < 3; ++k) {
-        REAL dist = d3[k] - dot3(n9 + 3 * k, p);
-        prod *= fmax(dist, K(1e-3) * h3[k]);
-    }
-    return det / prod;
 }
 
 // Walk as locate::walk; returns 1 found (cell, patch = -1 inside or patch >= 0 outside), 0 budget spent.
@@ -154,7 +180,7 @@ __device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
     return bi;
 }
 
-extern "C" __global__ void advect_departures(Mesh m, Vel v, REAL t, REAL dt, u64 step, REAL sign, u32 max_walk,
+extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL dt, u64 step, REAL sign, u32 max_walk,
                                              REAL* px, u32* lcell, int* lpatch) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
@@ -227,7 +253,7 @@ extern "C" __global__ void advect_vertex_values(Mesh m, const REAL* f, REAL* fv)
 }
 
 // interp: 0 voronoi, 1 voronoi-grad, 2 linear. bc[patch]: Dirichlet value, NaN for Neumann.
-extern "C" __global__ void advect_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
+extern "C" __global__ void BOUNDS advect_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
                                          const REAL* f, const REAL* fv, const REAL* grad, const REAL* rlo,
                                          const REAL* rhi, const REAL* bc, REAL* out, REAL* olo, REAL* ohi) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -267,7 +293,7 @@ extern "C" __global__ void advect_interp(Mesh m, int interp, const REAL* px, con
     REAL sw = K(0), swf = K(0), lo = BIG, hi = -BIG;
     for (u32 e = m.doff[v]; e < m.doff[v + 1]; ++e) {
         u32 t = m.dcells[e];
-        REAL w = warren(m.dnormals + 9 * (u64)e, m.dplane + 3 * (u64)e, m.dhalf + 3 * (u64)e, m.ddet[e], p);
+        REAL w = warren(m.dual + 16 * (u64)e, p);
         REAL ft = f[t];
         if (interp == 1) {
             const REAL* xt = m.centroids + 3 * (u64)t;
@@ -281,7 +307,7 @@ extern "C" __global__ void advect_interp(Mesh m, int interp, const REAL* px, con
     // Dirichlet virtual cells around v (section II.C).
     for (u32 e = m.voff[v]; e < m.voff[v + 1]; ++e) {
         REAL fb = bc[m.vpatch[e]];
-        REAL w = warren(m.vnormals + 9 * (u64)e, m.vplane + 3 * (u64)e, m.vhalf + 3 * (u64)e, m.vdet[e], p);
+        REAL w = warren(m.virt + 16 * (u64)e, p);
         sw += w;
         swf += w * fb;
         lo = fmin(lo, fb); hi = fmax(hi, fb);

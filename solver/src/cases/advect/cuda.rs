@@ -16,12 +16,25 @@ use std::sync::Arc;
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct MeshC {
-    p: [u64; 20],
+    p: [u64; 13],
     ncells: u32,
     nnodes: u32,
 }
 // SAFETY: plain-old-data with the C layout.
 unsafe impl DeviceRepr for MeshC {}
+
+/// A dual table as the kernel reads it: per entry the three normals, the three plane offsets,
+/// the three half edge lengths and |det N|, 16 values in one aligned block.
+fn pack<R: Real>(t: &meshtool::dual::DualTables<R>) -> Vec<R> {
+    let mut out = Vec::with_capacity(16 * t.cells.len());
+    for e in 0..t.cells.len() {
+        out.extend(t.normals[e].as_flattened());
+        out.extend(&t.plane_d[e]);
+        out.extend(&t.half_len[e]);
+        out.push(t.det[e]);
+    }
+    out
+}
 
 /// Mirrors `struct Vel` in advect.cu.
 #[repr(C)]
@@ -86,18 +99,15 @@ impl<R: Real> AdvectCuda<R> {
         let (d, vt) = (&g.dual, &g.virt);
         let mut reals: Vec<Vec<R>> = vec![
             flat(&g.nodes),
-            g.face_normals.as_flattened().as_flattened().to_vec(),
-            g.face_areas.as_flattened().to_vec(),
+            g.face_normals
+                .iter()
+                .zip(&g.face_areas)
+                .flat_map(|(n, a)| n.as_flattened().iter().chain(a).copied())
+                .collect(),
             flat(&g.centroids),
             g.volumes.clone(),
-            d.normals.as_flattened().as_flattened().to_vec(),
-            flat(&d.plane_d),
-            flat(&d.half_len),
-            d.det.clone(),
-            vt.normals.as_flattened().as_flattened().to_vec(),
-            flat(&vt.plane_d),
-            flat(&vt.half_len),
-            vt.det.clone(),
+            pack(d),
+            pack(vt),
             g.node_bc.clone(),
         ];
         let cell_field = vel.cells.as_ref();
@@ -111,10 +121,10 @@ impl<R: Real> AdvectCuda<R> {
             vt.offsets.clone(),
             vt.cells.clone(),
         ];
-        // cudarc refuses empty allocations: give empty tables one unused element.
+        // cudarc refuses empty allocations: give empty tables one unused entry.
         let pad = |mut v: Vec<R>| {
             if v.is_empty() {
-                v.push(R::zero());
+                v.resize(16, R::zero());
             }
             v
         };
@@ -139,20 +149,13 @@ impl<R: Real> AdvectCuda<R> {
                 pr(1),
                 pr(2),
                 pr(3),
-                pr(4),
                 pu(2),
                 pu(3),
-                pr(5),
-                pr(6),
-                pr(7),
-                pr(8),
+                pr(4),
                 pu(4),
                 pu(5),
-                pr(9),
-                pr(10),
-                pr(11),
-                pr(12),
-                pr(13),
+                pr(5),
+                pr(6),
             ],
             ncells: g.num_cells() as u32,
             nnodes: g.nodes.len() as u32,
@@ -173,8 +176,8 @@ impl<R: Real> AdvectCuda<R> {
             lo: vel.lo.map(R::of),
             len: vel.len.map(R::of),
             reverse_after,
-            fu: pr(14),
-            fj: pr(15),
+            fu: pr(7),
+            fj: pr(8),
         };
         let n = g.num_cells();
         let deps = |dev: &Device| -> Result<Departures<R>> {
@@ -192,7 +195,19 @@ impl<R: Real> AdvectCuda<R> {
             "advect_correct",
             "advect_limit",
         ];
-        let fns = names.map(|k| dev.function::<R>("advect", k, &[]));
+        // The gather kernels' occupancy hint, __launch_bounds__(128, N): none for f64 and 8 for
+        // f32 were best on an H100 (N = 6..16 tried: f64 loses up to 2.4x at 16, f32 gains 2-6 %
+        // at 6..10; BENCHMARKS.md). CFD_ADVECT_MIN_BLOCKS=N overrides it (0: none) for tuning.
+        let min_blocks = match std::env::var("CFD_ADVECT_MIN_BLOCKS") {
+            Ok(v) => v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=32).contains(n))
+                .map(|n| n.to_string()),
+            Err(_) => (std::mem::size_of::<R>() == 4).then(|| "8".to_string()),
+        };
+        let defines: Vec<(&str, &str)> = min_blocks.iter().map(|v| ("MIN_BLOCKS", v.as_str())).collect();
+        let fns = names.map(|k| dev.function::<R>("advect", k, &defines));
         let fns = fns.into_iter().collect::<Result<Vec<_>>>()?.try_into().ok().unwrap();
         Ok(AdvectCuda {
             f: dev.upload(f)?,
