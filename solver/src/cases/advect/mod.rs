@@ -3,12 +3,16 @@
 //! (`velocity::departure`), element location by walking (`locate`), Voronoi-dual or linear
 //! interpolation (`interp`), and
 //!   F1 = I(V, F), F2 = I(-V, F1), F' = I(V, F + (F - F2)/2) limited to the donors' range
-//! (eq. 16-18), or first-order SL F' = I(V, F). CPU execution (rayon) here.
+//! (eq. 16-18), or first-order SL F' = I(V, F). Both backends (`cpu`, `cuda`) read the same
+//! `geometry` in the run's precision and do the same arithmetic in the same order. This module
+//! holds the case-file section and `prepare`, which builds either backend.
 
+pub mod cpu;
 pub mod cuda;
 pub mod geometry;
 pub mod interp;
 pub mod locate;
+pub mod profile;
 pub mod velocity;
 
 use crate::cases::{Layout, Prepared, Simulation, Target};
@@ -16,15 +20,15 @@ use crate::config::CaseFile;
 use crate::error::{Result, SolverError};
 use crate::real::Real;
 use geometry::Geometry;
-use interp::{Donors, Interpolation};
-use locate::{Location, Locator};
+use interp::Interpolation;
 use meshtool::PreparedMesh;
+pub use profile::Profile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
-use velocity::{departure, Velocity, VelocitySpec};
+use velocity::{Velocity, VelocitySpec};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -73,60 +77,6 @@ pub enum PatchBc {
     Dirichlet(f64),
 }
 
-/// Initial profiles, placed relative to the mesh's bounding box (lo, L = hi - lo).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum Profile {
-    /// 1 inside x in [lo.x + 0.08 Lx, + 0.5 Ly], y and z in the middle half; 0 elsewhere.
-    Step,
-    /// A half sine period along x over the same span, times a half ellipse sqrt(1 - r^2) over
-    /// the middle half of the y-z section.
-    SineEllipse,
-    /// A smooth Gaussian bump of standard deviation `width` (fraction of the smallest box
-    /// edge) at `center` (fractions of the box).
-    Bump {
-        #[serde(default = "bump_width")]
-        width: f64,
-        #[serde(default = "bump_center")]
-        center: [f64; 3],
-    },
-}
-
-fn bump_width() -> f64 {
-    0.08
-}
-fn bump_center() -> [f64; 3] {
-    [0.75, 0.5, 0.5]
-}
-
-impl Profile {
-    pub fn value(&self, x: [f64; 3], lo: [f64; 3], len: [f64; 3]) -> f64 {
-        let x0 = lo[0] + 0.08 * len[0];
-        let span = 0.5 * len[1];
-        let mid = |k: usize| ((x[k] - lo[k]) / len[k] - 0.5) / 0.25; // -1..1 over the middle half
-        match self {
-            Profile::Step => {
-                let inside = x[0] >= x0 && x[0] <= x0 + span && mid(1).abs() <= 1.0 && mid(2).abs() <= 1.0;
-                inside as i32 as f64
-            }
-            Profile::SineEllipse => {
-                let s = (x[0] - x0) / span;
-                let r2 = mid(1).powi(2) + mid(2).powi(2);
-                if (0.0..=1.0).contains(&s) && r2 <= 1.0 {
-                    (std::f64::consts::PI * s).sin() * (1.0 - r2).sqrt()
-                } else {
-                    0.0
-                }
-            }
-            Profile::Bump { width, center } => {
-                let sigma = width * len.iter().cloned().fold(f64::INFINITY, f64::min);
-                let r2: f64 = (0..3).map(|k| (x[k] - lo[k] - center[k] * len[k]).powi(2)).sum();
-                (-r2 / (2.0 * sigma * sigma)).exp()
-            }
-        }
-    }
-}
-
 /// The CFL length scale of the paper: mean cell volume / mean face area.
 pub fn length_scale(m: &PreparedMesh) -> f64 {
     let n = m.num_cells() as f64;
@@ -163,135 +113,9 @@ fn min_bytes_per_step<R: Real>(g: &Geometry<R>, section: &AdvectSection) -> f64 
     }
 }
 
-/// A departure point and where it is.
-#[derive(Clone, Copy, Debug)]
-struct Departure<R> {
-    point: [R; 3],
-    loc: Location,
-}
-
-struct AdvectCpu<R: Real> {
-    geo: Geometry<R>,
-    locator: Locator,
-    vel: Velocity<R>,
-    section: AdvectSection,
-    /// Dirichlet value per patch, NaN for Neumann.
-    bc: Vec<R>,
-    f: Vec<R>,
-    step: u64,
-    t: f64,
-}
-
-impl<R: Real> AdvectCpu<R> {
-    fn departures(&self, dt: f64, sign: f64) -> Vec<Departure<R>> {
-        let m = &self.geo;
-        let (t, dt, sign) = (R::of(self.t), R::of(dt), R::of(sign));
-        (0..m.num_cells())
-            .into_par_iter()
-            .map(|c| {
-                let point = departure(&self.vel, m.centroids[c], c, t, dt, self.step, sign);
-                Departure {
-                    point,
-                    loc: self.locator.locate(m, c as u32, point),
-                }
-            })
-            .collect()
-    }
-
-    /// I(V, f) at the departure points, with the donors' range.
-    fn interpolate(&self, deps: &[Departure<R>], f: &[R]) -> Vec<(R, R, R)> {
-        let m = &self.geo;
-        let mut fv = Vec::new();
-        let mut grad = None;
-        match self.section.interpolation {
-            Interpolation::Linear => interp::vertex_values(m, f, &mut fv),
-            Interpolation::VoronoiGrad => grad = Some(interp::lsq_gradients(m, f)),
-            Interpolation::Voronoi => {}
-        }
-        let donors = Donors {
-            f,
-            grad: grad.as_ref(),
-            bc: &self.bc,
-        };
-        deps.par_iter()
-            .map(|d| match d.loc {
-                Location::Inside(c) => match self.section.interpolation {
-                    Interpolation::Linear => interp::linear(m, c as usize, d.point, &fv),
-                    _ => interp::voronoi(m, c as usize, d.point, &donors),
-                },
-                Location::Outside { cell, patch } => {
-                    let b = self.bc[patch as usize];
-                    let v = if b.is_nan() { f[cell as usize] } else { b };
-                    (v, v, v)
-                }
-            })
-            .collect()
-    }
-}
-
-impl<R: Real> Simulation for AdvectCpu<R> {
-    fn step(&mut self, dt: f64) -> Result<()> {
-        let fwd = self.departures(dt, 1.0);
-        let first = self.interpolate(&fwd, &self.f);
-        self.f = match self.section.scheme {
-            Scheme::Sl1 => first.iter().map(|r| r.0).collect(),
-            Scheme::Bfecc => {
-                let f1: Vec<R> = first.iter().map(|r| r.0).collect();
-                let bwd = self.departures(dt, -1.0);
-                let f2 = self.interpolate(&bwd, &f1);
-                let half = R::of(0.5);
-                let g: Vec<R> = self.f.iter().zip(&f2).map(|(&f, b)| f + half * (f - b.0)).collect();
-                let corrected = self.interpolate(&fwd, &g);
-                corrected
-                    .iter()
-                    .zip(&first)
-                    .map(|(c, r)| {
-                        if self.section.limiter {
-                            c.0.max(r.1).min(r.2)
-                        } else {
-                            c.0
-                        }
-                    })
-                    .collect()
-            }
-        };
-        self.step += 1;
-        self.t += dt;
-        Ok(())
-    }
-
-    fn max_abs(&mut self) -> Result<f64> {
-        Ok(self.f.iter().fold(0.0f64, |m, v| {
-            let v = v.f64();
-            if v.is_nan() || m.is_nan() {
-                f64::NAN
-            } else {
-                m.max(v.abs())
-            }
-        }))
-    }
-
-    fn fields(&mut self) -> Result<Vec<(String, Vec<f64>)>> {
-        let vel = cell_velocities(&self.vel, &self.geo.centroids, self.t, self.step);
-        Ok(vec![
-            ("F".into(), self.f.iter().map(|v| v.f64()).collect()),
-            ("velocity".into(), vel),
-        ])
-    }
-
-    fn save_state(&mut self) -> Result<Vec<u8>> {
-        Ok(state_bytes(self.step, self.t, &self.f))
-    }
-
-    fn load_state(&mut self, b: &[u8]) -> Result<()> {
-        (self.step, self.t, self.f) = state_from_bytes(b);
-        Ok(())
-    }
-}
-
 /// The velocity at every centroid at time t, three values per cell (an output field, and the
 /// input of a later run's `velocity = { kind = "field" }`).
-fn cell_velocities<R: Real>(vel: &Velocity<R>, centroids: &[[R; 3]], t: f64, step: u64) -> Vec<f64> {
+pub(crate) fn cell_velocities<R: Real>(vel: &Velocity<R>, centroids: &[[R; 3]], t: f64, step: u64) -> Vec<f64> {
     centroids
         .par_iter()
         .enumerate()
@@ -300,7 +124,7 @@ fn cell_velocities<R: Real>(vel: &Velocity<R>, centroids: &[[R; 3]], t: f64, ste
 }
 
 /// Checkpoint layout: step, time, field.
-fn state_bytes<R: Real>(step: u64, t: f64, f: &[R]) -> Vec<u8> {
+pub(crate) fn state_bytes<R: Real>(step: u64, t: f64, f: &[R]) -> Vec<u8> {
     let mut b = Vec::with_capacity(16 + std::mem::size_of_val(f));
     b.extend_from_slice(&step.to_le_bytes());
     b.extend_from_slice(&t.to_le_bytes());
@@ -308,7 +132,7 @@ fn state_bytes<R: Real>(step: u64, t: f64, f: &[R]) -> Vec<u8> {
     b
 }
 
-fn state_from_bytes<R: Real>(b: &[u8]) -> (u64, f64, Vec<R>) {
+pub(crate) fn state_from_bytes<R: Real>(b: &[u8]) -> (u64, f64, Vec<R>) {
     (
         u64::from_le_bytes(b[..8].try_into().unwrap()),
         f64::from_le_bytes(b[8..16].try_into().unwrap()),
@@ -405,16 +229,7 @@ pub fn prepare<R: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> R
     let bc: Vec<R> = bc.iter().map(|&v| R::of(v)).collect();
     let min_bytes = min_bytes_per_step(&geo, &section);
     let sim: Box<dyn Simulation> = match target {
-        Target::Cpu => Box::new(AdvectCpu {
-            locator: Locator::new(&geo, section.max_walk),
-            geo,
-            vel,
-            bc,
-            f,
-            step: 0,
-            t: 0.0,
-            section,
-        }),
+        Target::Cpu => Box::new(cpu::AdvectCpu::new(geo, vel, section, bc, f)),
         Target::Cuda(dev) => Box::new(cuda::AdvectCuda::new(dev.clone(), geo, vel, &section, bc, &f)?),
     };
     Ok(Prepared {
