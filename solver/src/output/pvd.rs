@@ -38,6 +38,13 @@ impl Series {
         s
     }
 
+    /// The last data set of an existing series (the latest output), as a path.
+    pub fn last_file(path: &Path) -> Option<std::path::PathBuf> {
+        let s = Series::reopen(path, f64::INFINITY);
+        let (_, file) = s.entries.last()?;
+        Some(path.parent().unwrap_or(Path::new("")).join(file))
+    }
+
     /// Add a file (relative to the .pvd's folder) at time `t` and rewrite the collection.
     pub fn add(&mut self, t: f64, file: &str) -> Result<()> {
         self.entries.retain(|(_, f)| f != file);

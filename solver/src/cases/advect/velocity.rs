@@ -35,7 +35,8 @@ pub enum VelocitySpec {
         period: f64,
     },
     /// A steady cell field from a previous run: the vector cell array `array` of the VTU file
-    /// `file` (relative to the case file), written on this same prepared mesh.
+    /// `file` (relative to the case file; a `.pvd` series stands for its latest output),
+    /// written on this same prepared mesh.
     Field {
         file: String,
         #[serde(default = "velocity_array")]
@@ -184,6 +185,15 @@ pub fn load_cell_velocity<R: Real>(
 ) -> Result<CellVelocity<R>> {
     use vtkio::model::{Attribute, DataSet, VertexNumbers};
     let fail = |what: String| SolverError::config(case_file, key, format!("{}: {what}", path.display()));
+    // A series: its latest output.
+    let series_file;
+    let path = if path.extension().is_some_and(|e| e == "pvd") && path.is_file() {
+        series_file =
+            crate::output::pvd::Series::last_file(path).ok_or_else(|| fail("the series lists no data set".into()))?;
+        series_file.as_path()
+    } else {
+        path
+    };
     if !path.is_file() {
         return Err(fail(
             "no such file (a relative path is taken from the case file's folder); give a .vtu a run wrote on this mesh"
