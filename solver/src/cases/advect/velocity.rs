@@ -262,7 +262,9 @@ pub fn load_cell_velocity<R: Real>(
     }
     let v: Vec<[f64; 3]> = values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
     let t = &mesh.topo;
+    use rayon::prelude::*;
     let jac: Vec<[[f64; 3]; 3]> = (0..n)
+        .into_par_iter()
         .map(|c| std::array::from_fn(|a| lsq_gradient(&t.centroids, &t.neighbours, c, |d| v[d][a])))
         .collect();
     let max_speed = v
