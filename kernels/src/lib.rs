@@ -1,23 +1,190 @@
 //! CUDA C kernel sources (`kernels/cuda/*.cu`, `*.cuh`), embedded in the binary, and their
 //! compilation by NVRTC at run time for the device's own architecture, with `-DREAL=float`
 //! or `double`. Compiled PTX is cached on disk between runs, keyed by a checksum of the
-//! source and the options.
+//! resolved source and the options.
+//!
+//! Each `.cu` file is a [`Module`], compiled by itself into one PTX module. Headers (`*.cuh`)
+//! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
+//! NVRTC's include search: the binary needs no files at run time, and the cache key covers
+//! every header a module uses. The kernel functions the host may load are typed constants,
+//! one submodule per module ([`reduce`], [`heat`], [`advect`]); a test checks them against the
+//! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
+//! (which has NVRTC but no GPU) rather than at load time on a device.
 
 use cudarc::nvrtc::{CompileOptions, Ptx};
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-/// Shared header, inlined into every module (NVRTC gets one self-contained source).
-const COMMON: &str = include_str!("../cuda/common.cuh");
-
-/// Every kernel module: (name, source, extra NVRTC options).
-pub const MODULES: &[(&str, &str, &[&str])] = &[
-    ("heat", include_str!("../cuda/heat.cu"), &[]),
-    ("reduce", include_str!("../cuda/reduce.cu"), &[]),
-    // Location and interpolation make discrete choices from rounded values: no fused
-    // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
-    ("advect", include_str!("../cuda/advect.cu"), &["--fmad=false"]),
+/// Every header of kernels/cuda/, by the name that `#include "NAME"` gives it.
+const HEADERS: &[(&str, &str)] = &[
+    ("common.cuh", include_str!("../cuda/common.cuh")),
+    ("reduce.cuh", include_str!("../cuda/reduce.cuh")),
+    ("grid.cuh", include_str!("../cuda/grid.cuh")),
 ];
 
+/// A kernel module: one `.cu` file of kernels/cuda/, compiled by itself into one PTX module
+/// (what the driver loads at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Module {
+    /// Reductions and copies shared by every case (`reduce.cu`).
+    Reduce,
+    /// The structured-grid layer shared by the structured families: halo fill (`grid.cu`).
+    Grid,
+    /// The structured-grid heat equation (`heat.cu`).
+    Heat,
+    /// Semi-Lagrangian advection on tetrahedral meshes (`advect.cu`).
+    Advect,
+}
+
+impl Module {
+    /// Every module, e.g. to compile them all ahead of a run.
+    pub const ALL: [Module; 4] = [Module::Reduce, Module::Grid, Module::Heat, Module::Advect];
+
+    /// The stem of its `.cu` file; it also names the module in errors and cache files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::Reduce => "reduce",
+            Module::Grid => "grid",
+            Module::Heat => "heat",
+            Module::Advect => "advect",
+        }
+    }
+
+    /// Its file name, as NVRTC's logs and the `#line` directives name it.
+    fn file(self) -> &'static str {
+        match self {
+            Module::Reduce => "reduce.cu",
+            Module::Grid => "grid.cu",
+            Module::Heat => "heat.cu",
+            Module::Advect => "advect.cu",
+        }
+    }
+
+    /// Its embedded source, headers not yet resolved.
+    fn text(self) -> &'static str {
+        match self {
+            Module::Reduce => include_str!("../cuda/reduce.cu"),
+            Module::Grid => include_str!("../cuda/grid.cu"),
+            Module::Heat => include_str!("../cuda/heat.cu"),
+            Module::Advect => include_str!("../cuda/advect.cu"),
+        }
+    }
+
+    /// NVRTC options this module needs besides the architecture, `REAL` and the caller's defines.
+    pub fn options(self) -> &'static [&'static str] {
+        match self {
+            Module::Reduce | Module::Grid | Module::Heat => &[],
+            // Location and interpolation make discrete choices from rounded values: no fused
+            // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
+            Module::Advect => &["--fmad=false"],
+        }
+    }
+
+    /// The kernel functions the host may load from this module.
+    pub fn kernels(self) -> &'static [Kernel] {
+        match self {
+            Module::Reduce => reduce::ALL,
+            Module::Grid => grid::ALL,
+            Module::Heat => heat::ALL,
+            Module::Advect => advect::ALL,
+        }
+    }
+
+    /// The names of [`Module::kernels`]: exactly the `extern "C" __global__` functions of the
+    /// module (a test checks this against the PTX both ways).
+    pub fn entries(self) -> &'static [&'static str] {
+        match self {
+            Module::Reduce => reduce::NAMES,
+            Module::Grid => grid::NAMES,
+            Module::Heat => heat::NAMES,
+            Module::Advect => advect::NAMES,
+        }
+    }
+}
+
+impl std::fmt::Display for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A kernel function the host may load: its module and its (unmangled, `extern "C"`) name.
+/// Use the constants of [`reduce`], [`heat`] and [`advect`] rather than building one, so that
+/// every name the host loads is checked against the compiled PTX by this crate's tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    pub module: Module,
+    pub name: &'static str,
+}
+
+/// Declares one module's kernel constants, with `ALL` and `NAMES` made from the same list so
+/// that [`Module::kernels`] and [`Module::entries`] cannot drift from the constants.
+macro_rules! kernels {
+    ($module:ident: $($(#[$doc:meta])* $konst:ident = $name:literal,)+) => {
+        use crate::{Kernel, Module};
+        $(
+            $(#[$doc])*
+            pub const $konst: Kernel = Kernel { module: Module::$module, name: $name };
+        )+
+        /// Every kernel of this module, in the order declared.
+        pub const ALL: &[Kernel] = &[$($konst),+];
+        /// Their names, for [`Module::entries`].
+        pub(crate) const NAMES: &[&str] = &[$($name),+];
+    };
+}
+
+/// Kernels of [`Module::Reduce`] (`reduce.cu`).
+pub mod reduce {
+    kernels! { Reduce:
+        /// Per-block max |x|, NaN winning; the host finishes the reduction over blocks.
+        MAX_ABS = "max_abs",
+        /// Streaming copy, to measure the device's copy bandwidth.
+        COPY = "copy_kernel",
+    }
+}
+
+/// Kernels of [`Module::Heat`] (`heat.cu`). It takes the defines `TX`, `TY` (tile of the
+/// register-queue stage) and `MINB` (its minimum blocks per SM).
+pub mod heat {
+    kernels! { Heat:
+        /// One RK3 stage by the register-queue solver (tiles marching along z).
+        RQ_STAGE = "heat_rq_stage",
+        /// The naive solver's 1D second derivative along one axis, accumulated.
+        NAIVE_D2 = "heat_naive_d2",
+        /// The naive solver's pointwise stage update.
+        NAIVE_UPDATE = "heat_naive_update",
+    }
+}
+
+/// Kernels of [`Module::Grid`] (`grid.cu`).
+pub mod grid {
+    kernels! { Grid:
+        /// Ghost values along one axis for every boundary condition (solver/src/grid/halo.rs).
+        HALO = "grid_halo",
+    }
+}
+
+/// Kernels of [`Module::Advect`] (`advect.cu`). It takes the optional define `MIN_BLOCKS`
+/// (occupancy hint of the gather kernels).
+pub mod advect {
+    kernels! { Advect:
+        /// Departure points of the cell centroids, and the cells (or boundary patches) holding them.
+        DEPARTURES = "advect_departures",
+        /// Least-squares cell gradients and neighbour ranges.
+        GRADIENTS = "advect_gradients",
+        /// Volume-weighted vertex values (Dirichlet vertices pinned).
+        VERTEX_VALUES = "advect_vertex_values",
+        /// Interpolation at the departure points (Voronoi-dual, gradient-corrected or linear).
+        INTERP = "advect_interp",
+        /// BFECC correction g = f + (f - f2) / 2.
+        CORRECT = "advect_correct",
+        /// Optional clamp to the interpolation stencil's range.
+        LIMIT = "advect_limit",
+    }
+}
+
+/// Floating-point precision of a compiled module (`REAL` in the CUDA sources).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Real {
     F32,
@@ -25,6 +192,7 @@ pub enum Real {
 }
 
 impl Real {
+    /// The C type `REAL` is defined to.
     pub fn c_type(self) -> &'static str {
         match self {
             Real::F32 => "float",
@@ -37,8 +205,17 @@ impl Real {
 pub enum KernelError {
     #[error("NVRTC (libnvrtc.so) was not found: install the CUDA toolkit's NVRTC or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH (scripts/env.sh does this)")]
     NvrtcMissing,
-    #[error("no kernel module named '{0}'")]
-    UnknownModule(String),
+    /// An `#include "NAME"` that names no embedded header (`file`:`line` is where).
+    #[error("kernel module '{module}': {file}:{line} includes \"{header}\", which is no header of kernels/cuda/ (a new header must be added to HEADERS in kernels/src/lib.rs)")]
+    UnknownHeader {
+        module: String,
+        header: String,
+        file: String,
+        line: usize,
+    },
+    /// Headers that include each other without `#pragma once` (`chain`: "a.cuh -> b.cuh -> a.cuh").
+    #[error("kernel module '{module}': headers include each other without #pragma once: {chain}")]
+    IncludeCycle { module: String, chain: String },
     #[error("NVRTC failed to compile kernel module '{module}' ({options}):\n{log}")]
     Compile {
         module: String,
@@ -47,21 +224,105 @@ pub enum KernelError {
     },
 }
 
+/// Whether NVRTC's shared library can be loaded (no GPU is needed to compile).
 pub fn nvrtc_available() -> bool {
     // SAFETY: only probes for the shared library.
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }
 
-/// The full source of a module with the shared header inlined.
-fn module_entry(module: &str) -> Result<&'static (&'static str, &'static str, &'static [&'static str]), KernelError> {
-    MODULES
-        .iter()
-        .find(|m| m.0 == module)
-        .ok_or_else(|| KernelError::UnknownModule(module.into()))
+/// The source of `module` as NVRTC gets it: each `#include "NAME"` line replaced by the
+/// embedded header NAME (recursively; a header with `#pragma once` only the first time), with
+/// `#line` directives so that NVRTC's errors name the original file and line.
+///
+/// The preprocessor is deliberately tiny: it does not evaluate `#if` (an include inside a
+/// conditional is inlined there, still under the conditional) nor see comments spanning lines,
+/// and it leaves `#include <...>` to NVRTC's built-in headers.
+pub fn source(module: Module) -> Result<String, KernelError> {
+    resolve(module.name(), module.file(), module.text(), HEADERS)
 }
 
-pub fn source(module: &str) -> Result<String, KernelError> {
-    Ok(module_entry(module)?.1.replace("#include \"common.cuh\"", COMMON))
+/// What [`resolve`] acts on in a line.
+enum Directive<'a> {
+    Include(&'a str),
+    PragmaOnce,
+}
+
+fn directive(line: &str) -> Option<Directive<'_>> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    if let Some(r) = rest.strip_prefix("include") {
+        let r = r.trim_start().strip_prefix('"')?;
+        return Some(Directive::Include(&r[..r.find('"')?]));
+    }
+    let r = rest.strip_prefix("pragma")?;
+    let r = r.split("//").next().unwrap_or_default();
+    (r.starts_with(char::is_whitespace) && r.trim() == "once").then_some(Directive::PragmaOnce)
+}
+
+/// Resolves the includes of `text` (file `file` of module `module`) against `headers`.
+fn resolve(module: &str, file: &str, text: &str, headers: &[(&str, &str)]) -> Result<String, KernelError> {
+    struct Resolver<'a> {
+        module: &'a str,
+        headers: &'a [(&'a str, &'a str)],
+        once: HashSet<&'a str>,
+        stack: Vec<&'a str>,
+        out: String,
+    }
+    impl<'a> Resolver<'a> {
+        fn file(&mut self, file: &'a str, text: &'a str) -> Result<(), KernelError> {
+            self.stack.push(file);
+            let _ = writeln!(self.out, "#line 1 \"{file}\"");
+            for (i, line) in text.lines().enumerate() {
+                match directive(line) {
+                    None => {
+                        self.out.push_str(line);
+                        self.out.push('\n');
+                    }
+                    Some(Directive::PragmaOnce) => {
+                        self.once.insert(file);
+                        self.out.push('\n');
+                    }
+                    Some(Directive::Include(name)) => {
+                        let &(header, htext) =
+                            self.headers
+                                .iter()
+                                .find(|h| h.0 == name)
+                                .ok_or_else(|| KernelError::UnknownHeader {
+                                    module: self.module.into(),
+                                    header: name.into(),
+                                    file: file.into(),
+                                    line: i + 1,
+                                })?;
+                        if self.once.contains(header) {
+                            self.out.push('\n');
+                            continue;
+                        }
+                        if self.stack.contains(&header) {
+                            let mut chain = self.stack.clone();
+                            chain.push(header);
+                            return Err(KernelError::IncludeCycle {
+                                module: self.module.into(),
+                                chain: chain.join(" -> "),
+                            });
+                        }
+                        self.file(header, htext)?;
+                        // Back in this file, at the line after the include.
+                        let _ = writeln!(self.out, "#line {} \"{file}\"", i + 2);
+                    }
+                }
+            }
+            self.stack.pop();
+            Ok(())
+        }
+    }
+    let mut r = Resolver {
+        module,
+        headers,
+        once: HashSet::new(),
+        stack: Vec::new(),
+        out: String::with_capacity(2 * text.len()),
+    };
+    r.file(file, text)?;
+    Ok(r.out)
 }
 
 fn cache_dir() -> Option<PathBuf> {
@@ -77,14 +338,14 @@ fn cache_dir() -> Option<PathBuf> {
 /// Compile `module` for `arch` (e.g. "sm_90") with `REAL` = `real` and extra `-D` defines,
 /// caching in the default folder ($CFD_KERNEL_CACHE, else ~/.cache/cfd-gpu/kernels).
 /// Returns the PTX and whether it came from the cache.
-pub fn compile(module: &str, real: Real, arch: &str, defines: &[(&str, &str)]) -> Result<(Ptx, bool), KernelError> {
+pub fn compile(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Result<(Ptx, bool), KernelError> {
     compile_in(cache_dir().as_deref(), module, real, arch, defines)
 }
 
-/// As `compile`, with an explicit cache folder (`None`: no cache).
+/// As [`compile`], with an explicit cache folder (`None`: no cache).
 pub fn compile_in(
-    cache: Option<&std::path::Path>,
-    module: &str,
+    cache: Option<&Path>,
+    module: Module,
     real: Real,
     arch: &str,
     defines: &[(&str, &str)],
@@ -96,38 +357,12 @@ pub fn compile_in(
         "-std=c++17".into(),
     ];
     options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
-    options.extend(module_entry(module)?.2.iter().map(|o| o.to_string()));
-    let key = {
-        let mut h = crc32fast::Hasher::new();
-        h.update(src.as_bytes());
-        h.update(options.join(" ").as_bytes());
-        format!(
-            "{module}-{arch}-{}-{:08x}-{}.ptx",
-            real.c_type(),
-            h.finalize(),
-            src.len()
-        )
-    };
-    let cached = cache.map(|d| d.join(&key));
+    options.extend(module.options().iter().map(|o| o.to_string()));
+    let cached = cache.map(|d| d.join(cache_key(module.name(), arch, real, &src, &options)));
     if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
         return Ok((Ptx::from_src(text), true));
     }
-    if !nvrtc_available() {
-        return Err(KernelError::NvrtcMissing);
-    }
-    let opts = CompileOptions {
-        options: options.clone(),
-        name: Some(format!("{module}.cu")),
-        ..Default::default()
-    };
-    let ptx = cudarc::nvrtc::compile_ptx_with_opts(&src, opts).map_err(|e| KernelError::Compile {
-        module: module.into(),
-        options: options.join(" "),
-        log: match &e {
-            cudarc::nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-            other => format!("{other:?}"),
-        },
-    })?;
+    let ptx = nvrtc(module.name(), module.file(), &src, &options)?;
     if let Some(path) = cached {
         // Best effort: a read-only cache folder only costs a recompile next time.
         if let Some(dir) = path.parent() {
@@ -141,33 +376,112 @@ pub fn compile_in(
     Ok((ptx, false))
 }
 
+/// Cache file name: a checksum of the resolved source (so of every header) and the options.
+fn cache_key(module: &str, arch: &str, real: Real, src: &str, options: &[String]) -> String {
+    let mut h = crc32fast::Hasher::new();
+    h.update(src.as_bytes());
+    h.update(options.join(" ").as_bytes());
+    format!(
+        "{module}-{arch}-{}-{:08x}-{}.ptx",
+        real.c_type(),
+        h.finalize(),
+        src.len()
+    )
+}
+
+/// Compiles resolved source `src`, named `file` in NVRTC's logs.
+fn nvrtc(module: &str, file: &str, src: &str, options: &[String]) -> Result<Ptx, KernelError> {
+    if !nvrtc_available() {
+        return Err(KernelError::NvrtcMissing);
+    }
+    let opts = CompileOptions {
+        options: options.to_vec(),
+        name: Some(file.into()),
+        ..Default::default()
+    };
+    cudarc::nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| KernelError::Compile {
+        module: module.into(),
+        options: options.join(" "),
+        log: match &e {
+            cudarc::nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+            other => format!("{other:?}"),
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{BTreeSet, HashMap};
+
+    /// Whether NVRTC is there to test with; without it a test skips visibly, except under CI
+    /// (which has no GPU but must have NVRTC), where it fails.
+    fn have_nvrtc() -> bool {
+        if nvrtc_available() {
+            return true;
+        }
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "NVRTC is required under CI (scripts/setup.sh installs it)"
+        );
+        eprintln!("SKIPPED: NVRTC not found; source scripts/env.sh after scripts/setup.sh");
+        false
+    }
+
+    /// The names of the `.entry` points of a PTX module.
+    fn ptx_entries(ptx: &str) -> BTreeSet<String> {
+        ptx.lines()
+            .filter_map(|l| {
+                let rest = &l[l.find(".entry ")? + ".entry ".len()..];
+                Some(rest[..rest.find('(').unwrap_or(rest.len())].trim().to_string())
+            })
+            .collect()
+    }
+
+    /// Maps each line of resolved source to (file, line) by its `#line` directives.
+    fn line_map(src: &str) -> Vec<Option<(String, usize)>> {
+        let mut at: Option<(String, usize)> = None;
+        src.lines()
+            .map(|l| {
+                if let Some(d) = l.strip_prefix("#line ") {
+                    let (n, f) = d.split_once(' ').unwrap();
+                    at = Some((f.trim_matches('"').to_string(), n.parse().unwrap()));
+                    None
+                } else {
+                    let here = at.clone().expect("source starts with #line");
+                    at.as_mut().unwrap().1 += 1;
+                    Some(here)
+                }
+            })
+            .collect()
+    }
+
+    /// Every resolved line that is not blank is the line of the file its `#line` says.
+    fn assert_lines_map_back(src: &str, files: &HashMap<&str, &str>) {
+        for (line, at) in src.lines().zip(line_map(src)) {
+            let Some((file, n)) = at else { continue };
+            if line.is_empty() {
+                continue;
+            }
+            let orig = files[file.as_str()].lines().nth(n - 1);
+            assert_eq!(orig, Some(line), "resolved line mapped to {file}:{n}");
+        }
+    }
 
     /// CI has no GPU, but NVRTC compiles without one: every module, both precisions, for
-    /// Ampere and Hopper. Skipped visibly when NVRTC is absent (required under CI).
+    /// Ampere and Hopper, the second time from the cache.
     #[test]
-    fn every_kernel_compiles_with_nvrtc() {
-        if !nvrtc_available() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "NVRTC is required under CI (scripts/setup.sh installs it)"
-            );
-            eprintln!("SKIPPED: NVRTC not found; source scripts/env.sh after scripts/setup.sh");
+    fn every_module_compiles_with_nvrtc() {
+        if !have_nvrtc() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
         let cache = Some(dir.path());
-        for (module, _, _) in MODULES {
+        for module in Module::ALL {
             for real in [Real::F32, Real::F64] {
                 for arch in ["sm_80", "sm_90"] {
-                    let (ptx, cached) = compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));
+                    let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));
                     assert!(!cached);
-                    assert!(
-                        ptx.to_src().contains(".entry"),
-                        "{module} {arch}: no kernel entry in PTX"
-                    );
                     let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap();
                     assert!(cached, "second compile must come from the cache");
                 }
@@ -175,15 +489,197 @@ mod tests {
         }
     }
 
+    /// Every kernel the host may load is an `.entry` of its compiled module, and every `.entry`
+    /// is declared as a kernel constant (so a new `__global__` must be declared).
     #[test]
-    fn compile_errors_carry_the_log() {
-        if !nvrtc_available() {
-            eprintln!("SKIPPED: NVRTC not found");
+    fn kernel_constants_match_the_ptx_entries() {
+        if !have_nvrtc() {
             return;
         }
-        let e = compile_in(None, "heat", Real::F64, "sm_90", &[("TX", "x+")])
+        for module in Module::ALL {
+            for real in [Real::F32, Real::F64] {
+                let (ptx, _) = compile_in(None, module, real, "sm_80", &[]).unwrap_or_else(|e| panic!("{e}"));
+                let ptx = ptx.to_src();
+                for name in module.entries() {
+                    assert!(
+                        ptx.contains(&format!(".entry {name}(")),
+                        "{module} ({real:?}): kernel {name} is declared in kernels::{module} but is no `.entry` of the PTX"
+                    );
+                }
+                let declared: BTreeSet<String> = module.entries().iter().map(|s| s.to_string()).collect();
+                let found = ptx_entries(&ptx);
+                assert_eq!(found.len(), ptx.matches(".entry ").count());
+                let undeclared: Vec<_> = found.difference(&declared).collect();
+                assert!(
+                    undeclared.is_empty(),
+                    "{module} ({real:?}): PTX entries {undeclared:?} have no Kernel constant in kernels::{module}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_constants_are_consistent() {
+        let mut all = HashSet::new();
+        for module in Module::ALL {
+            let names: Vec<_> = module.kernels().iter().map(|k| k.name).collect();
+            assert_eq!(names, module.entries());
+            for k in module.kernels() {
+                assert_eq!(k.module, module, "{k:?} is listed under {module}");
+                assert!(all.insert(k.name), "kernel name {} twice", k.name);
+            }
+        }
+        assert_eq!(heat::RQ_STAGE.name, "heat_rq_stage");
+        assert_eq!(reduce::COPY.module, Module::Reduce);
+    }
+
+    /// Every `.cu` of kernels/cuda/ is a module and every `.cuh` an embedded header (with
+    /// `#pragma once`), the embedded text being the file's.
+    #[test]
+    fn every_cuda_file_is_embedded() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda");
+        let mut seen = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if name.ends_with(".cuh") {
+                let h = HEADERS.iter().find(|h| h.0 == name);
+                assert_eq!(h.map(|h| h.1), Some(text.as_str()), "{name} is not in HEADERS");
+                assert!(text
+                    .lines()
+                    .any(|l| matches!(directive(l), Some(Directive::PragmaOnce))));
+                seen += 1;
+            } else if name.ends_with(".cu") {
+                let m = Module::ALL.iter().find(|m| m.file() == name);
+                assert_eq!(m.map(|m| m.text()), Some(text.as_str()), "{name} is not a Module");
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, HEADERS.len() + Module::ALL.len());
+    }
+
+    #[test]
+    fn module_sources_resolve_once_and_map_back() {
+        let mut files: HashMap<&str, &str> = HEADERS.iter().copied().collect();
+        for m in Module::ALL {
+            files.insert(m.file(), m.text());
+        }
+        for m in Module::ALL {
+            let src = source(m).unwrap();
+            assert!(!src.contains("#include \""), "{m}: unresolved include");
+            // reduce.cu includes common.cuh directly and through reduce.cuh.
+            assert_eq!(src.matches("typedef unsigned int u32;").count(), 1, "{m}");
+            assert_lines_map_back(&src, &files);
+        }
+        // The heat stencil's radius is heat's own.
+        assert!(source(Module::Heat).unwrap().contains("#define HALO 4"));
+        for m in [Module::Reduce, Module::Grid, Module::Advect] {
+            assert!(!source(m).unwrap().contains("HALO"), "{m}");
+        }
+    }
+
+    #[test]
+    fn resolver_nests_and_honours_pragma_once() {
+        let headers: &[(&str, &str)] = &[
+            ("base.cuh", "#pragma once\nint base;\n"),
+            ("mid.cuh", "# pragma once // guard\n#include \"base.cuh\"\nint mid;\n"),
+            (
+                "top.cuh",
+                "#pragma once\n#include \"mid.cuh\"\n  #  include \"base.cuh\"\nint top;\n",
+            ),
+            ("plain.cuh", "int plain;\n"),
+        ];
+        let root = "#include \"top.cuh\"\r\n#include\"base.cuh\"\n#include <cuda_fp16.h>\n#include \"plain.cuh\"\n#include \"plain.cuh\"\nint root;";
+        let src = resolve("probe", "probe.cu", root, headers).unwrap();
+        for (decl, times) in [
+            ("int base;", 1),
+            ("int mid;", 1),
+            ("int top;", 1),
+            ("int plain;", 2),
+            ("int root;", 1),
+        ] {
+            assert_eq!(src.matches(decl).count(), times, "{decl} in\n{src}");
+        }
+        assert!(src.contains("#include <cuda_fp16.h>\n"));
+        assert!(!src.contains("pragma"));
+        // Nested, in order: base inside mid inside top, before the root's own lines.
+        let pos = |s: &str| src.find(s).unwrap();
+        assert!(
+            pos("int base;") < pos("int mid;")
+                && pos("int mid;") < pos("int top;")
+                && pos("int top;") < pos("int root;")
+        );
+        let mut files: HashMap<&str, &str> = headers.iter().copied().collect();
+        files.insert("probe.cu", root);
+        assert_lines_map_back(&src, &files);
+        // The root's last line is still its line 6.
+        let last = line_map(&src).last().cloned().flatten();
+        assert_eq!(last, Some(("probe.cu".to_string(), 6)));
+    }
+
+    #[test]
+    fn resolver_errors_name_the_module_and_header() {
+        let headers: &[(&str, &str)] = &[("a.cuh", "#pragma once\n\n#include \"missing.cuh\"\n")];
+        let e = resolve("probe", "probe.cu", "int x;\n#include \"a.cuh\"\n", headers).unwrap_err();
+        assert!(
+            matches!(&e, KernelError::UnknownHeader { module, header, file, line: 3 }
+                if module == "probe" && header == "missing.cuh" && file == "a.cuh"),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("probe") && msg.contains("missing.cuh") && msg.contains("a.cuh:3"),
+            "{msg}"
+        );
+
+        let cyclic: &[(&str, &str)] = &[("a.cuh", "#include \"b.cuh\"\n"), ("b.cuh", "#include \"a.cuh\"\n")];
+        let e = resolve("probe", "probe.cu", "#include \"a.cuh\"\n", cyclic).unwrap_err();
+        assert!(e.to_string().contains("probe.cu -> a.cuh -> b.cuh -> a.cuh"), "{e}");
+        // With #pragma once the same pair resolves.
+        let guarded: &[(&str, &str)] = &[
+            ("a.cuh", "#pragma once\n#include \"b.cuh\"\n"),
+            ("b.cuh", "#pragma once\n#include \"a.cuh\"\n"),
+        ];
+        resolve("probe", "probe.cu", "#include \"a.cuh\"\n", guarded).unwrap();
+    }
+
+    #[test]
+    fn cache_key_covers_headers() {
+        let root = "#include \"h.cuh\"\nint x;\n";
+        let a = resolve("probe", "probe.cu", root, &[("h.cuh", "#pragma once\nint h;\n")]).unwrap();
+        let b = resolve("probe", "probe.cu", root, &[("h.cuh", "#pragma once\nint g;\n")]).unwrap();
+        let opts = ["-DREAL=float".to_string()];
+        assert_ne!(
+            cache_key("probe", "sm_90", Real::F32, &a, &opts),
+            cache_key("probe", "sm_90", Real::F32, &b, &opts)
+        );
+    }
+
+    /// NVRTC's log names the file and line of an error, in a header or in the module after it.
+    #[test]
+    fn compile_errors_name_the_file_and_line() {
+        if !have_nvrtc() {
+            return;
+        }
+        let headers: &[(&str, &str)] = &[("bad.cuh", "#pragma once\n// line 2\nint in_header = ;\n")];
+        let root = "// line 1\n#include \"bad.cuh\"\n\n\nint in_root = ;\n";
+        let src = resolve("probe", "probe.cu", root, headers).unwrap();
+        let e = nvrtc("probe", "probe.cu", &src, &["--gpu-architecture=sm_80".into()])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("heat") && e.contains("error"), "{e}");
+        assert!(e.contains("bad.cuh(3)") && e.contains("probe.cu(5)"), "{e}");
+
+        // A real module: a bad tile define fails where heat.cu uses it.
+        let e = compile_in(None, Module::Heat, Real::F64, "sm_90", &[("TX", "x+")])
+            .unwrap_err()
+            .to_string();
+        let at = e.find("heat.cu(").unwrap_or_else(|| panic!("{e}")) + "heat.cu(".len();
+        let line: usize = e[at..at + e[at..].find(')').unwrap()].parse().unwrap();
+        let text = Module::Heat.text().lines().nth(line - 1).unwrap();
+        assert!(
+            text.contains("TX") && e.contains("error"),
+            "heat.cu:{line} is `{text}`:\n{e}"
+        );
     }
 }
