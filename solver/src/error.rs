@@ -13,12 +13,14 @@ pub enum SolverError {
     },
     #[error("{0}")]
     Mesh(#[from] meshtool::MeshError),
-    #[error("the solution diverged at step {step} (t = {time:.6e}): max |{field}| = {value:e}. The last good output was kept{kept}. Reduce time.cfl (or time.dt) and run again.")]
+    #[error("the solution diverged at step {step} (t = {time:.6e}): {what}. The last good output was kept{kept}. Reduce time.cfl (or time.dt) and run again.")]
     Diverged {
         step: u64,
         time: f64,
+        /// The field at fault.
         field: String,
-        value: f64,
+        /// What is wrong with it, e.g. "max |phi| = inf".
+        what: String,
         kept: String,
     },
     #[error("CUDA: {0}")]

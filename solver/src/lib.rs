@@ -1,15 +1,15 @@
-//! solver: the run framework (config, time loop, output), the CPU and CUDA backends, and one
-//! module per physics under `cases/`.
+//! solver: the framework (case files, clock, time loop, checkpoints, checks and benchmarks),
+//! the CPU and CUDA backends, the shared numerical layers (structured grids, tetrahedral
+//! meshes, semi-Lagrangian pieces), typed VTK output, and one folder per physics under `cases/`.
 
 pub mod backend;
-pub mod bench;
 pub mod cases;
-pub mod config;
 pub mod error;
+pub mod framework;
+pub mod grid;
+pub mod mesh;
+pub mod numerics;
 pub mod output;
 pub mod real;
-pub mod run;
-pub mod structured;
-pub mod templates;
 
 pub use error::{Result, SolverError};

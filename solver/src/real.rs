@@ -45,3 +45,17 @@ impl Real for f64 {
         f64::from_le_bytes(b.try_into().unwrap())
     }
 }
+
+/// Little-endian bytes of a slice of reals (checkpoints).
+pub fn to_bytes<T: Real>(v: &[T]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(v));
+    for x in v {
+        x.to_le(&mut out);
+    }
+    out
+}
+
+/// The reals of `to_bytes`.
+pub fn from_bytes<T: Real>(b: &[u8]) -> Vec<T> {
+    b.chunks_exact(std::mem::size_of::<T>()).map(T::from_le).collect()
+}

@@ -28,7 +28,8 @@ fn templates_are_listed_and_parse() {
         assert!(list.contains(name), "{list}");
         let dir = tempfile::tempdir().unwrap();
         let p = template(dir.path(), name);
-        solver::config::load(&p, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let doc = solver::framework::CaseDoc::load(&p, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        solver::framework::case::parse_setup(&doc).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
 
@@ -209,12 +210,20 @@ fn restart_is_bit_identical_on_the_cpu() {
     let a = std::fs::read(full.join("step_0000020.vti")).unwrap();
     let b = std::fs::read(part.join("step_0000020.vti")).unwrap();
     assert!(a == b, "restarted run differs from the uninterrupted one");
-    // A checkpoint of a different run is refused.
-    let mut a = vec!["run", p, "-o", part.to_str().unwrap(), "--restart"];
-    a.extend_from_slice(&common);
-    a.extend_from_slice(&["--set", "time.cfl=0.3", "--set", "time.steps=30"]);
-    let o = solver(&a);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A checkpoint of a different run is refused, naming what changed.
+    for (set, key) in [
+        ("time.cfl=0.3", "time.dt (resolved)"),
+        ("heat.alpha=0.2", "heat.alpha: 0.1 -> 0.2"),
+        ("heat.boundary.y=\"periodic\"", "heat.boundary.y"),
+        ("run.precision=f32", "run.precision"),
+    ] {
+        let mut a = vec!["run", p, "-o", part.to_str().unwrap(), "--restart"];
+        a.extend_from_slice(&common);
+        a.extend_from_slice(&["--set", set, "--set", "time.steps=30"]);
+        let o = solver(&a);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(key), "{set}: {}", stderr(&o));
+    }
 }
 
 #[test]
@@ -240,7 +249,7 @@ fn devices_explains_when_there_is_none_and_gpu_checks_run_when_there_is() {
         assert!(stderr(&o).contains("CUDA"), "{}", stderr(&o));
         return;
     }
-    let o = solver(&["check", "heat", "--n", "45", "--steps", "50"]);
+    let o = solver(&["check", "heat", "--steps", "50"]);
     assert!(
         o.status.success(),
         "{}\n{}",

@@ -2,19 +2,23 @@
 //! spatial order >= 7.5 with a time step small enough that RK3 error is negligible, and
 //! third order in time against the exact solution of the semi-discrete system.
 
+use solver::cases::heat::section::{HeatBoundary, HeatInitial, HeatKernel, HeatSection};
 use solver::cases::heat::{cpu::CpuHeat, fd8_symbol, reference, HeatSetup};
-use solver::config::{AxisBoundary, HeatInitial, HeatKernel};
-use solver::structured::Grid3;
+use solver::grid::GridSpec;
 
 fn setup(n: usize, modes: f64) -> HeatSetup {
-    let bc = [AxisBoundary::Periodic; 3];
-    HeatSetup {
-        grid: Grid3::new([n; 3], [0.0; 3], [1.0; 3], &bc),
+    let section = HeatSection {
         alpha: 0.1,
-        bc,
         initial: HeatInitial::SineProduct { modes: [modes; 3] },
+        boundary: HeatBoundary::default(),
         kernel: HeatKernel::RegisterQueue,
-    }
+    };
+    let spec = GridSpec {
+        cells: [n; 3],
+        origin: [0.0; 3],
+        extent: [1.0; 3],
+    };
+    HeatSetup::new(spec, &section)
 }
 
 fn max_rel(a: &[f64], b: &[f64]) -> f64 {

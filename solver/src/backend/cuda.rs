@@ -1,23 +1,30 @@
-//! CUDA device: context and stream (cudarc, libcuda loaded at run time), kernel modules
-//! compiled by NVRTC for the device's architecture (cached), and shared reductions.
+//! CUDA device: context, streams and events (cudarc, libcuda loaded at run time), kernel
+//! modules compiled by NVRTC for the device's architecture (cached), and shared reductions.
+//!
+//! Work goes to `stream` (compute) unless a family overlaps communication with it on `aux`
+//! (halo exchange, copies): `record` an event on one stream and `wait` for it on the other.
 
 use crate::error::{Result, SolverError};
 use crate::real::Real;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
 };
+use kernels::{Kernel, Module};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 pub struct Device {
     pub ctx: Arc<CudaContext>,
+    /// The compute stream: every kernel of a step, in order.
     pub stream: Arc<CudaStream>,
+    /// A second stream for work that overlaps compute (halo exchange, transfers).
+    pub aux: Arc<CudaStream>,
     pub name: String,
     /// e.g. "sm_90"
     pub arch: String,
     pub sm_count: u32,
     pub total_mem: usize,
-    modules: Mutex<HashMap<(String, kernels::Real, String), Arc<CudaModule>>>,
+    modules: Mutex<HashMap<(Module, kernels::Real, String), Arc<CudaModule>>>,
 }
 
 /// Whether the CUDA driver library can be loaded at all.
@@ -51,12 +58,13 @@ impl Device {
             ));
         }
         let ctx = CudaContext::new(ordinal)?;
-        // One stream, in order: buffers are passed to kernels as raw pointers (stage 3 of a
-        // Runge-Kutta step reads and writes the same array), so cudarc's per-buffer event
-        // tracking is not needed.
-        // SAFETY: all work goes through the single default stream.
+        // Buffers are passed to kernels as raw pointers (stage 3 of a Runge-Kutta step reads
+        // and writes the same array) and ordering across streams is explicit (events), so
+        // cudarc's per-buffer event tracking is not needed.
+        // SAFETY: work on `aux` is ordered against `stream` by the callers' events.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
+        let aux = ctx.new_stream()?;
         let (major, minor) = ctx.compute_capability()?;
         let sm_count =
             ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
@@ -67,14 +75,16 @@ impl Device {
             total_mem: ctx.total_mem()?,
             ctx,
             stream,
+            aux,
             modules: Mutex::new(HashMap::new()),
         }))
     }
 
-    /// A kernel function from `module` compiled for precision `T` (compiled once per run,
+    /// A kernel compiled for precision `T` with extra `-D` defines (compiled once per run,
     /// PTX cached on disk between runs).
-    pub fn function<T: Real>(&self, module: &str, name: &str, defines: &[(&str, &str)]) -> Result<CudaFunction> {
-        let key = (module.to_string(), T::KERNEL, format!("{defines:?}"));
+    pub fn function<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<CudaFunction> {
+        let module = kernel.module;
+        let key = (module, T::KERNEL, format!("{defines:?}"));
         let mut cache = self.modules.lock().unwrap();
         let m = match cache.get(&key) {
             Some(m) => m.clone(),
@@ -85,7 +95,7 @@ impl Device {
                 m
             }
         };
-        Ok(m.load_function(name)?)
+        Ok(m.load_function(kernel.name)?)
     }
 
     pub fn upload<T: Real>(&self, host: &[T]) -> Result<CudaSlice<T>> {
@@ -106,13 +116,25 @@ impl Device {
         p
     }
 
+    /// Wait for both streams.
     pub fn sync(&self) -> Result<()> {
+        self.aux.synchronize()?;
         Ok(self.stream.synchronize()?)
+    }
+
+    /// An event marking the work queued so far on `on`.
+    pub fn record(&self, on: &CudaStream) -> Result<CudaEvent> {
+        Ok(on.record_event(None)?)
+    }
+
+    /// Make `on` wait (on the device, not the host) for the work `event` marks.
+    pub fn wait(&self, on: &CudaStream, event: &CudaEvent) -> Result<()> {
+        Ok(on.wait(event)?)
     }
 
     /// max |x| over a device buffer (NaN if any element is NaN).
     pub fn max_abs<T: Real>(&self, x: &CudaSlice<T>) -> Result<f64> {
-        let f = self.function::<T>("reduce", "max_abs", &[])?;
+        let f = self.function::<T>(kernels::reduce::MAX_ABS, &[])?;
         let n = x.len() as u64;
         let blocks = (n.div_ceil(256) as u32).clamp(1, 4 * self.sm_count.max(1));
         let out = self.zeros::<T>(blocks as usize)?;
@@ -141,7 +163,7 @@ impl Device {
         let n = bytes / 8;
         let src = self.zeros::<f64>(n)?;
         let dst = self.zeros::<f64>(n)?;
-        let f = self.function::<f64>("reduce", "copy_kernel", &[])?;
+        let f = self.function::<f64>(kernels::reduce::COPY, &[])?;
         let (sp, dp, nn) = (self.ptr(&src), self.ptr(&dst), n as u64);
         let cfg = LaunchConfig {
             grid_dim: (8 * self.sm_count, 1, 1),

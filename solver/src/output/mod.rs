@@ -1,63 +1,80 @@
-//! Everything a run writes: VTK fields (`.vti`), the `.pvd` time series, `summary.json` and
-//! checkpoints. Every write is atomic (temporary file, then rename).
+//! Everything a run writes: typed fields as VTK (`.vti` point or cell data, `.vtu` cell data),
+//! the `.pvd` time series, `summary.json`. Every write is atomic (temporary file, then rename).
 
-pub mod checkpoint;
+pub mod field;
 pub mod pvd;
 
+pub use field::{Centring, Field, Geometry};
+
 use crate::error::{Result, SolverError};
-use crate::structured::Grid3;
 use meshtool::vtk::{cell_array, write_atomic};
 use std::path::Path;
 use vtkio::model::{Attribute, Attributes, DataSet, Extent, ImageDataPiece, Piece};
 
-/// Point fields on a structured grid as VTK ImageData (binary, zlib-compressed).
-pub fn write_vti(path: &Path, grid: &Grid3, fields: &[(String, Vec<f64>)]) -> Result<()> {
-    let [nx, ny, nz] = grid.n.map(|n| n as i32);
-    let arrays: Vec<Attribute> = fields.iter().map(|(name, v)| array(name, v, grid.points())).collect();
-    let data = DataSet::ImageData {
-        extent: Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]),
-        origin: grid.origin.map(|v| v as f32),
-        spacing: grid.h.map(|v| v as f32),
-        meta: None,
-        pieces: vec![Piece::Inline(Box::new(ImageDataPiece {
-            extent: Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]),
-            data: Attributes {
-                point: arrays,
-                cell: vec![],
-            },
-        }))],
+/// Write `fields` on `geometry` as `<path_stem>.vti` or `.vtu`; the file's name.
+pub fn write_fields(path_stem: &Path, geometry: &Geometry, fields: &[Field]) -> Result<String> {
+    for f in fields {
+        let want = geometry.size(f.centring);
+        if f.len() != want {
+            return Err(SolverError::Other(format!(
+                "internal: field '{}' has {} {:?} values, the geometry {want}",
+                f.name,
+                f.len(),
+                f.centring
+            )));
+        }
+    }
+    let split = |c: Centring| fields.iter().filter(|f| f.centring == c).map(array).collect::<Vec<_>>();
+    let (path, data) = match geometry {
+        Geometry::Image {
+            points,
+            origin,
+            spacing,
+        } => {
+            let [nx, ny, nz] = points.map(|n| n as i32);
+            let extent = || Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]);
+            let data = DataSet::ImageData {
+                extent: extent(),
+                origin: origin.map(|v| v as f32),
+                spacing: spacing.map(|v| v as f32),
+                meta: None,
+                pieces: vec![Piece::Inline(Box::new(ImageDataPiece {
+                    extent: extent(),
+                    data: Attributes {
+                        point: split(Centring::Point),
+                        cell: split(Centring::Cell),
+                    },
+                }))],
+            };
+            (path_stem.with_extension("vti"), data)
+        }
+        Geometry::Tets(m) => {
+            if fields.iter().any(|f| f.centring == Centring::Point) {
+                return Err(SolverError::Other(
+                    "internal: point fields on tetrahedral meshes are not written".into(),
+                ));
+            }
+            (
+                path_stem.with_extension("vtu"),
+                meshtool::vtk::tet_grid(m, split(Centring::Cell)),
+            )
+        }
     };
-    Ok(write_atomic(data, path)?)
+    write_atomic(data, &path)?;
+    Ok(path.file_name().unwrap().to_string_lossy().into_owned())
 }
 
-/// Write fields in the layout's format: `.vti` point data or `.vtu` cell data.
-pub fn write_fields(path_stem: &Path, layout: &crate::cases::Layout, fields: &[(String, Vec<f64>)]) -> Result<String> {
-    match layout {
-        crate::cases::Layout::Structured(g) => {
-            let p = path_stem.with_extension("vti");
-            write_vti(&p, g, fields)?;
-            Ok(file_name(&p))
-        }
-        crate::cases::Layout::Tets(m) => {
-            let p = path_stem.with_extension("vtu");
-            let arrays = fields.iter().map(|(n, v)| array(n, v, m.num_cells())).collect();
-            write_atomic(meshtool::vtk::tet_grid(m, arrays), &p)?;
-            Ok(file_name(&p))
+/// A field as a VTK array; 2-component vectors get a zero third component, so that ParaView's
+/// glyphs and stream tracers take them as vectors.
+fn array(f: &Field) -> Attribute {
+    match f.components {
+        1 => cell_array(&f.name, f.values.clone()),
+        3 => Attribute::vectors(&f.name).with_data(f.values.clone()),
+        _ => {
+            let padded: Vec<f64> = f.values.chunks(2).flat_map(|v| [v[0], v[1], 0.0]).collect();
+            Attribute::vectors(&f.name).with_data(padded)
         }
     }
-}
-
-/// A field as a VTK array: a vector when it holds three values per point or cell.
-fn array(name: &str, values: &[f64], size: usize) -> Attribute {
-    if values.len() == 3 * size && size > 0 {
-        Attribute::vectors(name).with_data(values.to_vec())
-    } else {
-        cell_array(name, values.to_vec())
-    }
-}
-
-fn file_name(p: &Path) -> String {
-    p.file_name().unwrap().to_string_lossy().into_owned()
 }
 
 /// Write text atomically.
@@ -80,4 +97,18 @@ pub fn relative_errors(a: &[f64], reference: &[f64], weights: Option<&[f64]>) ->
         rinf = rinf.max(r.abs());
     }
     serde_json::json!({"l1": e1 / r1, "l2": (e2 / r2).sqrt(), "linf": einf / rinf})
+}
+
+/// max |a - b| / max |a| over two equally long arrays (CPU-vs-CUDA agreement).
+pub fn max_relative_difference(a: &[f64], b: &[f64]) -> f64 {
+    let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+    let d = a.iter().zip(b).fold(0.0f64, |m, (x, y)| {
+        let d = (x - y).abs();
+        if d.is_nan() {
+            f64::INFINITY
+        } else {
+            m.max(d)
+        }
+    });
+    d / scale
 }

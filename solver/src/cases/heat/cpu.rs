@@ -2,9 +2,8 @@
 //! `heat_rq_stage` in kernels/cuda/heat.cu.
 
 use super::{HeatSetup, FD8, STAGES};
-use crate::config::AxisBoundary;
+use crate::grid::{halo::fill, StructuredGrid};
 use crate::real::Real;
-use crate::structured::{Grid3, HALO};
 use rayon::prelude::*;
 
 pub struct CpuHeat<T: Real> {
@@ -28,7 +27,7 @@ impl<T: Real> CpuHeat<T> {
             u2: vec![T::zero(); n],
             next: vec![T::zero(); n],
         };
-        fill_halo(&s.setup, &mut s.phi);
+        fill(&s.setup.grid, &s.setup.bc, &mut s.phi);
         s
     }
 
@@ -39,7 +38,7 @@ impl<T: Real> CpuHeat<T> {
         let g = &self.setup.grid;
         // u1 = phi + dt/2 L(phi)
         stage(g, f, &mut self.u1, None, None, st[0][2], &self.phi, st[0][3] * dt);
-        fill_halo(&self.setup, &mut self.u1);
+        fill(g, &self.setup.bc, &mut self.u1);
         // u2 = 3 phi - 2 u1 + 2 dt L(u1)
         stage(
             g,
@@ -51,7 +50,7 @@ impl<T: Real> CpuHeat<T> {
             &self.u1,
             st[1][3] * dt,
         );
-        fill_halo(&self.setup, &mut self.u2);
+        fill(g, &self.setup.bc, &mut self.u2);
         // phi' = -phi/3 + u1 + u2/3 + dt/6 L(u2)
         stage(
             g,
@@ -64,7 +63,7 @@ impl<T: Real> CpuHeat<T> {
             st[2][3] * dt,
         );
         std::mem::swap(&mut self.phi, &mut self.next);
-        fill_halo(&self.setup, &mut self.phi);
+        fill(&self.setup.grid, &self.setup.bc, &mut self.phi);
     }
 
     pub fn interior(&self) -> Vec<T> {
@@ -73,14 +72,14 @@ impl<T: Real> CpuHeat<T> {
 
     pub fn set_interior(&mut self, values: &[T]) {
         self.phi = self.setup.grid.pad(values);
-        fill_halo(&self.setup, &mut self.phi);
+        fill(&self.setup.grid, &self.setup.bc, &mut self.phi);
     }
 }
 
 /// out = ca*A + cb*B + cs*S + cl*L(S) on the interior points.
 #[allow(clippy::too_many_arguments)]
 fn stage<T: Real>(
-    g: &Grid3,
+    g: &StructuredGrid,
     f: [T; 3],
     out: &mut [T],
     a: Option<(T, &[T])>,
@@ -94,11 +93,12 @@ fn stage<T: Real>(
     let c = FD8.map(T::of);
     let (sx, sy, sz) = (1usize, px, plane);
     out.par_chunks_mut(plane).enumerate().for_each(|(kp, out_plane)| {
-        if kp < HALO || kp >= g.n[2] + HALO {
+        let (hy, hz) = (g.halo[1], g.halo[2]);
+        if kp < hz || kp >= g.n[2] + hz {
             return;
         }
         for j in 0..g.n[1] {
-            let row = px * (j + HALO) + g.xoff;
+            let row = px * (j + hy) + g.xoff;
             for i in 0..g.n[0] {
                 let p = kp * plane + row + i;
                 let d = |st: usize| {
@@ -120,44 +120,4 @@ fn stage<T: Real>(
             }
         }
     });
-}
-
-/// Ghost layers: periodic copies, or Dirichlet by odd reflection about the boundary point,
-/// which is itself pinned to its value (as `heat_halo` in heat.cu).
-pub fn fill_halo<T: Real>(s: &HeatSetup, f: &mut [T]) {
-    let g = &s.grid;
-    let n = g.n.map(|v| v as isize);
-    for axis in 0..3 {
-        let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);
-        let nn = n[axis];
-        for r2 in 0..n[a2] {
-            for r1 in 0..n[a1] {
-                let at = |v: isize| {
-                    let mut idx = [0isize; 3];
-                    idx[axis] = v;
-                    idx[a1] = r1;
-                    idx[a2] = r2;
-                    g.at(idx[0], idx[1], idx[2])
-                };
-                match s.bc[axis] {
-                    AxisBoundary::Periodic => {
-                        for layer in 1..=HALO as isize {
-                            f[at(-layer)] = f[at(nn - layer)];
-                            f[at(nn - 1 + layer)] = f[at(layer - 1)];
-                        }
-                    }
-                    AxisBoundary::Dirichlet([v0, v1]) => {
-                        let (v0, v1) = (T::of(v0), T::of(v1));
-                        let two = T::of(2.0);
-                        f[at(0)] = v0;
-                        f[at(nn - 1)] = v1;
-                        for layer in 1..=HALO as isize {
-                            f[at(-layer)] = two * v0 - f[at(layer)];
-                            f[at(nn - 1 + layer)] = two * v1 - f[at(nn - 1 - layer)];
-                        }
-                    }
-                }
-            }
-        }
-    }
 }

@@ -1,12 +1,11 @@
 //! CUDA execution of the heat step (kernels/cuda/heat.cu): the naive variant (one 1D stencil
 //! kernel per axis, then an update) or the register-queue variant (one fused kernel per stage).
 
-use super::{HeatSetup, STAGES};
+use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
 use crate::backend::cuda::Device;
-use crate::config::{AxisBoundary, HeatKernel};
 use crate::error::Result;
+use crate::grid::cuda::DeviceHalo;
 use crate::real::Real;
-use crate::structured::HALO;
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
@@ -30,7 +29,7 @@ unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
 
 /// Tile of the register-queue kernel (TX x TY threads), compiled into the kernel by NVRTC.
 /// Default 64x4 (fastest of 32x8, 32x16, 64x8, 64x4 on an H100, see BENCHMARKS.md); the
-/// environment variable CFD_HEAT_TILE=32x8 (say) overrides it for tuning. TX, TY >= HALO:
+/// environment variable CFD_HEAT_TILE=32x8 (say) overrides it for tuning. TX, TY >= RADIUS:
 /// the rim loads assume it.
 fn tile() -> (u32, u32) {
     std::env::var("CFD_HEAT_TILE")
@@ -39,7 +38,7 @@ fn tile() -> (u32, u32) {
             t.split_once('x')
                 .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
         })
-        .filter(|&(x, y): &(u32, u32)| x >= HALO as u32 && y >= HALO as u32 && x * y <= 1024)
+        .filter(|&(x, y): &(u32, u32)| x >= RADIUS as u32 && y >= RADIUS as u32 && x * y <= 1024)
         .unwrap_or((64, 4))
 }
 
@@ -57,7 +56,7 @@ pub struct CudaHeat<T: Real> {
     f_stage: CudaFunction,
     f_d2: CudaFunction,
     f_update: CudaFunction,
-    f_halo: CudaFunction,
+    halo: DeviceHalo<T>,
 }
 
 impl<T: Real> CudaHeat<T> {
@@ -85,7 +84,7 @@ impl<T: Real> CudaHeat<T> {
             std::env::var("CFD_HEAT_MINB").unwrap_or_else(|_| (1024 / (tile.0 * tile.1)).clamp(1, 8).to_string());
         let defs = [("TX", tx.as_str()), ("TY", ty.as_str()), ("MINB", minb.as_str())];
         // Enough blocks for about eight per SM, but chunks of at least 16 planes (each chunk
-        // reloads 2 HALO planes of the stencil input).
+        // reloads 2 RADIUS planes of the stencil input).
         let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0) * (grid.n[1] as u32).div_ceil(tile.1);
         let want = (8 * dev.sm_count).div_ceil(blocks_xy).max(1);
         let nz = grid.n[2] as u32;
@@ -99,10 +98,10 @@ impl<T: Real> CudaHeat<T> {
             None
         };
         let s = CudaHeat {
-            f_stage: dev.function::<T>("heat", "heat_rq_stage", &defs)?,
-            f_d2: dev.function::<T>("heat", "heat_naive_d2", &defs)?,
-            f_update: dev.function::<T>("heat", "heat_naive_update", &defs)?,
-            f_halo: dev.function::<T>("heat", "heat_halo", &defs)?,
+            f_stage: dev.function::<T>(kernels::heat::RQ_STAGE, &defs)?,
+            f_d2: dev.function::<T>(kernels::heat::NAIVE_D2, &defs)?,
+            f_update: dev.function::<T>(kernels::heat::NAIVE_UPDATE, &defs)?,
+            halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?,
             setup,
             dev,
             phi,
@@ -118,35 +117,7 @@ impl<T: Real> CudaHeat<T> {
     }
 
     fn halo(&self, f: u64) -> Result<()> {
-        let n = self.setup.grid.n;
-        for axis in 0..3 {
-            let plane = (n[(axis + 1) % 3] * n[(axis + 2) % 3]) as u64;
-            let threads = plane * HALO as u64;
-            let (periodic, v0, v1) = match self.setup.bc[axis] {
-                AxisBoundary::Periodic => (1i32, 0.0, 0.0),
-                AxisBoundary::Dirichlet([a, b]) => (0i32, a, b),
-            };
-            let (v0, v1, ax) = (T::of(v0), T::of(v1), axis as i32);
-            let cfg = LaunchConfig {
-                grid_dim: (threads.div_ceil(256) as u32, 1, 1),
-                block_dim: (256, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            // SAFETY: f is a padded field of this grid; threads cover HALO layers of one face pair.
-            unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&self.f_halo)
-                    .arg(&self.g)
-                    .arg(&f)
-                    .arg(&ax)
-                    .arg(&periodic)
-                    .arg(&v0)
-                    .arg(&v1)
-                    .launch(cfg)?
-            };
-        }
-        Ok(())
+        self.halo.fill(f)
     }
 
     /// out = ca*A + cb*B + cs*S + cl*L(S)

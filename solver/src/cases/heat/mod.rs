@@ -1,6 +1,7 @@
 //! The 3D heat equation d(phi)/dt = alpha Laplacian(phi) with the 8th-order central stencil
-//! and Kutta's third-order Runge-Kutta scheme (Kawasaki thesis, ch. 4-6). One numerical core,
-//! two executions: `cpu.rs` (rayon) and `cuda.rs` (kernels/cuda/heat.cu).
+//! and Kutta's third-order Runge-Kutta scheme (Kawasaki thesis, ch. 4-6), vertex-centred on the
+//! structured-grid layer. One numerical core, two executions: `cpu.rs` (rayon) and `cuda.rs`
+//! (kernels/cuda/heat.cu).
 //!
 //! Each RK3 step is three stages of the form  out = ca*A + cb*B + cs*S + cl*L(S):
 //!   u1   = phi + dt/2 L(phi)
@@ -11,14 +12,25 @@
 pub mod cpu;
 pub mod cuda;
 pub mod reference;
+pub mod section;
+mod simulation;
 
-use crate::config::{AxisBoundary, CaseFile, HeatInitial, HeatKernel, HeatSection};
-use crate::error::{Result, SolverError};
-use crate::structured::Grid3;
-use std::path::Path;
+use crate::backend::Target;
+use crate::error::Result;
+use crate::framework::{
+    BenchSpec, CaseDoc, CheckSpec, Clock, DtPolicy, Family, Precision, Setup, Simulation, Sizes, Template,
+};
+use crate::grid::{BoundarySet, GridSection, StructuredGrid};
+use crate::output::{Centring, Field, Geometry};
+use crate::real::Real;
+use section::{AxisBoundary, HeatInitial, HeatKernel, HeatSection};
+use serde::{Deserialize, Serialize};
 
 /// Coefficients of the 8th-order second derivative: centre, then the symmetric pairs 1..4.
 pub const FD8: [f64; 5] = [-205.0 / 72.0, 8.0 / 5.0, -1.0 / 5.0, 8.0 / 315.0, -1.0 / 560.0];
+
+/// The stencil's reach: the halo width on every axis.
+pub const RADIUS: usize = 4;
 
 /// The stencil's symbol: D2 exp(i theta x) = -sigma(theta)/h^2 exp(i theta x).
 pub fn fd8_symbol(theta: f64) -> f64 {
@@ -32,43 +44,156 @@ pub const STAGES: [[f64; 4]; 3] = [
     [-1.0 / 3.0, 1.0, 1.0 / 3.0, 1.0 / 6.0],
 ];
 
+/// The family.
+pub struct Heat;
+
+/// What a heat case file holds besides the framework's sections.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+struct HeatDoc {
+    heat: HeatSection,
+    grid: GridSection,
+}
+
+const fn template(name: &'static str, about: &'static str, text: &'static str) -> Template {
+    Template { name, about, text }
+}
+
+const TEMPLATES: &[Template] = &[
+    template(
+        "heat-benchmark",
+        "thesis benchmark cube: 2000 RK3 steps, Dirichlet at y = 0, periodic x and z",
+        include_str!("templates/heat-benchmark.toml"),
+    ),
+    template(
+        "heat-gaussian",
+        "periodic Gaussian diffusion against the exact heat-kernel solution",
+        include_str!("templates/heat-gaussian.toml"),
+    ),
+    template(
+        "heat-erfc",
+        "Dirichlet-driven slab against the erfc series",
+        include_str!("templates/heat-erfc.toml"),
+    ),
+    template(
+        "heat-decay",
+        "decaying periodic mode with a closed-form solution (convergence)",
+        include_str!("templates/heat-decay.toml"),
+    ),
+];
+
+/// CPU vs CUDA on the benchmark cube after 100 steps, both kernels; 45^3 is not a multiple of
+/// the tile. Both sides do the same arithmetic in the same order.
+const fn check(name: &'static str, sets: &'static [&'static str]) -> CheckSpec {
+    CheckSpec {
+        name,
+        template: "heat-benchmark",
+        sets,
+        steps: 100,
+        tolerance: [1e-12, 1e-5],
+        extra: None,
+    }
+}
+
+const CHECKS: &[CheckSpec] = &[
+    check(
+        "64^3 register-queue",
+        &["grid.dims=[64,63,64]", "heat.kernel=\"register-queue\""],
+    ),
+    check("64^3 naive", &["grid.dims=[64,63,64]", "heat.kernel=\"naive\""]),
+    check(
+        "45^3 register-queue",
+        &["grid.dims=[45,44,45]", "heat.kernel=\"register-queue\""],
+    ),
+    check("45^3 naive", &["grid.dims=[45,44,45]", "heat.kernel=\"naive\""]),
+];
+
+const fn bench(name: &'static str, sets: &'static [&'static str]) -> BenchSpec {
+    BenchSpec {
+        name,
+        template: "heat-benchmark",
+        sets,
+        sizes: Sizes::GridCubes(&[128, 256, 512]),
+    }
+}
+
+const BENCHES: &[BenchSpec] = &[
+    bench("naive", &["heat.kernel=\"naive\""]),
+    bench("register-queue", &["heat.kernel=\"register-queue\""]),
+];
+
+impl Family for Heat {
+    fn name(&self) -> &'static str {
+        "heat"
+    }
+    fn shared_keys(&self) -> &'static [&'static str] {
+        &["grid"]
+    }
+    fn templates(&self) -> &'static [Template] {
+        TEMPLATES
+    }
+    fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>> {
+        Ok(Box::new(HeatSetup::parse(doc)?))
+    }
+    fn checks(&self) -> &'static [CheckSpec] {
+        CHECKS
+    }
+    fn benches(&self) -> &'static [BenchSpec] {
+        BENCHES
+    }
+}
+
 /// Everything both executions need, built once from the case file.
 #[derive(Clone, Debug)]
 pub struct HeatSetup {
-    pub grid: Grid3,
+    pub grid: StructuredGrid,
     pub alpha: f64,
-    pub bc: [AxisBoundary; 3],
+    pub axes: [AxisBoundary; 3],
+    pub bc: BoundarySet,
     pub initial: HeatInitial,
     pub kernel: HeatKernel,
+    doc: Option<HeatDoc>,
 }
 
 impl HeatSetup {
-    pub fn from_case(case: &CaseFile, case_path: &Path) -> Result<Self> {
-        let heat: &HeatSection = case.heat.as_ref().expect("validated");
-        let g = case.grid.as_ref().expect("validated");
-        let bc = heat.boundary.axes();
-        let (dims, origin, extent) = match (&g.dims, &g.file) {
-            (Some(d), _) => (*d, g.origin, g.extent),
-            (None, Some(f)) => {
-                let spec = meshtool::generate::grid::GridSpec::read(&crate::config::resolve(case_path, f))?;
-                (spec.dims, spec.origin, spec.extent)
-            }
-            (None, None) => unreachable!("validated"),
-        };
-        if let Some(k) = (0..3).find(|&k| dims[k] < 9) {
-            return Err(SolverError::config(
-                case_path,
-                "grid.file",
-                format!("axis {k} has {} points; at least 9 needed", dims[k]),
-            ));
+    fn parse(doc: &CaseDoc) -> Result<Self> {
+        let view: HeatDoc = doc.section()?;
+        let h = &view.heat;
+        if !crate::framework::config::positive(h.alpha) {
+            return Err(doc.error("heat.alpha", format!("must be positive, got {}", h.alpha)));
         }
-        Ok(HeatSetup {
-            grid: Grid3::new(dims, origin, extent, &bc),
-            alpha: heat.alpha,
+        if let HeatInitial::Gaussian { axis, width, .. } = h.initial {
+            if axis > 2 {
+                return Err(doc.error("heat.initial.axis", format!("must be 0, 1 or 2, got {axis}")));
+            }
+            if !crate::framework::config::positive(width) {
+                return Err(doc.error("heat.initial.width", format!("must be positive, got {width}")));
+            }
+        }
+        let spec = view.grid.spec(doc)?;
+        let mut s = HeatSetup::new(spec, h);
+        if let Some(k) = (0..3).find(|&k| s.grid.n[k] < 2 * RADIUS + 1) {
+            let m = format!(
+                "axis {k} has {} points; the 8th-order stencil needs at least 9",
+                s.grid.n[k]
+            );
+            return Err(doc.error("grid.dims", m));
+        }
+        s.doc = Some(view);
+        Ok(s)
+    }
+
+    /// A setup on the grid `spec` (tests and benchmarks build these directly).
+    pub fn new(spec: crate::grid::GridSpec, h: &HeatSection) -> Self {
+        let bc = h.boundary.set();
+        HeatSetup {
+            grid: StructuredGrid::new(&spec, Centring::Point, &bc, [RADIUS; 3], 1),
+            alpha: h.alpha,
+            axes: h.boundary.axes(),
             bc,
-            initial: heat.initial.clone(),
-            kernel: heat.kernel,
-        })
+            initial: h.initial.clone(),
+            kernel: h.kernel,
+            doc: None,
+        }
     }
 
     /// alpha / h^2 per axis.
@@ -76,160 +201,58 @@ impl HeatSetup {
         self.grid.h.map(|h| self.alpha / (h * h))
     }
 
-    /// The stable step of the CFL-type limit: dt = cfl / (2 alpha sum 1/h^2). With RK3 and
-    /// the 8th-order stencil, runs are stable up to cfl ~ 0.77.
+    /// The stable step of the diffusion limit: dt = cfl / (2 alpha sum 1/h^2). With RK3 and the
+    /// 8th-order stencil, runs are stable up to cfl ~ 0.77.
     pub fn dt_for_cfl(&self, cfl: f64) -> f64 {
         cfl / (2.0 * self.axis_factors().iter().sum::<f64>())
     }
 
-    /// Initial field at the interior points, x fastest.
+    /// Initial field at the interior points, x fastest; Dirichlet boundary points carry their
+    /// values from the start.
     pub fn initial_field(&self) -> Vec<f64> {
-        let g = &self.grid;
-        let mut out = g.sample(|x| reference::initial_value(self, x));
-        // Dirichlet boundary points carry their values from the start.
-        self.apply_dirichlet(&mut out);
-        out
+        let mut padded = self.grid.pad(&self.grid.sample(|x| reference::initial_value(self, x)));
+        crate::grid::halo::fill(&self.grid, &self.bc, &mut padded);
+        self.grid.unpad(&padded)
     }
 
-    fn apply_dirichlet(&self, f: &mut [f64]) {
-        let [nx, ny, nz] = self.grid.n;
-        for (axis, bc) in self.bc.iter().enumerate() {
-            if let AxisBoundary::Dirichlet([v0, v1]) = *bc {
-                for k in 0..nz {
-                    for j in 0..ny {
-                        for i in 0..nx {
-                            let idx = [i, j, k][axis];
-                            if idx == 0 {
-                                f[i + nx * (j + ny * k)] = v0;
-                            } else if idx == self.grid.n[axis] - 1 {
-                                f[i + nx * (j + ny * k)] = v1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Bytes a step must move at the minimum with this scheme: three stages reading the
-    /// stencil array once and the pointwise arrays once, writing once — 6 reads + 3 writes
-    /// of one value per point.
+    /// Bytes a step must move at the least: three stages reading the stencil array once and
+    /// the pointwise arrays once, writing once: 6 reads + 3 writes of one value per point.
     pub fn min_bytes_per_step(&self, real_bytes: usize) -> f64 {
         9.0 * real_bytes as f64 * self.grid.points() as f64
     }
-}
 
-// ---- The heat case as a `Simulation` on either backend ----------------------------------
-
-use crate::cases::{from_bytes, to_bytes, Prepared, Simulation, Target};
-use crate::real::Real;
-
-// Held once per run behind Box<dyn Simulation>: the variants' sizes do not matter.
-#[allow(clippy::large_enum_variant)]
-enum Exec<T: Real> {
-    Cpu(cpu::CpuHeat<T>),
-    Cuda(cuda::CudaHeat<T>),
-}
-
-impl<T: Real> Exec<T> {
-    fn interior(&self) -> Result<Vec<T>> {
-        match self {
-            Exec::Cpu(c) => Ok(c.interior()),
-            Exec::Cuda(c) => c.interior(),
-        }
+    fn build_as<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        let initial = self.initial_field();
+        Ok(Box::new(match target {
+            Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(self.clone(), &initial)),
+            Target::Cuda(dev) => simulation::Exec::Cuda(cuda::CudaHeat::new(self.clone(), dev.clone(), &initial)?),
+        }))
     }
 }
 
-impl<T: Real> Simulation for Exec<T> {
-    fn step(&mut self, dt: f64) -> Result<()> {
-        match self {
-            Exec::Cpu(c) => {
-                c.step(dt);
-                Ok(())
-            }
-            Exec::Cuda(c) => c.step(dt),
+impl Setup for HeatSetup {
+    fn physics(&self) -> toml::Table {
+        self.doc
+            .as_ref()
+            .map_or_else(toml::Table::new, |d| toml::Table::try_from(d).expect("serializable"))
+    }
+    fn dt_policy(&self) -> DtPolicy {
+        DtPolicy::Constant
+    }
+    fn geometry(&self) -> Geometry {
+        self.grid.geometry()
+    }
+    fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
+        match precision {
+            Precision::F64 => self.build_as::<f64>(target),
+            Precision::F32 => self.build_as::<f32>(target),
         }
     }
-
-    fn max_abs(&mut self) -> Result<f64> {
-        match self {
-            Exec::Cpu(c) => Ok(c.phi.iter().fold(0.0f64, |m, v| {
-                let v = v.f64().abs();
-                if v.is_nan() || m.is_nan() {
-                    f64::NAN
-                } else {
-                    m.max(v)
-                }
-            })),
-            Exec::Cuda(c) => c.max_abs(),
-        }
+    fn exact(&self, clock: &Clock) -> Option<Field> {
+        let values = reference::exact(self, clock.time)?;
+        Some(Field::scalar("phi", Centring::Point, values))
     }
-
-    fn fields(&mut self) -> Result<Vec<(String, Vec<f64>)>> {
-        Ok(vec![(
-            "phi".to_string(),
-            self.interior()?.iter().map(|v| v.f64()).collect(),
-        )])
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({"grid": self.grid.cells, "points": self.grid.n})
     }
-
-    fn save_state(&mut self) -> Result<Vec<u8>> {
-        Ok(to_bytes(&self.interior()?))
-    }
-
-    fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let v: Vec<T> = from_bytes(bytes);
-        match self {
-            Exec::Cpu(c) => {
-                c.set_interior(&v);
-                Ok(())
-            }
-            Exec::Cuda(c) => c.set_interior(&v),
-        }
-    }
-}
-
-pub fn prepare<T: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Prepared> {
-    let setup = HeatSetup::from_case(case, case_path)?;
-    let (dt, steps) = crate::cases::time_steps(&case.time, setup.dt_for_cfl(case.time.cfl));
-    let initial = setup.initial_field();
-    let (sim, variant): (Box<dyn Simulation>, String) = match target {
-        Target::Cpu => (
-            Box::new(Exec::<T>::Cpu(cpu::CpuHeat::new(setup.clone(), &initial))),
-            "cpu-rayon".into(),
-        ),
-        Target::Cuda(dev) => {
-            let v = match setup.kernel {
-                HeatKernel::RegisterQueue => "register-queue",
-                HeatKernel::Naive => "naive",
-            };
-            (
-                Box::new(Exec::<T>::Cuda(cuda::CudaHeat::new(
-                    setup.clone(),
-                    dev.clone(),
-                    &initial,
-                )?)),
-                v.into(),
-            )
-        }
-    };
-    let (backend, device) = target.describe();
-    let reference_setup = setup.clone();
-    let has_reference = reference::exact_fn(&setup, 1.0).is_some();
-    Ok(Prepared {
-        sim,
-        layout: crate::cases::Layout::Structured(setup.grid.clone()),
-        dt,
-        steps,
-        reference: if has_reference {
-            Some(Box::new(move |t| reference::exact(&reference_setup, t)))
-        } else {
-            None
-        },
-        backend,
-        device,
-        variant,
-        min_bytes_per_step: setup.min_bytes_per_step(std::mem::size_of::<T>()),
-        extra: serde_json::json!({}),
-        weights: None,
-    })
 }

@@ -1,7 +1,7 @@
 //! Initial conditions and closed-form solutions of the heat cases.
 
+use super::section::{AxisBoundary, HeatInitial};
 use super::HeatSetup;
-use crate::config::{AxisBoundary, HeatInitial};
 use std::f64::consts::PI;
 
 pub fn initial_value(s: &HeatSetup, x: [f64; 3]) -> f64 {
@@ -41,7 +41,7 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
     let value: Box<dyn Fn([f64; 3]) -> f64> = match s.initial {
         HeatInitial::SineProduct { modes } => {
             for a in 0..3 {
-                let ok = match s.bc[a] {
+                let ok = match s.axes[a] {
                     AxisBoundary::Periodic => modes[a] % 2.0 == 0.0,
                     AxisBoundary::Dirichlet([v0, v1]) => v0 == 0.0 && v1 == 0.0 && modes[a].fract() == 0.0,
                 };
@@ -59,7 +59,7 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
             width,
             axis,
         } => {
-            if s.bc[axis] != AxisBoundary::Periodic {
+            if s.axes[axis] != AxisBoundary::Periodic {
                 return None;
             }
             let l = g.extent[axis];
@@ -74,12 +74,12 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
             })
         }
         HeatInitial::Constant { value } => {
-            let dirichlet: Vec<usize> = (0..3).filter(|&a| s.bc[a] != AxisBoundary::Periodic).collect();
+            let dirichlet: Vec<usize> = (0..3).filter(|&a| s.axes[a] != AxisBoundary::Periodic).collect();
             if dirichlet.len() != 1 || t <= 0.0 {
                 return None;
             }
             let axis = dirichlet[0];
-            let AxisBoundary::Dirichlet([v0, v1]) = s.bc[axis] else {
+            let AxisBoundary::Dirichlet([v0, v1]) = s.axes[axis] else {
                 unreachable!()
             };
             let l = g.extent[axis];

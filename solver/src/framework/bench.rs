@@ -1,0 +1,228 @@
+//! `solver bench [FAMILY|all]`: every family's benchmark specs on the device: seconds per step,
+//! updates per second, the bytes a step must move at the least (the family's traffic model) and
+//! their fraction of the copy bandwidth measured in the same run; optionally the CPU backend on
+//! all threads and on one.
+
+use super::case::Case;
+use super::clock::Clock;
+use super::config::{CaseDoc, Precision};
+use super::family::{BenchSpec, Family, Sizes};
+use super::specs;
+use crate::backend::{cuda::Device, Target};
+use crate::error::{Result, SolverError};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct BenchOptions {
+    /// A family's name, or all.
+    #[arg(default_value = "all")]
+    pub family: String,
+    /// Cube sizes (cells per axis) of the structured families, e.g. 128,256,512.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Option<Vec<usize>>,
+    /// Meshes of the unstructured families (default: Kuhn boxes of each benchmark's sizes).
+    #[arg(long = "mesh", value_delimiter = ',')]
+    pub meshes: Vec<PathBuf>,
+    #[arg(long, default_value_t = 20)]
+    pub steps: u64,
+    /// Timed runs of `steps` steps; the best counts.
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
+    #[arg(long = "precision", value_delimiter = ',', value_enum, default_values_t = [Precision::F64, Precision::F32])]
+    pub precisions: Vec<Precision>,
+    /// Also time the CPU backend (all threads, and one thread up to --one-thread-max cells).
+    #[arg(long)]
+    pub cpu: bool,
+    #[arg(long, default_value_t = 2_000_000)]
+    pub one_thread_max: usize,
+    /// Write the rows as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+pub struct BenchRow {
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub precision: &'static str,
+    pub updates_per_step: usize,
+    pub seconds_per_step: f64,
+    pub updates_per_s: f64,
+    pub min_bytes_per_step: f64,
+    pub fraction_of_copy_bandwidth: f64,
+    pub cpu_updates_per_s: Option<f64>,
+    pub cpu_one_thread_updates_per_s: Option<f64>,
+}
+
+pub fn bench(opts: &BenchOptions) -> Result<()> {
+    let families = specs::select(&opts.family)?;
+    let dev = Device::open(0)?;
+    let copy_bw = dev.copy_bandwidth(1 << 30, 5)?;
+    let scratch = tempfile::tempdir().map_err(|e| SolverError::io(std::env::temp_dir(), e))?;
+    let device = format!("{} ({})", dev.name, dev.arch);
+    println!(
+        "device: {device}; measured copy bandwidth {:.1} GB/s; CPU: {}",
+        copy_bw / 1e9,
+        crate::backend::cpu_name()
+    );
+    print_header();
+    let mut rows = vec![];
+    for family in families {
+        for spec in family.benches() {
+            for (label, sets, mesh) in sizes(spec, opts, scratch.path())? {
+                for &p in &opts.precisions {
+                    let doc = specs::spec_doc(spec.template, &sets, mesh.as_deref(), p)?;
+                    let row = measure(family, spec, &label, &doc, &dev, copy_bw, opts)?;
+                    print_row(&row);
+                    rows.push(row);
+                }
+            }
+        }
+    }
+    if let Some(path) = &opts.json {
+        let j = serde_json::json!({"device": device, "copy_bandwidth": copy_bw, "rows": rows});
+        crate::output::write_text(path, &serde_json::to_string_pretty(&j).unwrap())?;
+    }
+    Ok(())
+}
+
+/// A spec at one size: (label, overrides, mesh).
+type SizedSpec = (String, Vec<String>, Option<PathBuf>);
+
+/// The spec at each size it runs at.
+fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedSpec>> {
+    let sets = |extra: Option<String>| {
+        let mut s: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
+        s.extend(extra);
+        s
+    };
+    Ok(match spec.sizes {
+        Sizes::GridCubes(default) => opts
+            .sizes
+            .as_deref()
+            .unwrap_or(default)
+            .iter()
+            .map(|&n| (format!("{n}^3"), sets(Some(format!("grid.dims=[{n},{n},{n}]"))), None))
+            .collect(),
+        Sizes::Meshes(default) => {
+            let meshes = if opts.meshes.is_empty() {
+                default
+                    .iter()
+                    .map(|&n| specs::box_mesh(dir, n))
+                    .collect::<Result<Vec<_>>>()?
+            } else {
+                opts.meshes.clone()
+            };
+            meshes
+                .into_iter()
+                .map(|m| {
+                    let label = m
+                        .file_name()
+                        .map_or(m.display().to_string(), |f| f.to_string_lossy().into());
+                    (label, sets(None), Some(m))
+                })
+                .collect()
+        }
+    })
+}
+
+/// Seconds per step of a case on a target: one warm-up step, then the best of `reps` runs of
+/// `steps` steps; and the values updated per step and the bytes a step must move.
+fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<(f64, usize, f64)> {
+    let mut case = Case::prepare(doc, target)?;
+    let mut clock = case.advance(&Clock::default())?;
+    case.sim.sync()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let t = Instant::now();
+        for _ in 0..steps {
+            clock = case.advance(&clock)?;
+        }
+        case.sim.sync()?;
+        best = best.min(t.elapsed().as_secs_f64() / steps as f64);
+    }
+    let fields = case.sim.fields(&clock)?;
+    let updated = case.geometry.size(fields[0].centring);
+    Ok((best, updated, case.sim.bytes_per_step()))
+}
+
+fn measure(
+    family: &dyn Family,
+    spec: &BenchSpec,
+    size: &str,
+    doc: &CaseDoc,
+    dev: &std::sync::Arc<Device>,
+    copy_bw: f64,
+    opts: &BenchOptions,
+) -> Result<BenchRow> {
+    let (t, n, bytes) = time_steps(doc, Target::Cuda(dev.clone()), opts.steps, opts.reps)?;
+    let mut row = BenchRow {
+        family: family.name().into(),
+        variant: spec.name.into(),
+        size: size.into(),
+        precision: doc.run.precision.name(),
+        updates_per_step: n,
+        seconds_per_step: t,
+        updates_per_s: n as f64 / t,
+        min_bytes_per_step: bytes,
+        fraction_of_copy_bandwidth: bytes / t / copy_bw,
+        cpu_updates_per_s: None,
+        cpu_one_thread_updates_per_s: None,
+    };
+    if opts.cpu {
+        let (tc, _, _) = time_steps(doc, Target::Cpu, 1, 1)?;
+        row.cpu_updates_per_s = Some(n as f64 / tc);
+        if n <= opts.one_thread_max {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .map_err(|e| SolverError::Other(e.to_string()))?;
+            let (t1, _, _) = pool.install(|| time_steps(doc, Target::Cpu, 1, 1))?;
+            row.cpu_one_thread_updates_per_s = Some(n as f64 / t1);
+        }
+    }
+    Ok(row)
+}
+
+fn print_header() {
+    println!(
+        "{:<8} {:<16} {:<22} {:>5} {:>11} {:>11} {:>12} {:>9} {:>8} {:>11} {:>11} {:>8}",
+        "family",
+        "variant",
+        "size",
+        "prec",
+        "updates",
+        "s/step",
+        "updates/s",
+        "GB/s min",
+        "of copy",
+        "cpu all/s",
+        "cpu 1t/s",
+        "gpu/1t"
+    );
+}
+
+fn print_row(r: &BenchRow) {
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3e}"));
+    let speedup = r
+        .cpu_one_thread_updates_per_s
+        .map_or("-".to_string(), |c| format!("{:.0}x", r.updates_per_s / c));
+    println!(
+        "{:<8} {:<16} {:<22} {:>5} {:>11} {:>11.4e} {:>12.4e} {:>9.1} {:>7.1}% {:>11} {:>11} {:>8}",
+        r.family,
+        r.variant,
+        r.size,
+        r.precision,
+        r.updates_per_step,
+        r.seconds_per_step,
+        r.updates_per_s,
+        r.min_bytes_per_step / r.seconds_per_step / 1e9,
+        100.0 * r.fraction_of_copy_bandwidth,
+        opt(r.cpu_updates_per_s),
+        opt(r.cpu_one_thread_updates_per_s),
+        speedup
+    );
+}

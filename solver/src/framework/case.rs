@@ -1,0 +1,97 @@
+//! A case ready to step: the family's parsed setup, its simulation on a backend, and the
+//! schedule of its steps. `solver run`, `solver check` and `solver bench` all start here.
+
+use super::clock::{Clock, Schedule};
+use super::config::{CaseDoc, Precision};
+use super::family::{DtPolicy, Family, Setup, Simulation};
+use crate::backend::Target;
+use crate::error::{Result, SolverError};
+use crate::output::Geometry;
+
+/// The registered family of a case file's `[case] kind`, or an error listing them.
+pub fn family_of(doc: &CaseDoc) -> Result<&'static dyn Family> {
+    let kind = doc.case.kind.as_str();
+    if let Some(f) = crate::cases::FAMILIES.iter().find(|f| f.name() == kind) {
+        return Ok(*f);
+    }
+    let names: Vec<&str> = crate::cases::FAMILIES.iter().map(|f| f.name()).collect();
+    let hint = super::config::suggest(kind, &names).map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+    Err(doc.error(
+        "case.kind",
+        format!("unknown kind `{kind}` (the solver has: {}){hint}", names.join(", ")),
+    ))
+}
+
+/// Parse the family's sections of a case file (top-level keys checked first).
+pub fn parse_setup(doc: &CaseDoc) -> Result<Box<dyn Setup>> {
+    let family = family_of(doc)?;
+    let mut allowed = vec![family.name()];
+    allowed.extend_from_slice(family.shared_keys());
+    doc.check_top_level_keys(&allowed)?;
+    family.parse(doc)
+}
+
+pub struct Case {
+    pub setup: Box<dyn Setup>,
+    pub sim: Box<dyn Simulation>,
+    pub target: Target,
+    pub precision: Precision,
+    pub schedule: Schedule,
+    pub geometry: Geometry,
+}
+
+impl Case {
+    pub fn prepare(doc: &CaseDoc, target: Target) -> Result<Case> {
+        let setup = parse_setup(doc)?;
+        let precision = doc.run.precision;
+        let mut sim = setup.build(&target, precision)?;
+        let policy = setup.dt_policy();
+        let stable = match (policy, doc.time.dt) {
+            (DtPolicy::Constant, None) => Some(sim.stable_dt(doc.time.cfl)?),
+            _ => None,
+        };
+        if let Some(dt) = stable.filter(|dt| !super::config::positive(*dt)) {
+            return Err(doc.error("time.cfl", format!("the stable step is {dt}: nothing moves")));
+        }
+        let schedule = Schedule::new(&doc.time, &doc.output, policy, stable);
+        let geometry = setup.geometry();
+        Ok(Case {
+            setup,
+            sim,
+            target,
+            precision,
+            schedule,
+            geometry,
+        })
+    }
+
+    /// One step from `clock`: the step size from the schedule, then the simulation.
+    pub fn advance(&mut self, clock: &Clock) -> Result<Clock> {
+        let cfl = self.schedule.cfl;
+        let sim = &mut self.sim;
+        let dt = self.schedule.dt(clock, || sim.stable_dt(cfl))?;
+        if !(dt > 0.0 && dt.is_finite()) {
+            return Err(SolverError::Other(format!(
+                "the step size became {dt:e} at step {} (t = {:.6e}): the state is no longer sound",
+                clock.step, clock.time
+            )));
+        }
+        self.sim.step(clock, dt)?;
+        Ok(self.schedule.advance(clock, dt))
+    }
+
+    /// What a checkpoint must match: the parsed physics, the precision and the step rule.
+    pub fn physics(&self) -> String {
+        let mut t = self.setup.physics();
+        let mut run = toml::Table::new();
+        run.insert("precision".into(), self.precision.name().into());
+        t.insert("run".into(), run.into());
+        let mut time = toml::Table::new();
+        match self.schedule.dt {
+            Some(dt) => time.insert("dt (resolved)".into(), dt.into()),
+            None => time.insert("cfl".into(), self.schedule.cfl.into()),
+        };
+        t.insert("time".into(), time.into());
+        super::checkpoint::physics_lines(&t)
+    }
+}

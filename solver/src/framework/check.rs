@@ -1,0 +1,101 @@
+//! `solver check [FAMILY|all]`: every family's CPU-vs-CUDA agreement specs on the device,
+//! both precisions, one table; exit 1 if any row is beyond its tolerance.
+
+use super::config::Precision;
+use super::family::{CheckSpec, Family, SpecContext};
+use super::specs::{self, Stepped};
+use crate::backend::{cuda::Device, Target};
+use crate::error::{Result, SolverError};
+use crate::output::max_relative_difference;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct CheckOptions {
+    /// A family's name, or all.
+    #[arg(default_value = "all")]
+    pub family: String,
+    /// The mesh of the unstructured families (default: a generated 16^3 Kuhn box).
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
+    /// Steps instead of each check's own.
+    #[arg(long)]
+    pub steps: Option<u64>,
+}
+
+pub fn check(opts: &CheckOptions) -> Result<()> {
+    let families = specs::select(&opts.family)?;
+    let dev = Device::open(0)?;
+    let scratch = tempfile::tempdir().map_err(|e| SolverError::io(std::env::temp_dir(), e))?;
+    let mesh = match &opts.mesh {
+        Some(m) => m.clone(),
+        None => specs::box_mesh(scratch.path(), 16)?,
+    };
+    let ctx = SpecContext {
+        dir: scratch.path(),
+        mesh: Some(&mesh),
+    };
+    println!(
+        "CPU vs CUDA on {} ({}); mesh for unstructured families: {}",
+        dev.name,
+        dev.arch,
+        mesh.display()
+    );
+    println!(
+        "{:<34} {:>5} {:>6} {:>14} {:>10} {:>10} {:>10} {:>6}",
+        "family: check", "prec", "steps", "max rel diff", "tolerance", "L1 cpu", "L1 cuda", ""
+    );
+    let mut failed = 0;
+    for family in families {
+        for spec in family.checks() {
+            for (precision, tol) in [(Precision::F64, spec.tolerance[0]), (Precision::F32, spec.tolerance[1])] {
+                failed += !row(family, spec, precision, tol, &ctx, &dev, opts)? as usize;
+            }
+        }
+    }
+    if failed > 0 {
+        return Err(SolverError::Other(format!(
+            "{failed} CPU-vs-CUDA checks beyond tolerance"
+        )));
+    }
+    Ok(())
+}
+
+/// One row: the spec in one precision on both backends; whether it passed.
+fn row(
+    family: &dyn Family,
+    spec: &CheckSpec,
+    precision: Precision,
+    tol: f64,
+    ctx: &SpecContext,
+    dev: &std::sync::Arc<Device>,
+    opts: &CheckOptions,
+) -> Result<bool> {
+    let mut sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
+    if let Some(extra) = spec.extra {
+        sets.extend(extra(ctx)?);
+    }
+    let steps = opts.steps.unwrap_or(spec.steps);
+    let doc = specs::spec_doc(spec.template, &sets, ctx.mesh, precision)?;
+    let mut cpu = Stepped::run(&doc, Target::Cpu, steps)?;
+    let mut gpu = Stepped::run(&doc, Target::Cuda(dev.clone()), steps)?;
+    let (a, b) = (cpu.fields()?, gpu.fields()?);
+    let diff = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| max_relative_difference(&x.values, &y.values))
+        .fold(0.0f64, f64::max);
+    let ok = diff <= tol;
+    let l1 = |v: Option<f64>| v.map_or("-".to_string(), |e| format!("{e:.4}"));
+    println!(
+        "{:<34} {:>5} {:>6} {:>14.3e} {:>10.0e} {:>10} {:>10} {:>6}",
+        format!("{}: {}", family.name(), spec.name),
+        precision.name(),
+        steps,
+        diff,
+        tol,
+        l1(cpu.l1()?),
+        l1(gpu.l1()?),
+        if ok { "PASS" } else { "FAIL" }
+    );
+    Ok(ok)
+}

@@ -1,0 +1,143 @@
+//! The contract between the framework and a physics family. A family is one folder under
+//! `cases/` that implements these three traits and one line in the registry (`cases/mod.rs`);
+//! the framework parses, runs, writes, checkpoints, checks and benchmarks it without naming it.
+//!
+//! - [`Family`]: what the family is (its TOML section, templates, checks and benchmarks as data)
+//!   and how it parses its own sections of a case file into a [`Setup`].
+//! - [`Setup`]: the parsed, validated case: the physics that a restart must not change, how the
+//!   step size is chosen, and how to build the running [`Simulation`] on a backend.
+//! - [`Simulation`]: the state on a backend, stepped by the framework's clock.
+
+use super::clock::Clock;
+use super::config::{CaseDoc, Precision};
+use crate::backend::Target;
+use crate::error::Result;
+use crate::output::{Field, Geometry};
+
+/// A case file that ships with the solver (`solver cases`, `solver cases NAME`).
+pub struct Template {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub text: &'static str,
+}
+
+pub trait Family: Sync {
+    /// The family's name: its `[case] kind` and the name of its own TOML section.
+    fn name(&self) -> &'static str;
+    /// Other top-level keys its case files may use (shared layers such as `grid` or `mesh`).
+    fn shared_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn templates(&self) -> &'static [Template];
+    /// Parse and validate the family's sections; errors name the file, the key and the line.
+    fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>>;
+    /// CPU-vs-CUDA agreement checks (`solver check`).
+    fn checks(&self) -> &'static [CheckSpec] {
+        &[]
+    }
+    /// Throughput benchmarks (`solver bench`).
+    fn benches(&self) -> &'static [BenchSpec] {
+        &[]
+    }
+}
+
+/// How the step size is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtPolicy {
+    /// The stable step is the same for the whole run (linear problems with constant
+    /// coefficients): it is asked once, and every step has the same size; with an end time the
+    /// step is shortened so that a whole number of steps lands on it.
+    Constant,
+    /// The stable step depends on the state (wave speeds): asked before every step, and cut so
+    /// that output times and the end time are hit exactly.
+    Adaptive,
+}
+
+pub trait Setup: Send + Sync {
+    /// The parsed physics (the family's sections with every default filled in). A checkpoint
+    /// stores it, and a restart whose physics differs is refused, naming the keys.
+    fn physics(&self) -> toml::Table;
+    fn dt_policy(&self) -> DtPolicy;
+    /// Where the fields live, for output and for the weights of error norms.
+    fn geometry(&self) -> Geometry;
+    fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>>;
+    /// The exact solution at the clock's time of one of the fields (same name), where one
+    /// exists; its relative errors go to summary.json as `errors`.
+    fn exact(&self, _clock: &Clock) -> Option<Field> {
+        None
+    }
+    /// Family-specific entries for summary.json.
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+}
+
+/// What stopped a run: the field, the offending value and where.
+#[derive(Clone, Debug)]
+pub struct Unhealthy {
+    pub field: String,
+    /// e.g. "max |phi| = inf" or "density -1e-3 in cell (4, 7, 0)".
+    pub what: String,
+}
+
+pub trait Simulation {
+    /// The largest step the current state allows at Courant (or diffusion) number `cfl`.
+    fn stable_dt(&mut self, cfl: f64) -> Result<f64>;
+    /// Advance from `clock.time` (after `clock.step` steps) by `dt`.
+    fn step(&mut self, clock: &Clock, dt: f64) -> Result<()>;
+    /// None while the state is sound; what is wrong otherwise (NaN, overflow, negative density).
+    fn health(&mut self) -> Result<Option<Unhealthy>>;
+    /// The output fields at the clock's time.
+    fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>>;
+    /// The full state, bit-exact, for checkpoints.
+    fn save_state(&mut self) -> Result<Vec<u8>>;
+    fn load_state(&mut self, bytes: &[u8]) -> Result<()>;
+    /// Bytes a step must move at the least (the roofline model of the benchmarks).
+    fn bytes_per_step(&self) -> f64;
+    /// The numerical variant that runs (kernel, scheme), for the summary and benchmark rows.
+    fn variant(&self) -> String;
+    /// Wait until the device has finished the queued work (benchmark timing).
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Context of a check or benchmark: a scratch folder and the meshes given on the command line.
+pub struct SpecContext<'a> {
+    pub dir: &'a std::path::Path,
+    pub mesh: Option<&'a std::path::Path>,
+}
+
+/// A CPU-vs-CUDA agreement check: a template with overrides, run for `steps` steps on both
+/// backends in both precisions, every field compared as max |cpu - cuda| / max |cpu|.
+pub struct CheckSpec {
+    pub name: &'static str,
+    pub template: &'static str,
+    /// `--set` overrides; `{mesh}` stands for the mesh given to `solver check --mesh`.
+    pub sets: &'static [&'static str],
+    pub steps: u64,
+    /// Tolerance in f64 and in f32.
+    pub tolerance: [f64; 2],
+    /// More overrides made at run time (e.g. a velocity file written by a previous run).
+    pub extra: Option<ExtraSets>,
+}
+
+/// Overrides a check makes at run time from its context.
+pub type ExtraSets = fn(&SpecContext) -> Result<Vec<String>>;
+
+/// A throughput benchmark: a template with overrides at several sizes.
+pub struct BenchSpec {
+    pub name: &'static str,
+    pub template: &'static str,
+    pub sets: &'static [&'static str],
+    pub sizes: Sizes,
+}
+
+/// The sizes a benchmark runs at (`solver bench --sizes` / `--mesh` override them).
+#[derive(Clone, Copy, Debug)]
+pub enum Sizes {
+    /// Structured cubes of n^3 cells: `grid.dims = [n, n, n]`.
+    GridCubes(&'static [usize]),
+    /// Tetrahedral meshes: the `--mesh` list, else Kuhn boxes of n^3 x 6 cells made here.
+    Meshes(&'static [usize]),
+}

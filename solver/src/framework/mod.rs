@@ -1,0 +1,18 @@
+//! The framework: knows no family. Case files (`config`), the registry lookup and the prepared
+//! case (`case`), the clock, the one time loop (`run`), checkpoints, and the generic
+//! CPU-vs-CUDA checks and benchmarks driven by each family's specs.
+
+pub mod bench;
+pub mod case;
+pub mod check;
+pub mod checkpoint;
+pub mod clock;
+pub mod config;
+pub mod family;
+pub mod run;
+pub mod specs;
+
+pub use case::Case;
+pub use clock::Clock;
+pub use config::{CaseDoc, Precision};
+pub use family::{BenchSpec, CheckSpec, DtPolicy, Family, Setup, Simulation, Sizes, SpecContext, Template, Unhealthy};

@@ -1,0 +1,285 @@
+//! The one time loop every family uses: the clock, output cadence, progress bar, health
+//! checks that stop a diverging run keeping the last good output, checkpoints (every N steps
+//! and on Ctrl-C), restart, and summary.json.
+
+use super::case::Case;
+use super::checkpoint::{self, Checkpoint};
+use super::clock::Clock;
+use super::config::CaseDoc;
+use crate::backend::Target;
+use crate::error::{Result, SolverError};
+use crate::output::{self, pvd::Series};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Install the Ctrl-C handler once: the loop then checkpoints and stops cleanly.
+fn install_interrupt_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    });
+}
+
+#[derive(clap::Args)]
+pub struct RunOptions {
+    /// The case file.
+    pub case: PathBuf,
+    /// cpu | cuda | auto (CUDA if a device is usable, else CPU); overrides run.backend.
+    #[arg(long, value_enum)]
+    pub backend: Option<crate::framework::config::Backend>,
+    /// Override any key: --set time.cfl=0.5 --set run.precision=f32
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output folder (default: output.dir, else out/<case name>).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Continue from the checkpoint in the output folder.
+    #[arg(long)]
+    pub restart: bool,
+    /// No progress bar or backend message.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `solver run`: load the case file, run it, say how it went.
+pub fn run_command(opts: &RunOptions) -> Result<()> {
+    let mut doc = CaseDoc::load(&opts.case, &opts.set)?;
+    if let Some(b) = opts.backend {
+        doc.run.backend = b;
+    }
+    let s = run(&doc, opts)?;
+    if !opts.quiet {
+        let errors = s.get("errors").map(|e| format!("  errors {e}")).unwrap_or_default();
+        let text = |k: &str| s[k].as_str().unwrap_or("").to_string();
+        let number = |k: &str| s[k].as_f64().unwrap_or(0.0);
+        eprintln!(
+            "done: {} steps on {} ({}), {:.3} s, {:.3e} {}{errors}",
+            s["steps"],
+            text("backend"),
+            text("device"),
+            number("wall_seconds"),
+            number("throughput"),
+            text("throughput_unit")
+        );
+    }
+    Ok(())
+}
+
+/// Where a run writes, and what it has written.
+struct Outputs {
+    dir: PathBuf,
+    checkpoint: PathBuf,
+    pvd: PathBuf,
+    series: Series,
+    last: Option<u64>,
+    seconds: f64,
+}
+
+impl Outputs {
+    fn write(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
+        let t = Instant::now();
+        let fields = case.sim.fields(clock)?;
+        let stem = self.dir.join(format!("step_{:07}", clock.step));
+        let file = output::write_fields(&stem, &case.geometry, &fields)?;
+        self.series.add(clock.time, &file)?;
+        self.last = Some(clock.step);
+        self.seconds += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn checkpoint(&self, case: &mut Case, clock: &Clock) -> Result<()> {
+        let c = Checkpoint {
+            clock: *clock,
+            physics: case.physics(),
+            state: case.sim.save_state()?,
+        };
+        checkpoint::write(&self.checkpoint, &c)
+    }
+
+    /// Continue from the checkpoint, refusing one whose physics differs (naming the keys).
+    fn restart(&mut self, case: &mut Case, doc: &CaseDoc) -> Result<Clock> {
+        let c = checkpoint::read(&self.checkpoint)?;
+        let changed = checkpoint::changed_keys(&c.physics, &case.physics());
+        if !changed.is_empty() {
+            return Err(doc.error(
+                "",
+                format!(
+                    "{} belongs to a run with other physics; changed: {}. Undo the change, or remove the checkpoint and run without --restart",
+                    self.checkpoint.display(),
+                    changed.join("; ")
+                ),
+            ));
+        }
+        case.sim.load_state(&c.state)?;
+        self.series = Series::reopen(&self.pvd, c.clock.time);
+        Ok(c.clock)
+    }
+}
+
+fn progress(quiet: bool, case: &Case, start: &Clock) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = match case.schedule.total_steps() {
+        Some(n) => ProgressBar::new(n),
+        // Adaptive steps to an end time: the bar counts time in thousandths.
+        None => ProgressBar::new(1000),
+    };
+    let t = "{bar:40} {pos}/{len} {msg}  {per_sec}  ETA {eta}";
+    bar.set_style(ProgressStyle::with_template(t).unwrap());
+    update_bar(&bar, case, start);
+    bar
+}
+
+fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
+    match (case.schedule.total_steps(), case.schedule.end_time) {
+        (Some(_), _) => bar.set_position(c.step),
+        (None, Some(t)) => {
+            bar.set_position((1000.0 * c.time / t) as u64);
+            bar.set_message(format!("(t/end, step {})", c.step));
+        }
+        (None, None) => {}
+    }
+}
+
+pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
+    let target = Target::resolve(doc.run.backend, doc.run.device, opts.quiet)?;
+    let mut case = Case::prepare(doc, target)?;
+    let name = doc.case_name();
+    let dir = opts
+        .output
+        .clone()
+        .or_else(|| doc.output.dir.clone())
+        .unwrap_or_else(|| PathBuf::from("out").join(&name));
+    std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
+    let pvd = dir.join(format!("{name}.pvd"));
+    let mut out = Outputs {
+        checkpoint: dir.join("checkpoint.bin"),
+        series: Series::new(&pvd),
+        pvd,
+        dir,
+        last: None,
+        seconds: 0.0,
+    };
+    let mut clock = Clock::default();
+    if opts.restart {
+        clock = out.restart(&mut case, doc)?;
+        if !opts.quiet {
+            eprintln!("restart: from step {} (t = {:.6e})", clock.step, clock.time);
+        }
+    } else {
+        out.write(&mut case, &clock)?;
+    }
+    install_interrupt_handler();
+    let start = clock;
+    let loop_start = Instant::now();
+    let bar = progress(opts.quiet, &case, &start);
+    let result = time_loop(&mut case, doc, &mut out, &mut clock, &bar);
+    if result.is_err() {
+        bar.abandon();
+    }
+    result?;
+    bar.finish_and_clear();
+    let wall = loop_start.elapsed().as_secs_f64();
+    let summary = summarize(&mut case, doc, &name, &start, &clock, wall, out.seconds, opts.restart)?;
+    output::write_text(
+        &out.dir.join("summary.json"),
+        &serde_json::to_string_pretty(&summary).unwrap(),
+    )?;
+    Ok(summary)
+}
+
+fn time_loop(case: &mut Case, doc: &CaseDoc, out: &mut Outputs, clock: &mut Clock, bar: &ProgressBar) -> Result<()> {
+    while !case.schedule.done(clock) {
+        let next = case.advance(clock)?;
+        let is_output = case.schedule.is_output(clock, &next);
+        *clock = next;
+        if is_output || clock.step.is_multiple_of(doc.time.check_every) {
+            if let Some(bad) = case.sim.health()? {
+                let kept = match out.last {
+                    Some(s) => format!(" (step {s} in {})", out.pvd.display()),
+                    None => String::new(),
+                };
+                return Err(SolverError::Diverged {
+                    step: clock.step,
+                    time: clock.time,
+                    field: bad.field,
+                    what: bad.what,
+                    kept,
+                });
+            }
+        }
+        if is_output {
+            out.write(case, clock)?;
+        }
+        let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+        let every = doc.output.checkpoint_every;
+        if interrupted || (every > 0 && clock.step.is_multiple_of(every)) {
+            out.checkpoint(case, clock)?;
+            if interrupted {
+                return Err(SolverError::Interrupted {
+                    step: clock.step,
+                    checkpoint: out.checkpoint.clone(),
+                });
+            }
+        }
+        update_bar(bar, case, clock);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summarize(
+    case: &mut Case,
+    doc: &CaseDoc,
+    name: &str,
+    start: &Clock,
+    end: &Clock,
+    wall: f64,
+    output_seconds: f64,
+    restarted: bool,
+) -> Result<serde_json::Value> {
+    let (backend, device) = case.target.describe();
+    let steps_run = end.step - start.step;
+    let fields = case.sim.fields(end)?;
+    let first = &fields[0];
+    let updated = case.geometry.size(first.centring);
+    let compute = (wall - output_seconds).max(1e-12);
+    let mut summary = json!({
+        "case": name,
+        "kind": doc.case.kind,
+        "backend": backend,
+        "device": device,
+        "precision": case.precision.name(),
+        "kernel": case.sim.variant(),
+        "cells": updated,
+        "steps": end.step,
+        "steps_this_run": steps_run,
+        "dt": case.schedule.dt,
+        "end_time": end.time,
+        "wall_seconds": wall,
+        "output_seconds": output_seconds,
+        "throughput": updated as f64 * steps_run as f64 / compute,
+        "throughput_unit": match first.centring { output::Centring::Point => "point-updates/s", output::Centring::Cell => "cell-updates/s" },
+        "bytes_per_step_min": case.sim.bytes_per_step(),
+        "restarted_from": if restarted { json!(start.step) } else { json!(null) },
+    });
+    let (lo, hi) = first.range();
+    summary["final_min"] = json!(lo);
+    summary["final_max"] = json!(hi);
+    if let Some(exact) = case.setup.exact(end) {
+        if let Some(f) = fields.iter().find(|f| f.name == exact.name) {
+            let w = case.geometry.weights(f.centring);
+            summary["errors"] = output::relative_errors(&f.values, &exact.values, w);
+        }
+    }
+    if let (Some(s), Some(extra)) = (summary.as_object_mut(), case.setup.summary().as_object()) {
+        s.extend(extra.clone());
+    }
+    Ok(summary)
+}

@@ -1,0 +1,130 @@
+//! The halo fill on the device: `grid_halo` (kernels/cuda/grid.cu), one launch per axis on the
+//! compute stream, the same rule value by value as the CPU fill (`halo.rs`).
+
+use super::{BoundarySet, FaceBc, StructuredGrid};
+use crate::backend::cuda::Device;
+use crate::error::{Result, SolverError};
+use crate::output::Centring;
+use crate::real::Real;
+use cudarc::driver::{CudaFunction, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+const MAX_COMPONENTS: usize = 8;
+
+/// Mirrors `struct Layout` in grid.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct LayoutC {
+    n: [i32; 3],
+    halo: [i32; 3],
+    xo: i32,
+    px: i32,
+    py: i32,
+    vertex: i32,
+    cstride: u64,
+}
+// SAFETY: plain-old-data with the C layout.
+unsafe impl DeviceRepr for LayoutC {}
+
+/// Mirrors `struct Face` in grid.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct FaceC<T> {
+    kind: i32,
+    negate: i32,
+    value: [T; MAX_COMPONENTS],
+}
+// SAFETY: plain-old-data with the C layout.
+unsafe impl<T: DeviceRepr> DeviceRepr for FaceC<T> {}
+
+impl LayoutC {
+    pub fn of(g: &StructuredGrid) -> Self {
+        let p = g.padded();
+        LayoutC {
+            n: g.n.map(|v| v as i32),
+            halo: g.halo.map(|v| v as i32),
+            xo: g.xoff as i32,
+            px: p[0] as i32,
+            py: p[1] as i32,
+            vertex: (g.centring == Centring::Point) as i32,
+            cstride: g.padded_len() as u64,
+        }
+    }
+}
+
+/// The halo fill of one grid and boundary set, ready to launch on any padded array of it.
+pub struct DeviceHalo<T: Real> {
+    dev: Arc<Device>,
+    layout: LayoutC,
+    grid: StructuredGrid,
+    faces: [[FaceC<T>; 2]; 3],
+    f: CudaFunction,
+}
+
+impl<T: Real> DeviceHalo<T> {
+    pub fn new(dev: Arc<Device>, g: &StructuredGrid, bc: &BoundarySet) -> Result<Self> {
+        if g.components > MAX_COMPONENTS {
+            return Err(SolverError::Other(format!(
+                "the device halo fill takes at most {MAX_COMPONENTS} components, not {}",
+                g.components
+            )));
+        }
+        let faces = std::array::from_fn(|axis| {
+            std::array::from_fn(|side| {
+                let face = &bc.faces[axis][side];
+                let mut value = [T::zero(); MAX_COMPONENTS];
+                if let FaceBc::Dirichlet(v) = face {
+                    for (d, s) in value.iter_mut().zip(v) {
+                        *d = T::of(*s);
+                    }
+                }
+                FaceC {
+                    kind: face.code(),
+                    negate: bc.normal_component[axis].map_or(-1, |c| c as i32),
+                    value,
+                }
+            })
+        });
+        Ok(DeviceHalo {
+            f: dev.function::<T>(kernels::grid::HALO, &[])?,
+            dev,
+            layout: LayoutC::of(g),
+            grid: g.clone(),
+            faces,
+        })
+    }
+
+    /// Fill the ghosts of the padded array at device address `ptr` (every component).
+    pub fn fill(&self, ptr: u64) -> Result<()> {
+        let (g, comps) = (&self.grid, self.grid.components as i32);
+        for axis in 0..3 {
+            if g.halo[axis] == 0 {
+                continue;
+            }
+            let rows = (g.n[(axis + 1) % 3] * g.n[(axis + 2) % 3]) as u64;
+            let threads = rows * g.halo[axis] as u64;
+            let cfg = LaunchConfig {
+                grid_dim: (threads.div_ceil(256) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let ax = axis as i32;
+            let [lo, hi] = &self.faces[axis];
+            // SAFETY: ptr is a padded array of this grid with `components` components; the
+            // threads cover the halo layers of one face pair.
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&self.f)
+                    .arg(&self.layout)
+                    .arg(&ptr)
+                    .arg(&ax)
+                    .arg(&comps)
+                    .arg(lo)
+                    .arg(hi)
+                    .launch(cfg)?
+            };
+        }
+        Ok(())
+    }
+}
