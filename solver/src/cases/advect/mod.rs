@@ -1,248 +1,226 @@
 //! Semi-Lagrangian advection of a cell-centred scalar on tetrahedra with BFECC and a limiter
-//! (Evstigneev, sections II-IV): departure points by the explicit second-order formula
-//! (`velocity::departure`), element location by walking (`locate`), Voronoi-dual or linear
-//! interpolation (`interp`), and
-//!   F1 = I(V, F), F2 = I(-V, F1), F' = I(V, F + (F - F2)/2) limited to the donors' range
-//! (eq. 16-18), or first-order SL F' = I(V, F). Both backends (`cpu`, `cuda`) read the same
-//! `geometry` in the run's precision and do the same arithmetic in the same order. This module
-//! holds the case-file section and `prepare`, which builds either backend.
+//! (Evstigneev, sections II-IV), on the shared unstructured layer (`mesh`) and semi-Lagrangian
+//! pieces (`numerics::sl`). This folder holds what is the family's own: its case-file section
+//! (`section`), initial profiles (`profile`), velocity fields (`velocity`), the parsed case
+//! (`setup`), the simulation written once over its two executions (`sim`, `cpu`, `cuda`), its
+//! templates, and its CPU-vs-CUDA checks and benchmark as data.
 
 pub mod cpu;
 pub mod cuda;
-pub mod geometry;
-pub mod interp;
-pub mod locate;
 pub mod profile;
+pub mod section;
+pub mod setup;
+pub mod sim;
 pub mod velocity;
 
-use crate::cases::{Layout, Prepared, Simulation, Target};
-use crate::config::CaseFile;
+use crate::backend::Target;
 use crate::error::{Result, SolverError};
-use crate::real::Real;
-use geometry::Geometry;
-use interp::Interpolation;
+use crate::framework::{BenchSpec, Case, CaseDoc, CheckSpec, Clock, Family, Setup, Sizes, SpecContext, Template};
+use crate::output;
 use meshtool::PreparedMesh;
 pub use profile::Profile;
-use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Arc;
-use velocity::{Velocity, VelocitySpec};
+pub use section::{AdvectSection, PatchBc};
+use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AdvectSection {
-    /// "bfecc" (with the limiter, eq. 16-18) or "sl1" (first-order semi-Lagrangian).
-    #[serde(default)]
-    pub scheme: Scheme,
-    /// "voronoi" (eq. 11-14) or "linear".
-    #[serde(default)]
-    pub interpolation: Interpolation,
-    /// Clamp the corrected BFECC value to the donors' range (no new extrema).
-    #[serde(default = "yes")]
-    pub limiter: bool,
-    pub profile: Profile,
-    pub velocity: VelocitySpec,
-    /// Boundary condition per patch name: `{ dirichlet = value }` or `"neumann"` (zero
-    /// gradient, the default for patches not listed). Applied to departure points outside, and
-    /// inside the interpolation (section II.C): Dirichlet patches add virtual cells carrying
-    /// the value to the Voronoi weights and pin their vertices in the linear interpolation.
-    #[serde(default)]
-    pub boundary: BTreeMap<String, PatchBc>,
-    /// Step budget of the walk before the kd-tree restart.
-    #[serde(default = "walk_steps")]
-    pub max_walk: u32,
-}
+/// The advection family (`[case] kind = "advect"`, section `[advect]`, top-level `mesh`).
+pub struct Advect;
 
-fn yes() -> bool {
-    true
-}
-fn walk_steps() -> u32 {
-    200
-}
+const ADVECT_STEP: &str = include_str!("templates/advect-step.toml");
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Scheme {
-    #[default]
-    Bfecc,
-    Sl1,
-}
+static TEMPLATES: &[Template] = &[
+    Template {
+        name: "advect-step",
+        about: "paper's test: step function 30 steps forward and 30 back at CFL 3 (needs duct.pmesh)",
+        text: ADVECT_STEP,
+    },
+    Template {
+        name: "advect-sine-ellipse",
+        about: "the same with the sine / half-ellipse profile",
+        text: include_str!("templates/advect-sine-ellipse.toml"),
+    },
+    Template {
+        name: "advect-rotation",
+        about: "solid-body rotation of a smooth bump (convergence; needs box.pmesh)",
+        text: include_str!("templates/advect-rotation.toml"),
+    },
+    Template {
+        name: "advect-deformation",
+        about: "LeVeque's reversing deformation field (needs box.pmesh)",
+        text: include_str!("templates/advect-deformation.toml"),
+    },
+];
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub enum PatchBc {
-    Neumann,
-    Dirichlet(f64),
-}
+const ROTATION: &str = "advect.velocity={kind=\"rotation\"}";
 
-/// The CFL length scale of the paper: mean cell volume / mean face area.
-pub fn length_scale(m: &PreparedMesh) -> f64 {
-    let n = m.num_cells() as f64;
-    let vol = m.total_volume() / n;
-    let area: f64 = m.topo.face_areas.iter().map(|a| a.iter().sum::<f64>()).sum::<f64>() / (4.0 * n);
-    vol / area
-}
-
-/// Bytes one step must move at the least: every array each kernel reads or writes, touched
-/// once (the gathers through the walk and the dual tables re-read far more, mostly from
-/// cache). The fraction of the copy bandwidth this reaches says how close to the memory
-/// roofline an unstructured gather kernel gets.
-fn min_bytes_per_step<R: Real>(g: &Geometry<R>, section: &AdvectSection) -> f64 {
-    let (r, i) = (std::mem::size_of::<R>() as f64, 4.0);
-    let (n, nodes) = (g.num_cells() as f64, g.nodes.len() as f64);
-    let tables = |t: &meshtool::dual::DualTables<R>| t.cells.len() as f64 * (16.0 * r + i) + (nodes + 1.0) * i;
-    let cell_geometry = n * (17.0 * r + 8.0 * i) + nodes * 3.0 * r;
-    // centroid in, point and location out, the cell geometry the walk tests.
-    let departures = n * (6.0 * r + 2.0 * i) + cell_geometry;
-    // point and location in, value and range out, the field, the located cells' vertices.
-    let base = n * (7.0 * r + 6.0 * i) + nodes * 3.0 * r;
-    let interpolation = match section.interpolation {
-        Interpolation::Voronoi => base + tables(&g.dual) + tables(&g.virt),
-        // + the gradient pass, and the donors' gradients, ranges and centroids.
-        Interpolation::VoronoiGrad => {
-            base + tables(&g.dual) + tables(&g.virt) + n * (4.0 * r + 4.0 * i + 5.0 * r) + n * 8.0 * r
-        }
-        // vertex values (dual cells and volumes in, node values out), then barycentric.
-        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + cell_geometry,
-    };
-    match section.scheme {
-        Scheme::Sl1 => departures + interpolation + n * 2.0 * r,
-        Scheme::Bfecc => 2.0 * departures + 3.0 * interpolation + n * 7.0 * r,
+/// A row of the paper's test (`advect-step`, 30 + 30 steps): f64 to 1e-10, f32 to 1e-5 (both
+/// backends run the same arithmetic in the same order, so any difference is a rounding the
+/// two sides do differently).
+const fn check(name: &'static str, sets: &'static [&'static str]) -> CheckSpec {
+    CheckSpec {
+        name,
+        template: "advect-step",
+        sets,
+        steps: 60,
+        tolerance: [1e-10, 1e-5],
+        extra: Some(inflow_outflow),
     }
 }
 
-/// The velocity at every centroid at time t, three values per cell (an output field, and the
-/// input of a later run's `velocity = { kind = "field" }`).
-pub(crate) fn cell_velocities<R: Real>(vel: &Velocity<R>, centroids: &[[R; 3]], t: f64, step: u64) -> Vec<f64> {
-    centroids
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(c, &x)| vel.eval(x, c, R::of(t), step).0.map(|v| v.f64()))
-        .collect()
+static CHECKS: &[CheckSpec] = &[
+    check(
+        "bfecc+voronoi",
+        &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=voronoi"],
+    ),
+    check(
+        "bfecc+voronoi-grad",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.scheme=bfecc",
+            "advect.interpolation=voronoi-grad",
+        ],
+    ),
+    check(
+        "bfecc+linear",
+        &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=linear"],
+    ),
+    check(
+        "sl1+voronoi",
+        &["mesh=\"{mesh}\"", "advect.scheme=sl1", "advect.interpolation=voronoi"],
+    ),
+    check(
+        "sl1+linear",
+        &["mesh=\"{mesh}\"", "advect.scheme=sl1", "advect.interpolation=linear"],
+    ),
+    check(
+        "bfecc+voronoi (rotation)",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.scheme=bfecc",
+            "advect.interpolation=voronoi",
+            ROTATION,
+        ],
+    ),
+    CheckSpec {
+        extra: Some(rotation_as_a_field),
+        ..check(
+            "bfecc+voronoi (field)",
+            &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=voronoi"],
+        )
+    },
+];
+
+/// The check's mesh, absolute (the overrides below name files in other folders).
+fn check_mesh(ctx: &SpecContext) -> Result<PathBuf> {
+    let mesh = ctx
+        .mesh
+        .ok_or_else(|| SolverError::Other("the advection checks need a mesh".into()))?;
+    std::path::absolute(mesh).map_err(|e| SolverError::io(mesh, e))
 }
 
-/// Checkpoint layout: step, time, field.
-pub(crate) fn state_bytes<R: Real>(step: u64, t: f64, f: &[R]) -> Vec<u8> {
-    let mut b = Vec::with_capacity(16 + std::mem::size_of_val(f));
-    b.extend_from_slice(&step.to_le_bytes());
-    b.extend_from_slice(&t.to_le_bytes());
-    b.extend(crate::cases::to_bytes(f));
-    b
-}
-
-pub(crate) fn state_from_bytes<R: Real>(b: &[u8]) -> (u64, f64, Vec<R>) {
-    (
-        u64::from_le_bytes(b[..8].try_into().unwrap()),
-        f64::from_le_bytes(b[8..16].try_into().unwrap()),
-        crate::cases::from_bytes(&b[16..]),
-    )
-}
-
-pub fn prepare<R: Real>(case: &CaseFile, case_path: &Path, target: &Target) -> Result<Prepared> {
-    let section = case.advect.clone().expect("validated");
-    let mesh_path = crate::config::resolve(case_path, case.mesh.as_ref().expect("validated"));
-    let mut mesh = PreparedMesh::read(&mesh_path)?;
-    let mut bc = vec![f64::NAN; mesh.patches.len()];
-    for (name, b) in &section.boundary {
-        let i = mesh.patch_index(name).ok_or_else(|| {
-            let names: Vec<&str> = mesh.patches.iter().map(|p| p.name.as_str()).collect();
-            SolverError::config(
-                case_path,
-                &format!("advect.boundary.{name}"),
-                format!("the mesh has no patch '{name}' (it has: {})", names.join(", ")),
-            )
-        })?;
-        if let PatchBc::Dirichlet(v) = b {
-            bc[i] = *v;
-        }
+/// The template's Dirichlet patches are the duct's `inlet` and `outlet`; on a mesh without them
+/// (the generated box) the faces the flow enters and leaves by, x = min and max, take their
+/// part, and the Courant number drops to 1 so that the profile, which 30 steps at 3 carry out
+/// of a short box, comes back (partly through the outflow) with something left to compare.
+fn inflow_outflow(ctx: &SpecContext) -> Result<Vec<String>> {
+    let m = PreparedMesh::read(&check_mesh(ctx)?)?;
+    let has = |names: [&str; 2]| names.iter().all(|n| m.patch_index(n).is_some());
+    if has(["inlet", "outlet"]) {
+        return Ok(vec![]);
     }
-    let (lo, hi) = mesh.bounding_box();
-    let len: [f64; 3] = std::array::from_fn(|k| hi[k] - lo[k]);
-    let cells = match &section.velocity {
-        VelocitySpec::Field { file, array } => {
-            let path = crate::config::resolve(case_path, Path::new(file));
-            let field = velocity::load_cell_velocity::<R>(&path, array, &mesh, case_path, "advect.velocity.file")?;
-            if field.max_speed == 0.0 {
-                return Err(SolverError::config(
-                    case_path,
-                    "advect.velocity.file",
-                    format!(
-                        "the velocity in {} is zero everywhere: nothing to advect",
-                        path.display()
-                    ),
-                ));
-            }
-            Some(Arc::new(field))
-        }
-        _ => None,
+    let boundary = if has(["xmin", "xmax"]) {
+        "advect.boundary={xmin={dirichlet=0.0},xmax={dirichlet=0.0}}"
+    } else {
+        "advect.boundary={}"
     };
-    let vel = Velocity {
-        spec: section.velocity.clone(),
-        lo,
-        len,
-        cells,
-    };
-    let h = length_scale(&mesh);
-    let (dt, steps) = crate::cases::time_steps(&case.time, case.time.cfl * h / vel.max_speed());
-    let profile = section.profile.clone();
-    let f: Vec<R> = mesh
-        .topo
-        .centroids
-        .iter()
-        .map(|&x| R::of(profile.value(x, lo, len)))
+    Ok(vec![boundary.into(), "time.cfl=1".into()])
+}
+
+/// `inflow_outflow`, and the rotation's velocity as a cell field in a VTU, as a previous run
+/// writes it: the override that makes a case read it.
+fn rotation_as_a_field(ctx: &SpecContext) -> Result<Vec<String>> {
+    let mut sets = inflow_outflow(ctx)?;
+    let mesh = format!("mesh=\"{}\"", check_mesh(ctx)?.display());
+    let overrides: Vec<String> = [mesh, ROTATION.into()]
+        .into_iter()
+        .chain(sets.iter().cloned())
         .collect();
-    let (fmin, fmax) = f.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-        (a.min(v.f64()), b.max(v.f64()))
-    });
-    let geo = Geometry::<R>::take(&mut mesh, &bc);
-    let mesh = Arc::new(mesh);
-    let reference_mesh = mesh.clone();
-    let reference_vel = vel.clone();
-    let reference: crate::cases::ReferenceFn = Box::new(move |t| {
-        reference_mesh
-            .topo
-            .centroids
-            .iter()
-            .map(|&x| reference_vel.origin(x, t, steps).map(|x0| profile.value(x0, lo, len)))
-            .collect()
-    });
-    let variant = format!(
-        "{}+{}{}",
-        match section.scheme {
-            Scheme::Bfecc => "bfecc",
-            Scheme::Sl1 => "sl1",
-        },
-        match section.interpolation {
-            Interpolation::Voronoi => "voronoi",
-            Interpolation::VoronoiGrad => "voronoi-grad",
-            Interpolation::Linear => "linear",
-        },
-        if section.scheme == Scheme::Bfecc && section.limiter {
-            "+limiter"
-        } else {
-            ""
+    let doc = CaseDoc::parse(ADVECT_STEP, Path::new("advect-step.toml"), &overrides)?;
+    let mut case = Case::prepare(&doc, Target::Cpu)?;
+    let mut fields = case.sim.fields(&Clock::default())?;
+    fields.retain(|f| f.name == "velocity");
+    let dir = std::path::absolute(ctx.dir).map_err(|e| SolverError::io(ctx.dir, e))?;
+    let file = dir.join(output::write_fields(&dir.join("velocity"), &case.geometry, &fields)?);
+    sets.push(format!(
+        "advect.velocity={{kind=\"field\",file=\"{}\"}}",
+        file.display()
+    ));
+    Ok(sets)
+}
+
+static BENCHES: &[BenchSpec] = &[BenchSpec {
+    name: "bfecc+voronoi",
+    template: "advect-step",
+    sets: &[
+        "mesh=\"{mesh}\"",
+        "advect.velocity.reverse_after=1000000",
+        "advect.boundary={}",
+    ],
+    sizes: Sizes::Meshes(&[26, 55]),
+}];
+
+impl Family for Advect {
+    fn name(&self) -> &'static str {
+        "advect"
+    }
+
+    fn shared_keys(&self) -> &'static [&'static str] {
+        &["mesh"]
+    }
+
+    fn templates(&self) -> &'static [Template] {
+        TEMPLATES
+    }
+
+    fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>> {
+        Ok(Box::new(setup::AdvectSetup::parse(doc)?))
+    }
+
+    fn checks(&self) -> &'static [CheckSpec] {
+        CHECKS
+    }
+
+    fn benches(&self) -> &'static [BenchSpec] {
+        BENCHES
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framework::specs::{box_mesh, spec_doc, Stepped};
+    use crate::framework::Precision;
+
+    /// Every check and benchmark is a valid case on the generated box the framework uses when
+    /// no mesh is given (the template's `inlet` and `outlet` are the duct's), and steps.
+    #[test]
+    fn checks_and_benches_run_on_the_generated_box() {
+        let dir = tempfile::tempdir().unwrap();
+        let mesh = box_mesh(dir.path(), 5).unwrap();
+        let ctx = SpecContext {
+            dir: dir.path(),
+            mesh: Some(&mesh),
+        };
+        for spec in CHECKS {
+            let mut sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
+            sets.extend((spec.extra.unwrap())(&ctx).unwrap());
+            let doc = spec_doc(spec.template, &sets, ctx.mesh, Precision::F32).unwrap();
+            let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+            let f = s.fields().unwrap();
+            assert!(f[0].values.iter().all(|v| v.is_finite()), "{}", spec.name);
         }
-    );
-    let (backend, device) = target.describe();
-    let bc: Vec<R> = bc.iter().map(|&v| R::of(v)).collect();
-    let min_bytes = min_bytes_per_step(&geo, &section);
-    let sim: Box<dyn Simulation> = match target {
-        Target::Cpu => Box::new(cpu::AdvectCpu::new(geo, vel, section, bc, f)),
-        Target::Cuda(dev) => Box::new(cuda::AdvectCuda::new(dev.clone(), geo, vel, &section, bc, &f)?),
-    };
-    Ok(Prepared {
-        sim,
-        layout: Layout::Tets(mesh.clone()),
-        dt,
-        steps,
-        reference: Some(reference),
-        backend,
-        device,
-        variant,
-        min_bytes_per_step: min_bytes,
-        extra: serde_json::json!({"initial_min": fmin, "initial_max": fmax, "cfl_length_scale": h, "mesh": mesh_path}),
-        weights: Some(mesh.topo.volumes.clone()),
-    })
+        let b = &BENCHES[0];
+        let sets: Vec<String> = b.sets.iter().map(|s| s.to_string()).collect();
+        let doc = spec_doc(b.template, &sets, ctx.mesh, Precision::F64).unwrap();
+        Stepped::run(&doc, Target::Cpu, 1).unwrap();
+    }
 }

@@ -2,11 +2,13 @@
 //! placed relative to the mesh's bounding box, or a cell field from a previous run (a VTU file
 //! with one vector per cell of this mesh), whose Jacobian is its least-squares gradient.
 
-use super::geometry::arr;
-use super::interp::lsq_gradient;
 use crate::error::{Result, SolverError};
+use crate::mesh::linalg3::arr;
+use crate::mesh::lsq_gradient;
+use crate::numerics::sl::VelocityField;
 use crate::real::Real;
 use meshtool::PreparedMesh;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 use std::path::Path;
@@ -93,46 +95,7 @@ impl<R: Real> Velocity<R> {
                 let (dx, dy) = (x[0] - (lo[0] + half * len[0]), x[1] - (lo[1] + half * len[1]));
                 ([-w * dy, w * dx, zero], [[zero, -w, zero], [w, zero, zero], [zero; 3]])
             }
-            VelocitySpec::Deformation { period } => {
-                // On the unit cube (s = (x - lo) / len): LeVeque (1996), scaled back to the box.
-                let pi = R::of(PI);
-                let (two, four) = (R::of(2.0), R::of(4.0));
-                let s: [R; 3] = std::array::from_fn(|k| (x[k] - lo[k]) / len[k]);
-                let g = (pi * t / R::of(*period)).cos();
-                let (sx, sy, sz) = ((pi * s[0]).sin(), (pi * s[1]).sin(), (pi * s[2]).sin());
-                let (s2x, s2y, s2z) = (
-                    (two * pi * s[0]).sin(),
-                    (two * pi * s[1]).sin(),
-                    (two * pi * s[2]).sin(),
-                );
-                let (c2x, c2y, c2z) = (
-                    (two * pi * s[0]).cos(),
-                    (two * pi * s[1]).cos(),
-                    (two * pi * s[2]).cos(),
-                );
-                let u = [two * sx * sx * s2y * s2z, -s2x * sy * sy * s2z, -s2x * s2y * sz * sz];
-                // d/ds of each component (sin^2(pi s))' = pi sin(2 pi s).
-                let du = [
-                    [
-                        two * pi * s2x * s2y * s2z,
-                        four * pi * sx * sx * c2y * s2z,
-                        four * pi * sx * sx * s2y * c2z,
-                    ],
-                    [
-                        -two * pi * c2x * sy * sy * s2z,
-                        -pi * s2x * s2y * s2z,
-                        -two * pi * s2x * sy * sy * c2z,
-                    ],
-                    [
-                        -two * pi * c2x * s2y * sz * sz,
-                        -two * pi * s2x * c2y * sz * sz,
-                        -pi * s2x * s2y * s2z,
-                    ],
-                ];
-                let v = std::array::from_fn(|a| g * u[a] * len[a]);
-                let j = std::array::from_fn(|a| std::array::from_fn(|b| g * du[a][b] * len[a] / len[b]));
-                (v, j)
-            }
+            VelocitySpec::Deformation { period } => deformation(x, lo, len, t, R::of(*period)),
             VelocitySpec::Field { .. } => {
                 let f = self.cells.as_ref().expect("loaded at prepare");
                 (f.v[cell], f.jac[cell])
@@ -173,19 +136,52 @@ impl<R: Real> Velocity<R> {
     }
 }
 
-/// Reads the vector cell array `array` of the VTU file `path` and checks that the file was
-/// written on `mesh` (same cells, same order); returns the field with its least-squares
-/// Jacobian, in precision R. Errors are bad input of `key` in `case_file`.
-pub fn load_cell_velocity<R: Real>(
+/// The steady cell velocity of `velocity = { kind = "field" }`: the vector cell array `array`
+/// of a VTU file a previous run wrote on this prepared mesh (a `.pvd` series stands for its
+/// latest output), with its least-squares Jacobian. `fail` makes a bad-input error of the
+/// message (the case file's `advect.velocity.file`).
+pub fn load_cell_velocity(
     path: &Path,
     array: &str,
     mesh: &PreparedMesh,
-    case_file: &Path,
-    key: &str,
-) -> Result<CellVelocity<R>> {
-    use vtkio::model::{Attribute, DataSet, VertexNumbers};
-    let fail = |what: String| SolverError::config(case_file, key, format!("{}: {what}", path.display()));
-    // A series: its latest output.
+    fail: &dyn Fn(String) -> SolverError,
+) -> Result<CellVelocity<f64>> {
+    let fail = |what: String| fail(format!("{}: {what}", path.display()));
+    let piece = read_vtu(path, &fail)?;
+    let n = mesh.num_cells();
+    let same_cells = match &piece.cells.cell_verts {
+        vtkio::model::VertexNumbers::XML { connectivity, .. } => {
+            connectivity.len() == 4 * n
+                && connectivity
+                    .iter()
+                    .zip(mesh.topo.cells.iter().flatten())
+                    .all(|(&a, &b)| a == b as u64)
+        }
+        vtkio::model::VertexNumbers::Legacy { .. } => false,
+    };
+    if !same_cells {
+        return Err(fail(format!(
+            "its cells are not those of the prepared mesh ({} cells, in the prepared order); \
+             write the field with `solver run` on the same .pmesh",
+            n
+        )));
+    }
+    let v = cell_vectors(piece, array, n, &fail)?;
+    let t = &mesh.topo;
+    let jac: Vec<[[f64; 3]; 3]> = (0..n)
+        .into_par_iter()
+        .map(|c| std::array::from_fn(|a| lsq_gradient(&t.centroids, &t.neighbours, c, |d| v[d][a])))
+        .collect();
+    let max_speed = v
+        .iter()
+        .map(|x| (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())
+        .fold(0.0, f64::max);
+    Ok(CellVelocity { v, jac, max_speed })
+}
+
+/// The first piece of a VTU file (or of the latest file of a `.pvd` series), loaded.
+fn read_vtu(path: &Path, fail: &dyn Fn(String) -> SolverError) -> Result<vtkio::model::UnstructuredGridPiece> {
+    use vtkio::model::DataSet;
     let series_file;
     let path = if path.extension().is_some_and(|e| e == "pvd") && path.is_file() {
         series_file =
@@ -209,27 +205,20 @@ pub fn load_cell_velocity<R: Real>(
     let piece = pieces
         .into_iter()
         .next()
-        .ok_or_else(|| fail("it holds no data".into()))?
+        .ok_or_else(|| fail("it holds no data".into()))?;
+    piece
         .into_loaded_piece_data(None)
-        .map_err(|e| fail(format!("cannot load its data: {e}")))?;
-    let n = mesh.num_cells();
-    let same_cells = match &piece.cells.cell_verts {
-        VertexNumbers::XML { connectivity, .. } => {
-            connectivity.len() == 4 * n
-                && connectivity
-                    .iter()
-                    .zip(mesh.topo.cells.iter().flatten())
-                    .all(|(&a, &b)| a == b as u64)
-        }
-        VertexNumbers::Legacy { .. } => false,
-    };
-    if !same_cells {
-        return Err(fail(format!(
-            "its cells are not those of the prepared mesh ({} cells, in the prepared order); \
-             write the field with `solver run` on the same .pmesh",
-            n
-        )));
-    }
+        .map_err(|e| fail(format!("cannot load its data: {e}")))
+}
+
+/// The finite 3-vector cell array `array` of n cells.
+fn cell_vectors(
+    piece: vtkio::model::UnstructuredGridPiece,
+    array: &str,
+    n: usize,
+    fail: &dyn Fn(String) -> SolverError,
+) -> Result<Vec<[f64; 3]>> {
+    use vtkio::model::Attribute;
     let names: Vec<String> = piece.data.cell.iter().map(|a| a.name().to_string()).collect();
     let data = piece
         .data
@@ -260,68 +249,72 @@ pub fn load_cell_velocity<R: Real>(
     if let Some(i) = values.iter().position(|v| !v.is_finite()) {
         return Err(fail(format!("cell array '{array}' is not finite at cell {}", i / 3)));
     }
-    let v: Vec<[f64; 3]> = values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
-    let t = &mesh.topo;
-    use rayon::prelude::*;
-    let jac: Vec<[[f64; 3]; 3]> = (0..n)
-        .into_par_iter()
-        .map(|c| std::array::from_fn(|a| lsq_gradient(&t.centroids, &t.neighbours, c, |d| v[d][a])))
-        .collect();
-    let max_speed = v
-        .iter()
-        .map(|x| (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())
-        .fold(0.0, f64::max);
-    Ok(CellVelocity {
-        v: v.into_iter().map(arr).collect(),
-        jac: jac.into_iter().map(|j| j.map(arr)).collect(),
-        max_speed,
-    })
+    Ok(values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
 }
 
-/// The explicit second-order departure point (Evstigneev eq. 8-10): the midpoint rule with the
-/// velocity linearised about the arrival point x (the centroid of `cell`),
-///   (I + dt/2 J) (x - x*) = dt/2 (V(x, t) + V(x, t + dt)),
-/// solved exactly (3x3); `sign` = -1 traces the reversed field (BFECC's backward step).
-pub fn departure<R: Real>(v: &Velocity<R>, x: [R; 3], cell: usize, t: R, dt: R, step: u64, sign: R) -> [R; 3] {
-    let (v0, j) = v.eval(x, cell, t, step);
-    let (v1, _) = v.eval(x, cell, t + dt, step);
-    let h = R::of(0.5) * dt * sign;
-    let rhs: [R; 3] = std::array::from_fn(|a| h * (v0[a] + v1[a]));
-    let m: [[R; 3]; 3] =
-        std::array::from_fn(|a| std::array::from_fn(|b| if a == b { R::one() } else { R::zero() } + h * j[a][b]));
-    let d = solve3(m, rhs);
-    [x[0] - d[0], x[1] - d[1], x[2] - d[2]]
-}
-
-/// Solve a 3x3 system; zero when it is singular (e.g. too few neighbours for a gradient).
-pub fn solve3_or_zero<R: Real>(m: [[R; 3]; 3], b: [R; 3]) -> [R; 3] {
-    let x = solve3(m, b);
-    if x.iter().all(|v| v.is_finite()) {
-        x
-    } else {
-        [R::zero(); 3]
+impl CellVelocity<f64> {
+    /// The field in precision R (each value rounded once).
+    pub fn in_precision<R: Real>(&self) -> CellVelocity<R> {
+        CellVelocity {
+            v: self.v.iter().map(|&x| arr(x)).collect(),
+            jac: self.jac.iter().map(|j| j.map(arr)).collect(),
+            max_speed: self.max_speed,
+        }
     }
 }
 
-/// Cramer's rule (the CUDA kernel's solve3 does the same).
-fn solve3<R: Real>(m: [[R; 3]; 3], b: [R; 3]) -> [R; 3] {
-    let det = |m: [[R; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(m);
-    std::array::from_fn(|col| {
-        let mut mc = m;
-        for r in 0..3 {
-            mc[r][col] = b[r];
-        }
-        det(mc) / d
-    })
+impl<R: Real> VelocityField<R> for Velocity<R> {
+    fn eval(&self, x: [R; 3], cell: usize, t: R, step: u64) -> ([R; 3], [[R; 3]; 3]) {
+        Velocity::eval(self, x, cell, t, step)
+    }
+}
+
+/// LeVeque's deformation field (1996) on the unit cube s = (x - lo) / len, scaled back to the
+/// box, and its Jacobian.
+fn deformation<R: Real>(x: [R; 3], lo: [R; 3], len: [R; 3], t: R, period: R) -> ([R; 3], [[R; 3]; 3]) {
+    let pi = R::of(PI);
+    let (two, four) = (R::of(2.0), R::of(4.0));
+    let s: [R; 3] = std::array::from_fn(|k| (x[k] - lo[k]) / len[k]);
+    let g = (pi * t / period).cos();
+    let (sx, sy, sz) = ((pi * s[0]).sin(), (pi * s[1]).sin(), (pi * s[2]).sin());
+    let (s2x, s2y, s2z) = (
+        (two * pi * s[0]).sin(),
+        (two * pi * s[1]).sin(),
+        (two * pi * s[2]).sin(),
+    );
+    let (c2x, c2y, c2z) = (
+        (two * pi * s[0]).cos(),
+        (two * pi * s[1]).cos(),
+        (two * pi * s[2]).cos(),
+    );
+    let u = [two * sx * sx * s2y * s2z, -s2x * sy * sy * s2z, -s2x * s2y * sz * sz];
+    // d/ds of each component (sin^2(pi s))' = pi sin(2 pi s).
+    let du = [
+        [
+            two * pi * s2x * s2y * s2z,
+            four * pi * sx * sx * c2y * s2z,
+            four * pi * sx * sx * s2y * c2z,
+        ],
+        [
+            -two * pi * c2x * sy * sy * s2z,
+            -pi * s2x * s2y * s2z,
+            -two * pi * s2x * sy * sy * c2z,
+        ],
+        [
+            -two * pi * c2x * s2y * sz * sz,
+            -two * pi * s2x * c2y * sz * sz,
+            -pi * s2x * s2y * s2z,
+        ],
+    ];
+    let v = std::array::from_fn(|a| g * u[a] * len[a]);
+    let j = std::array::from_fn(|a| std::array::from_fn(|b| g * du[a][b] * len[a] / len[b]));
+    (v, j)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numerics::sl::departure;
 
     #[test]
     fn deformation_jacobian_matches_finite_differences() {

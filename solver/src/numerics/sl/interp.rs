@@ -1,11 +1,15 @@
 //! Interpolation of a cell field at a point: the Voronoi-dual weights of the paper (eq. 11-14)
-//! from the prepared mesh's tables, or linear (cell values averaged to vertices, barycentric in
-//! the cell). Both return the donor range for the limiter. Dirichlet patches enter as virtual
-//! cells (Voronoi) or pinned vertex values (linear), see `geometry`.
+//! from the prepared mesh's tables, optionally applied to gradient-carried donor values, or
+//! linear (cell values averaged to vertices, barycentric in the cell). Each returns the donor
+//! range for the limiter. Dirichlet patches enter as virtual cells (Voronoi) or pinned vertex
+//! values (linear), see `mesh::geometry`.
 
-use super::geometry::{v3, Geometry};
-use super::locate::barycentric;
+use super::departure::Departure;
+use crate::mesh::linalg3::{dot, sub};
+use crate::mesh::locate::barycentric;
+use crate::mesh::{lsq_gradients, Gradients, Location, TetGeometry};
 use crate::real::Real;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -21,59 +25,22 @@ pub enum Interpolation {
     Linear,
 }
 
-/// Least-squares gradient at cell c of the cell values `f(d)` over the face neighbours,
-/// weighted by 1/|r|^2 (exact for linear fields); zero where too few neighbours fix it.
-pub fn lsq_gradient<R: Real>(
-    centroids: &[[R; 3]],
-    neighbours: &[[u32; 4]],
-    c: usize,
-    f: impl Fn(usize) -> R,
-) -> [R; 3] {
-    let (mut a, mut b) = ([[R::zero(); 3]; 3], [R::zero(); 3]);
-    for &d in &neighbours[c] {
-        if meshtool::topology::is_boundary(d) {
-            continue;
-        }
-        let r = v3::sub(centroids[d as usize], centroids[c]);
-        let w = R::one() / v3::dot(r, r);
-        let df = f(d as usize) - f(c);
-        for i in 0..3 {
-            for j in 0..3 {
-                a[i][j] = a[i][j] + w * r[i] * r[j];
-            }
-            b[i] = b[i] + w * r[i] * df;
+impl Interpolation {
+    /// Its name in case files and variant strings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interpolation::Voronoi => "voronoi",
+            Interpolation::VoronoiGrad => "voronoi-grad",
+            Interpolation::Linear => "linear",
         }
     }
-    super::velocity::solve3_or_zero(a, b)
 }
 
-/// Least-squares gradients of a cell field with the range of each cell and its neighbours
-/// (the carried value is clamped to it, which keeps discontinuities from overshooting, as a
-/// Barth-Jespersen limiter does).
-pub struct Gradients<R> {
-    pub g: Vec<[R; 3]>,
-    pub range: Vec<(R, R)>,
-}
-
-pub fn lsq_gradients<R: Real>(m: &Geometry<R>, f: &[R]) -> Gradients<R> {
-    use rayon::prelude::*;
-    let range = (0..m.num_cells())
-        .into_par_iter()
-        .map(|c| {
-            let mut r = (f[c], f[c]);
-            for &d in &m.neighbours[c] {
-                if !meshtool::topology::is_boundary(d) {
-                    r = (r.0.min(f[d as usize]), r.1.max(f[d as usize]));
-                }
-            }
-            r
-        })
-        .collect();
-    let g = (0..m.num_cells())
-        .into_par_iter()
-        .map(|c| lsq_gradient(&m.centroids, &m.neighbours, c, |d| f[d]))
-        .collect();
-    Gradients { g, range }
+/// Interpolated values with the range of the donors that made each (the limiter's bounds).
+pub struct Interpolated<F> {
+    pub value: F,
+    pub lo: F,
+    pub hi: F,
 }
 
 /// What the Voronoi interpolation weighs: the cell values, optionally carried along their
@@ -86,14 +53,14 @@ pub struct Donors<'a, R> {
 
 /// Value at p (inside cell c) and the min/max of the donor values (eq. 11-14).
 #[inline]
-pub fn voronoi<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> (R, R, R) {
+pub fn voronoi<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> (R, R, R) {
     // The dual cell containing p is (for Delaunay meshes) that of the nearest vertex of c.
     let cell = &m.cells[c];
     let mut v = cell[0] as usize;
     let mut best = R::infinity();
     for &k in cell {
-        let r = v3::sub(m.nodes[k as usize], p);
-        let dist = v3::dot(r, r).sqrt();
+        let r = sub(m.nodes[k as usize], p);
+        let dist = dot(r, r).sqrt();
         if dist < best {
             best = dist;
             v = k as usize;
@@ -106,7 +73,7 @@ pub fn voronoi<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> 
         let ft = match d.grad {
             Some(g) => {
                 let (lo, hi) = g.range[t];
-                (d.f[t] + v3::dot(g.g[t], v3::sub(p, m.centroids[t]))).max(lo).min(hi)
+                (d.f[t] + dot(g.g[t], sub(p, m.centroids[t]))).max(lo).min(hi)
             }
             None => d.f[t],
         };
@@ -129,8 +96,7 @@ pub fn voronoi<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> 
 
 /// Cell values averaged to vertices, volume-weighted; vertices on a Dirichlet patch take the
 /// wall value.
-pub fn vertex_values<R: Real>(m: &Geometry<R>, f: &[R], out: &mut Vec<R>) {
-    use rayon::prelude::*;
+pub fn vertex_values<R: Real>(m: &TetGeometry<R>, f: &[R], out: &mut Vec<R>) {
     (0..m.nodes.len())
         .into_par_iter()
         .map(|v| {
@@ -152,8 +118,10 @@ pub fn vertex_values<R: Real>(m: &Geometry<R>, f: &[R], out: &mut Vec<R>) {
         .collect_into_vec(out);
 }
 
+/// Barycentric interpolation of the vertex values `fv` at p (inside cell c), the weights
+/// clamped to [0, 1] and renormalised, with the range of the four vertex values.
 #[inline]
-pub fn linear<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], fv: &[R]) -> (R, R, R) {
+pub fn linear<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], fv: &[R]) -> (R, R, R) {
     let l = barycentric(m, c, p);
     let cell = &m.cells[c];
     let (zero, one) = (R::zero(), R::one());
@@ -171,24 +139,59 @@ pub fn linear<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3], fv: &[R]) -> (R, R,
     (s / norm, lo, hi)
 }
 
+/// I(deps, f): the field f at every departure point, with the donors' range. A point outside
+/// the domain takes its patch's Dirichlet value (`bc`, NaN for none), else the value of the
+/// cell it left through (zero gradient).
+pub fn interpolate<R: Real>(
+    m: &TetGeometry<R>,
+    how: Interpolation,
+    bc: &[R],
+    deps: &[Departure<R>],
+    f: &[R],
+) -> Interpolated<Vec<R>> {
+    let mut fv = Vec::new();
+    let mut grad = None;
+    match how {
+        Interpolation::Linear => vertex_values(m, f, &mut fv),
+        Interpolation::VoronoiGrad => grad = Some(lsq_gradients(m, f)),
+        Interpolation::Voronoi => {}
+    }
+    let donors = Donors {
+        f,
+        grad: grad.as_ref(),
+        bc,
+    };
+    let at = |d: &Departure<R>| match d.loc {
+        Location::Inside(c) => match how {
+            Interpolation::Linear => linear(m, c as usize, d.point, &fv),
+            _ => voronoi(m, c as usize, d.point, &donors),
+        },
+        Location::Outside { cell, patch } => {
+            let b = bc[patch as usize];
+            let v = if b.is_nan() { f[cell as usize] } else { b };
+            (v, v, v)
+        }
+    };
+    let n = deps.len();
+    let mut out = Interpolated {
+        value: vec![R::zero(); n],
+        lo: vec![R::zero(); n],
+        hi: vec![R::zero(); n],
+    };
+    (&mut out.value, &mut out.lo, &mut out.hi, deps)
+        .into_par_iter()
+        .for_each(|(v, lo, hi, d)| (*v, *lo, *hi) = at(d));
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::locate::{Location, Locator};
     use super::*;
-    use meshtool::generate::cartesian_box::{generate, BoxSpec};
-    use meshtool::pmesh::prepare;
-    use meshtool::reorder::Reorder;
+    use crate::mesh::{test_box, test_geometry, Locator};
 
     #[test]
     fn both_interpolations_are_close_to_a_linear_field_and_bounded() {
-        let raw = generate(&BoxSpec {
-            dims: [8, 8, 8],
-            lo: [0.0; 3],
-            hi: [1.0; 3],
-        })
-        .unwrap();
-        let mut pm = prepare(&raw, Reorder::Rcm).unwrap().0;
-        let m = Geometry::<f64>::take(&mut pm, &[]);
+        let m = test_geometry([8, 8, 8]);
         let lin = |x: [f64; 3]| x[0] + 2.0 * x[1] + 3.0 * x[2];
         let f: Vec<f64> = m.centroids.iter().map(|&c| lin(c)).collect();
         let mut fv = Vec::new();
@@ -245,18 +248,12 @@ mod tests {
     /// virtual (mirrored) cells; near a Neumann patch it sees only the interior cells.
     #[test]
     fn dirichlet_virtual_cells_bring_the_wall_value_in() {
-        let raw = generate(&BoxSpec {
-            dims: [6, 6, 6],
-            lo: [0.0; 3],
-            hi: [1.0; 3],
-        })
-        .unwrap();
-        let pm = prepare(&raw, Reorder::Rcm).unwrap().0;
+        let pm = test_box([6, 6, 6]);
         let xmin = pm.patch_index("xmin").expect("box patches");
         let mut bc = vec![f64::NAN; pm.patches.len()];
         bc[xmin] = 1.0;
-        let dirichlet = Geometry::<f64>::take(&mut pm.clone(), &bc);
-        let neumann = Geometry::<f64>::take(&mut pm.clone(), &vec![f64::NAN; bc.len()]);
+        let dirichlet = TetGeometry::<f64>::take(&mut pm.clone(), &bc);
+        let neumann = TetGeometry::<f64>::take(&mut pm.clone(), &vec![f64::NAN; bc.len()]);
         assert!(neumann.virt.cells.is_empty());
         assert!(!dirichlet.virt.cells.is_empty());
         let zeros = vec![0.0; dirichlet.num_cells()];
@@ -271,7 +268,7 @@ mod tests {
             let Location::Inside(c) = loc.locate(&dirichlet, 0, p) else {
                 panic!()
             };
-            let at = |m: &Geometry<f64>, f: &[f64]| voronoi(m, c as usize, p, &Donors { f, grad: None, bc: &bc });
+            let at = |m: &TetGeometry<f64>, f: &[f64]| voronoi(m, c as usize, p, &Donors { f, grad: None, bc: &bc });
             let (v, dlo, dhi) = at(&dirichlet, &zeros);
             println!("{p:?}: {v:.4}");
             assert!(v >= lo && v <= hi, "{p:?}: {v} not in [{lo}, {hi}]");

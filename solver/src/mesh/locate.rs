@@ -4,7 +4,8 @@
 //! through edges and vertices — the paper's dead-lock cycling), and a kd-tree (kiddo) restart
 //! from the nearest centroid as the last resort.
 
-use super::geometry::{v3, Geometry};
+use super::geometry::TetGeometry;
+use super::linalg3::{dot, sub};
 use crate::real::Real;
 use kiddo::float::distance::SquaredEuclidean;
 use kiddo::KdTree;
@@ -21,11 +22,11 @@ pub enum Location {
 
 /// Barycentric coordinate of p for each vertex of cell c (1 at the vertex, 0 on the opposite face).
 #[inline]
-pub fn barycentric<R: Real>(m: &Geometry<R>, c: usize, p: [R; 3]) -> [R; 4] {
+pub fn barycentric<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3]) -> [R; 4] {
     let v3x = R::of(3.0) * m.volumes[c];
     std::array::from_fn(|f| {
         let on_face = m.nodes[m.cells[c][FACE_VERTS[f][0]] as usize];
-        m.face_areas[c][f] * v3::dot(m.face_normals[c][f], v3::sub(on_face, p)) / v3x
+        m.face_areas[c][f] * dot(m.face_normals[c][f], sub(on_face, p)) / v3x
     })
 }
 
@@ -42,7 +43,7 @@ pub fn eps<R: Real>() -> R {
 }
 
 impl Locator {
-    pub fn new<R: Real>(m: &Geometry<R>, max_steps: u32) -> Self {
+    pub fn new<R: Real>(m: &TetGeometry<R>, max_steps: u32) -> Self {
         let mut tree: KdTree<f64, 3> = KdTree::with_capacity(m.num_cells().max(1));
         for (i, c) in m.centroids.iter().enumerate() {
             tree.add(&c.map(|x| x.f64()), i as u64);
@@ -50,7 +51,7 @@ impl Locator {
         Locator { tree, max_steps }
     }
 
-    pub fn locate<R: Real>(&self, m: &Geometry<R>, start: u32, p: [R; 3]) -> Location {
+    pub fn locate<R: Real>(&self, m: &TetGeometry<R>, start: u32, p: [R; 3]) -> Location {
         match walk(m, start, p, self.max_steps) {
             Some(l) => l,
             None => {
@@ -73,7 +74,7 @@ impl Locator {
 }
 
 /// Walk from `start`; None if the step budget runs out.
-pub fn walk<R: Real>(m: &Geometry<R>, start: u32, p: [R; 3], max_steps: u32) -> Option<Location> {
+pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) -> Option<Location> {
     let eps = eps::<R>();
     let mut c = start as usize;
     let mut rng = 0x9E37_79B9u32 ^ start;
@@ -112,20 +113,11 @@ pub fn walk<R: Real>(m: &Geometry<R>, start: u32, p: [R; 3], max_steps: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use meshtool::generate::cartesian_box::{generate, BoxSpec};
-    use meshtool::pmesh::prepare;
-    use meshtool::reorder::Reorder;
+    use crate::mesh::test_geometry;
 
     #[test]
     fn finds_random_points_and_points_on_vertices_and_edges() {
-        let raw = generate(&BoxSpec {
-            dims: [6, 5, 4],
-            lo: [0.0; 3],
-            hi: [1.0; 3],
-        })
-        .unwrap();
-        let mut pm = prepare(&raw, Reorder::Rcm).unwrap().0;
-        let m = Geometry::<f64>::take(&mut pm, &[]);
+        let m = test_geometry([6, 5, 4]);
         let loc = Locator::new(&m, 200);
         let mut seed = 12345u64;
         let mut rand = || {

@@ -1,0 +1,63 @@
+//! The `[advect]` section of a case file.
+
+use super::profile::Profile;
+use super::velocity::VelocitySpec;
+use crate::numerics::sl::{Interpolation, Method, Scheme};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AdvectSection {
+    /// "bfecc" (with the limiter, eq. 16-18) or "sl1" (first-order semi-Lagrangian).
+    #[serde(default)]
+    pub scheme: Scheme,
+    /// "voronoi" (eq. 11-14), "voronoi-grad" or "linear".
+    #[serde(default)]
+    pub interpolation: Interpolation,
+    /// Clamp the corrected BFECC value to the donors' range (no new extrema).
+    #[serde(default = "yes")]
+    pub limiter: bool,
+    pub profile: Profile,
+    pub velocity: VelocitySpec,
+    /// Boundary condition per patch name: `{ dirichlet = value }` or `"neumann"` (zero
+    /// gradient, the default for patches not listed). Applied to departure points outside, and
+    /// inside the interpolation (section II.C): Dirichlet patches add virtual cells carrying
+    /// the value to the Voronoi weights and pin their vertices in the linear interpolation.
+    #[serde(default)]
+    pub boundary: BTreeMap<String, PatchBc>,
+    /// Step budget of the walk before the kd-tree restart.
+    #[serde(default = "walk_steps")]
+    pub max_walk: u32,
+}
+
+fn yes() -> bool {
+    true
+}
+fn walk_steps() -> u32 {
+    200
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub enum PatchBc {
+    Neumann,
+    Dirichlet(f64),
+}
+
+impl AdvectSection {
+    /// The step: the scheme, with the limiter only where BFECC has something to clamp.
+    pub fn method(&self) -> Method {
+        Method {
+            scheme: self.scheme,
+            limiter: self.scheme == Scheme::Bfecc && self.limiter,
+        }
+    }
+
+    /// e.g. "bfecc+voronoi+limiter" (summary.json, benchmark rows).
+    pub fn variant(&self) -> String {
+        let m = self.method();
+        let limiter = if m.limiter { "+limiter" } else { "" };
+        format!("{}+{}{limiter}", m.scheme.name(), self.interpolation.name())
+    }
+}

@@ -1,0 +1,280 @@
+//! A parsed advection case: the section, the mesh (read and checked once), the patches'
+//! boundary values and the velocity; `build` makes the simulation on a backend and precision.
+
+use super::section::{AdvectSection, PatchBc};
+use super::sim::{AdvectSim, Common};
+use super::velocity::{load_cell_velocity, CellVelocity, Velocity, VelocitySpec};
+use super::{cpu, cuda};
+use crate::backend::Target;
+use crate::error::Result;
+use crate::framework::{CaseDoc, Clock, DtPolicy, Precision, Setup, Simulation};
+use crate::mesh::{length_scale, TetGeometry};
+use crate::numerics::sl::{Interpolation, Scheme};
+use crate::output::{Centring, Field, Geometry};
+use crate::real::Real;
+use meshtool::PreparedMesh;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The sections an advection case reads.
+#[derive(Deserialize, Serialize)]
+struct View {
+    mesh: Option<PathBuf>,
+    advect: Option<AdvectSection>,
+}
+
+pub struct AdvectSetup {
+    section: AdvectSection,
+    /// The mesh as the case file names it, and resolved.
+    mesh_file: PathBuf,
+    mesh_path: PathBuf,
+    /// The mesh for output (its large tables moved into `geometry`).
+    mesh: Arc<PreparedMesh>,
+    /// The simulation's arrays, until the first `build` takes them.
+    geometry: Mutex<Option<TetGeometry<f64>>>,
+    /// Dirichlet value per patch, NaN for Neumann.
+    bc: Vec<f64>,
+    /// The mesh's bounding box (the profiles and the analytic velocities are placed in it).
+    lo: [f64; 3],
+    len: [f64; 3],
+    cells: Option<Arc<CellVelocity<f64>>>,
+    /// CFL length scale.
+    h: f64,
+    /// Range of the initial field in the run's precision.
+    initial: (f64, f64),
+}
+
+impl AdvectSetup {
+    pub fn parse(doc: &CaseDoc) -> Result<Self> {
+        let view: View = doc.section()?;
+        let Some(section) = view.advect else {
+            let msg = "an advect case needs an [advect] section (see `solver cases advect-step`)";
+            return Err(doc.error("advect", msg));
+        };
+        let Some(mesh_file) = view.mesh else {
+            let msg = "missing: set mesh = \"NAME.pmesh\" (made by `meshtool prepare` or `meshtool generate`)";
+            return Err(doc.error("mesh", msg));
+        };
+        let mesh_path = doc.resolve(&mesh_file);
+        if !mesh_path.exists() {
+            return Err(doc.error(
+                "mesh",
+                format!(
+                    "{} does not exist; create it with `meshtool prepare` or `meshtool generate box`",
+                    mesh_path.display()
+                ),
+            ));
+        }
+        let mut mesh = PreparedMesh::read(&mesh_path)?;
+        let bc = patch_values(doc, &section, &mesh)?;
+        let (lo, hi) = mesh.bounding_box();
+        let len: [f64; 3] = std::array::from_fn(|k| hi[k] - lo[k]);
+        let cells = cell_velocity(doc, &section.velocity, &mesh)?.map(Arc::new);
+        let h = length_scale(&mesh);
+        let initial = match doc.run.precision {
+            Precision::F32 => initial_range::<f32>(&section, &mesh, lo, len),
+            Precision::F64 => initial_range::<f64>(&section, &mesh, lo, len),
+        };
+        let geometry = TetGeometry::<f64>::take(&mut mesh, &bc);
+        Ok(AdvectSetup {
+            section,
+            mesh_file,
+            mesh_path,
+            mesh: Arc::new(mesh),
+            geometry: Mutex::new(Some(geometry)),
+            bc,
+            lo,
+            len,
+            cells,
+            h,
+            initial,
+        })
+    }
+
+    /// The simulation's arrays in f64: taken from the parse, or, for a second build of the
+    /// same setup, read again (rather than keep a copy of the large tables for every run).
+    fn geometry_f64(&self) -> Result<TetGeometry<f64>> {
+        if let Some(g) = self.geometry.lock().unwrap().take() {
+            return Ok(g);
+        }
+        let mut mesh = PreparedMesh::read(&self.mesh_path)?;
+        Ok(TetGeometry::take(&mut mesh, &self.bc))
+    }
+
+    fn velocity<R: Real>(&self) -> Velocity<R> {
+        Velocity {
+            spec: self.section.velocity.clone(),
+            lo: self.lo,
+            len: self.len,
+            cells: self.cells.as_ref().map(|c| Arc::new(c.in_precision())),
+        }
+    }
+
+    fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        let geo = self.geometry_f64()?.into_precision::<R>();
+        let vel = self.velocity::<R>();
+        let s = &self.section;
+        let f = initial_field::<R>(s, &self.mesh, self.lo, self.len);
+        let bc: Vec<R> = self.bc.iter().map(|&v| R::of(v)).collect();
+        let common = Common {
+            vel: vel.clone(),
+            centroids: geo.centroids.clone(),
+            method: s.method(),
+            h: self.h,
+            max_speed: vel.max_speed(),
+            bytes_per_step: min_bytes_per_step(&geo, s),
+            variant: s.variant(),
+        };
+        Ok(match target {
+            Target::Cpu => {
+                let engine = cpu::engine(geo, vel, s.interpolation, s.max_walk, bc);
+                Box::new(AdvectSim::new(engine, &f, common)?)
+            }
+            Target::Cuda(dev) => {
+                let engine = cuda::AdvectCuda::new(dev.clone(), &geo, &vel, s.interpolation, s.max_walk, &bc)?;
+                Box::new(AdvectSim::new(engine, &f, common)?)
+            }
+        })
+    }
+}
+
+/// The Dirichlet value of each patch (NaN for Neumann), every named patch checked.
+fn patch_values(doc: &CaseDoc, section: &AdvectSection, mesh: &PreparedMesh) -> Result<Vec<f64>> {
+    let mut bc = vec![f64::NAN; mesh.patches.len()];
+    for (name, b) in &section.boundary {
+        let i = mesh.patch_index(name).ok_or_else(|| {
+            let names: Vec<&str> = mesh.patches.iter().map(|p| p.name.as_str()).collect();
+            doc.error(
+                &format!("advect.boundary.{name}"),
+                format!("the mesh has no patch '{name}' (it has: {})", names.join(", ")),
+            )
+        })?;
+        if let PatchBc::Dirichlet(v) = b {
+            bc[i] = *v;
+        }
+    }
+    Ok(bc)
+}
+
+/// The cell velocity of `velocity = { kind = "field" }`, read and checked.
+fn cell_velocity(doc: &CaseDoc, spec: &VelocitySpec, mesh: &PreparedMesh) -> Result<Option<CellVelocity<f64>>> {
+    let VelocitySpec::Field { file, array } = spec else {
+        return Ok(None);
+    };
+    let key = "advect.velocity.file";
+    let path = doc.resolve(Path::new(file));
+    let field = load_cell_velocity(&path, array, mesh, &|m| doc.error(key, m))?;
+    if field.max_speed == 0.0 {
+        let msg = format!(
+            "the velocity in {} is zero everywhere: nothing to advect",
+            path.display()
+        );
+        return Err(doc.error(key, msg));
+    }
+    Ok(Some(field))
+}
+
+/// The initial profile at the centroids, in precision R.
+fn initial_field<R: Real>(s: &AdvectSection, mesh: &PreparedMesh, lo: [f64; 3], len: [f64; 3]) -> Vec<R> {
+    let p = &s.profile;
+    mesh.topo
+        .centroids
+        .iter()
+        .map(|&x| R::of(p.value(x, lo, len)))
+        .collect()
+}
+
+fn initial_range<R: Real>(s: &AdvectSection, mesh: &PreparedMesh, lo: [f64; 3], len: [f64; 3]) -> (f64, f64) {
+    initial_field::<R>(s, mesh, lo, len)
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v.f64()), b.max(v.f64()))
+        })
+}
+
+/// Bytes one step must move at the least: every array each kernel reads or writes, touched
+/// once (the gathers through the walk and the dual tables re-read far more, mostly from
+/// cache). The fraction of the copy bandwidth this reaches says how close to the memory
+/// roofline an unstructured gather kernel gets.
+fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f64 {
+    let (r, i) = (std::mem::size_of::<R>() as f64, 4.0);
+    let (n, nodes) = (g.num_cells() as f64, g.nodes.len() as f64);
+    let tables = |t: &meshtool::dual::DualTables<R>| t.cells.len() as f64 * (16.0 * r + i) + (nodes + 1.0) * i;
+    let cell_geometry = n * (17.0 * r + 8.0 * i) + nodes * 3.0 * r;
+    // centroid in, point and location out, the cell geometry the walk tests.
+    let departures = n * (6.0 * r + 2.0 * i) + cell_geometry;
+    // point and location in, value and range out, the field, the located cells' vertices.
+    let base = n * (7.0 * r + 6.0 * i) + nodes * 3.0 * r;
+    let interpolation = match section.interpolation {
+        Interpolation::Voronoi => base + tables(&g.dual) + tables(&g.virt),
+        // + the gradient pass, and the donors' gradients, ranges and centroids.
+        Interpolation::VoronoiGrad => {
+            base + tables(&g.dual) + tables(&g.virt) + n * (4.0 * r + 4.0 * i + 5.0 * r) + n * 8.0 * r
+        }
+        // vertex values (dual cells and volumes in, node values out), then barycentric.
+        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + cell_geometry,
+    };
+    match section.scheme {
+        Scheme::Sl1 => departures + interpolation + n * 2.0 * r,
+        Scheme::Bfecc => 2.0 * departures + 3.0 * interpolation + n * 7.0 * r,
+    }
+}
+
+impl Setup for AdvectSetup {
+    fn physics(&self) -> toml::Table {
+        let view = View {
+            mesh: Some(self.mesh_file.clone()),
+            advect: Some(self.section.clone()),
+        };
+        toml::Table::try_from(&view).expect("a parsed section serializes")
+    }
+
+    fn dt_policy(&self) -> DtPolicy {
+        DtPolicy::Constant
+    }
+
+    fn geometry(&self) -> Geometry {
+        Geometry::Tets(self.mesh.clone())
+    }
+
+    fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
+        match precision {
+            Precision::F32 => self.build_in::<f32>(target),
+            Precision::F64 => self.build_in::<f64>(target),
+        }
+    }
+
+    /// The initial profile at the origin of each centroid, where the velocity says in closed
+    /// form where the material came from.
+    fn exact(&self, clock: &Clock) -> Option<Field> {
+        // `origin` needs no cell field: it has no closed form there.
+        let vel = Velocity::<f64> {
+            spec: self.section.velocity.clone(),
+            lo: self.lo,
+            len: self.len,
+            cells: None,
+        };
+        let p = &self.section.profile;
+        let values = self
+            .mesh
+            .topo
+            .centroids
+            .iter()
+            .map(|&x| {
+                vel.origin(x, clock.time, clock.step)
+                    .map(|x0| p.value(x0, self.lo, self.len))
+            })
+            .collect::<Option<Vec<f64>>>()?;
+        Some(Field::scalar("F", Centring::Cell, values))
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "initial_min": self.initial.0,
+            "initial_max": self.initial.1,
+            "cfl_length_scale": self.h,
+            "mesh": self.mesh_path,
+        })
+    }
+}
