@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Run on the device machine from the repository root (carry .gpu): every CUDA check and
-# benchmark, then a short table. Results land in $OUT (or .gpu/results).
-# Knobs (environment): ONLY=advect (advection part only); ADVECT_DIMS (box sizes, default
-# "26 55": 0.1M and 1M cells; "110" is 8M); ADVECT_ORDERS (default "none rcm hilbert");
-# ONE_THREAD_MAX (largest mesh timed on one CPU thread, default 2000000); SKIP_CHECK=1 (no
-# CPU-vs-CUDA advection check); SKIP_CHANNEL=1 (no 1M-tet Gmsh channel); TILES, BENCH_SIZES, BENCH_EXTRA, BENCH_STEPS (heat bench).
+# Run on the device machine from the repository root (carry .gpu): every family's CPU-vs-CUDA
+# checks (`solver check all`) and benchmarks (`solver bench all`), the CUDA run checks (exact
+# solutions, restart, divergence), then a short table. Results land in $OUT (or .gpu/results).
+# Knobs (environment): ADVECT_DIMS (box sizes for the unstructured benchmark, default "26 55":
+# 0.1M and 1M cells; "110" is 8M); ADVECT_ORDERS (default "none rcm hilbert"); SKIP_CHANNEL=1
+# (no 1M-tet Gmsh channel); BENCH_SIZES (structured cubes, default 128,256,512); BENCH_STEPS;
+# WITH_1024=0 (skip the 1024^3 f32 heat row); CPU=1 (also time the CPU backend).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 S=.gpu/solver
+M=.gpu/meshtool
 R=${OUT:-.gpu/results}
 W=$(mktemp -d)
 mkdir -p "$R"
@@ -15,33 +17,24 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 $S devices
 status=0
 fail() { echo "FAIL: $*"; status=1; }
-M=.gpu/meshtool
-advect() {
-  if [ -z "${SKIP_CHECK:-}" ]; then
-    echo "== advection: CPU vs CUDA on the paper's test (duct.msh from meshes/duct.geo, staged by gpu_stage.sh)"
-    $M prepare .gpu/duct.msh -o "$W/duct.pmesh" 2>&1 | tail -1
-    $S check advect --mesh "$W/duct.pmesh" --steps 60 || fail "check advect"
-  fi
-  echo "== advection benchmark: box meshes in input, RCM and Hilbert order"
-  list=""
-  for d in ${ADVECT_DIMS:-26 55}; do for r in ${ADVECT_ORDERS:-none rcm hilbert}; do
-    $M generate box --dims $d,$d,$d --reorder $r -o "$W/box$d-$r.pmesh" 2>/dev/null
-    list="$list,$W/box$d-$r.pmesh"
-  done; done
-  if [ -f .gpu/channel-1m.msh ] && [ -z "${SKIP_CHANNEL:-}" ]; then   # a 1M-tet Gmsh mesh (gpu_stage.sh stages it)
-    for r in ${ADVECT_ORDERS:-none rcm hilbert}; do
-      $M prepare .gpu/channel-1m.msh --reorder $r -o "$W/channel1m-$r.pmesh" 2>/dev/null
-      list="$list,$W/channel1m-$r.pmesh"
-    done
-  fi
-  $S bench advect --meshes "${list#,}" --steps 5 --one-thread-max ${ONE_THREAD_MAX:-2000000} || fail "bench advect"
-}
-if [ "${ONLY:-}" = advect ]; then advect 2>&1 | tee "$R/advect.txt"; exit $status; fi
-{
-echo "== CPU vs CUDA agreement (benchmark cube, 100 steps; 45^3 is not a multiple of the tile)"
-$S check heat --n 64 --steps 100 || fail "check heat 64"
-$S check heat --n 45 --steps 100 || fail "check heat 45"
-} 2>&1 | tee "$R/check_heat.txt"
+
+echo "== meshes (duct.msh from meshes/duct.geo and the 1M-tet channel, staged by gpu_stage.sh)"
+$M prepare .gpu/duct.msh -o "$W/duct.pmesh" 2>&1 | tail -1
+meshes=""
+for d in ${ADVECT_DIMS:-26 55}; do for r in ${ADVECT_ORDERS:-none rcm hilbert}; do
+  $M generate box --dims $d,$d,$d --reorder $r -o "$W/box$d-$r.pmesh" 2>/dev/null
+  meshes="$meshes,$W/box$d-$r.pmesh"
+done; done
+if [ -f .gpu/channel-1m.msh ] && [ -z "${SKIP_CHANNEL:-}" ]; then
+  for r in ${ADVECT_ORDERS:-none rcm hilbert}; do
+    $M prepare .gpu/channel-1m.msh --reorder $r -o "$W/channel1m-$r.pmesh" 2>/dev/null
+    meshes="$meshes,$W/channel1m-$r.pmesh"
+  done
+fi
+
+echo "== CPU vs CUDA: every family's checks (unstructured ones on the paper's duct)"
+$S check all --mesh "$W/duct.pmesh" 2>&1 | tee "$R/check.txt" || fail "check all"
+
 {
 echo "== solver run on CUDA: heat templates against their exact solutions"
 for c in heat-decay heat-gaussian heat-erfc; do
@@ -53,23 +46,27 @@ for c in heat-decay heat-gaussian heat-erfc; do
 done
 echo "== restart on CUDA is bit-identical"
 $S cases heat-benchmark > "$W/b.toml"
-$S run "$W/b.toml" --backend cuda -q --set grid.dims=[64,64,64] --set time.steps=20 --set output.every=10 -o "$W/full" || fail "full run"
-$S run "$W/b.toml" --backend cuda -q --set grid.dims=[64,64,64] --set time.steps=10 --set output.every=10 --set output.checkpoint_every=10 -o "$W/part" || fail "part run"
-$S run "$W/b.toml" --backend cuda -q --set grid.dims=[64,64,64] --set time.steps=20 --set output.every=10 -o "$W/part" --restart || fail "restart"
+g="grid.dims=[64,63,64]"
+$S run "$W/b.toml" --backend cuda -q --set $g --set time.steps=20 --set output.every=10 -o "$W/full" || fail "full run"
+$S run "$W/b.toml" --backend cuda -q --set $g --set time.steps=10 --set output.every=10 --set output.checkpoint_every=10 -o "$W/part" || fail "part run"
+$S run "$W/b.toml" --backend cuda -q --set $g --set time.steps=20 --set output.every=10 -o "$W/part" --restart || fail "restart"
 cmp "$W/full/step_0000020.vti" "$W/part/step_0000020.vti" && echo "restart: identical" || fail "restart differs"
 echo "== diverging run (CFL 5) stops with a message"
-$S run "$W/b.toml" --backend cuda -q --set grid.dims=[32,32,32] --set time.cfl=5 -o "$W/div"; rc=$?
+$S run "$W/b.toml" --backend cuda -q --set "grid.dims=[32,32,32]" --set time.cfl=5 -o "$W/div"; rc=$?
 [ $rc -eq 1 ] && echo "diverging run: exit 1 as expected" || fail "diverging run exit $rc"
 } 2>&1 | tee "$R/runs.txt"
-advect 2>&1 | tee "$R/advect.txt"
-echo "== benchmark"
-for t in ${TILES:-}; do
-  echo "-- tile $t"; CFD_HEAT_TILE=$t $S bench heat --sizes 512 --steps 20 | tail -n +3
-done
-$S bench heat --sizes ${BENCH_SIZES:-128,256,512} ${BENCH_EXTRA:---with-1024 --cpu} --steps ${BENCH_STEPS:-20} --json "$R/bench_heat.json" | tee "$R/bench_heat.txt" || fail bench
+
+echo "== benchmarks: every family"
+cpu=""; [ "${CPU:-0}" = 1 ] && cpu="--cpu"
+$S bench all --sizes ${BENCH_SIZES:-128,256,512} --mesh "${meshes#,}" --steps ${BENCH_STEPS:-20} $cpu \
+  --json "$R/bench.json" 2>&1 | tee "$R/bench.txt" || fail "bench all"
+if [ "${WITH_1024:-1}" = 1 ]; then
+  $S bench heat --sizes 1024 --precision f32 --steps 10 --reps 2 2>&1 | tail -n +3 | tee -a "$R/bench.txt" || fail "bench 1024"
+fi
+
 echo
 echo "================ summary ================"
-grep -E "PASS|FAIL|identical|expected|linf" "$R/check_heat.txt" "$R/runs.txt" | sed 's/^[^:]*://'
-cat "$R/advect.txt" | grep -v "^=="
-cat "$R/bench_heat.txt"
+grep -E "PASS|FAIL" "$R/check.txt"
+grep -E "identical|expected|linf|FAIL" "$R/runs.txt"
+cat "$R/bench.txt"
 exit $status
