@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 source scripts/env.sh
 cargo fmt --all -- --check
+python3 scripts/check_layout.py
 cargo clippy --release --all-targets --features meshtool/gmsh -q -- -D warnings
 log=$(mktemp)
 cargo test --release --features meshtool/gmsh --workspace 2>&1 | tee "$log"

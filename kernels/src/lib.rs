@@ -7,7 +7,7 @@
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
 //! NVRTC's include search: the binary needs no files at run time, and the cache key covers
 //! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`heat`], [`advect`]); a test checks them against the
+//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`]); a test checks them against the
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
@@ -21,6 +21,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("common.cuh", include_str!("../cuda/common.cuh")),
     ("reduce.cuh", include_str!("../cuda/reduce.cuh")),
     ("grid.cuh", include_str!("../cuda/grid.cuh")),
+    ("tet.cuh", include_str!("../cuda/tet.cuh")),
 ];
 
 /// A kernel module: one `.cu` file of kernels/cuda/, compiled by itself into one PTX module
@@ -33,13 +34,15 @@ pub enum Module {
     Grid,
     /// The structured-grid heat equation (`heat.cu`).
     Heat,
-    /// Semi-Lagrangian advection on tetrahedral meshes (`advect.cu`).
+    /// The semi-Lagrangian pieces shared by the families on tetrahedra (`sl.cu`).
+    Sl,
+    /// Semi-Lagrangian advection on tetrahedral meshes: departure points (`advect.cu`).
     Advect,
 }
 
 impl Module {
     /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 4] = [Module::Reduce, Module::Grid, Module::Heat, Module::Advect];
+    pub const ALL: [Module; 5] = [Module::Reduce, Module::Grid, Module::Sl, Module::Heat, Module::Advect];
 
     /// The stem of its `.cu` file; it also names the module in errors and cache files.
     pub fn name(self) -> &'static str {
@@ -47,6 +50,7 @@ impl Module {
             Module::Reduce => "reduce",
             Module::Grid => "grid",
             Module::Heat => "heat",
+            Module::Sl => "sl",
             Module::Advect => "advect",
         }
     }
@@ -57,6 +61,7 @@ impl Module {
             Module::Reduce => "reduce.cu",
             Module::Grid => "grid.cu",
             Module::Heat => "heat.cu",
+            Module::Sl => "sl.cu",
             Module::Advect => "advect.cu",
         }
     }
@@ -67,6 +72,7 @@ impl Module {
             Module::Reduce => include_str!("../cuda/reduce.cu"),
             Module::Grid => include_str!("../cuda/grid.cu"),
             Module::Heat => include_str!("../cuda/heat.cu"),
+            Module::Sl => include_str!("../cuda/sl.cu"),
             Module::Advect => include_str!("../cuda/advect.cu"),
         }
     }
@@ -77,7 +83,7 @@ impl Module {
             Module::Reduce | Module::Grid | Module::Heat => &[],
             // Location and interpolation make discrete choices from rounded values: no fused
             // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
-            Module::Advect => &["--fmad=false"],
+            Module::Sl | Module::Advect => &["--fmad=false"],
         }
     }
 
@@ -87,6 +93,7 @@ impl Module {
             Module::Reduce => reduce::ALL,
             Module::Grid => grid::ALL,
             Module::Heat => heat::ALL,
+            Module::Sl => sl::ALL,
             Module::Advect => advect::ALL,
         }
     }
@@ -98,6 +105,7 @@ impl Module {
             Module::Reduce => reduce::NAMES,
             Module::Grid => grid::NAMES,
             Module::Heat => heat::NAMES,
+            Module::Sl => sl::NAMES,
             Module::Advect => advect::NAMES,
         }
     }
@@ -110,7 +118,7 @@ impl std::fmt::Display for Module {
 }
 
 /// A kernel function the host may load: its module and its (unmangled, `extern "C"`) name.
-/// Use the constants of [`reduce`], [`heat`] and [`advect`] rather than building one, so that
+/// Use the constants of the per-module submodules rather than building one, so that
 /// every name the host loads is checked against the compiled PTX by this crate's tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Kernel {
@@ -165,22 +173,30 @@ pub mod grid {
     }
 }
 
-/// Kernels of [`Module::Advect`] (`advect.cu`). It takes the optional define `MIN_BLOCKS`
+/// Kernels of [`Module::Sl`] (`sl.cu`): the semi-Lagrangian pieces every family on
+/// tetrahedra shares, one scalar field per call. It takes the optional define `MIN_BLOCKS`
 /// (occupancy hint of the gather kernels).
+pub mod sl {
+    kernels! { Sl:
+        /// Least-squares cell gradients and neighbour ranges.
+        GRADIENTS = "sl_gradients",
+        /// Volume-weighted vertex values (Dirichlet vertices pinned).
+        VERTEX_VALUES = "sl_vertex_values",
+        /// Interpolation at the departure points (Voronoi-dual, gradient-corrected or linear).
+        INTERP = "sl_interp",
+        /// BFECC correction g = f + (f - f2) / 2.
+        CORRECT = "sl_correct",
+        /// Optional clamp to the interpolation stencil's range.
+        LIMIT = "sl_limit",
+    }
+}
+
+/// Kernels of [`Module::Advect`] (`advect.cu`). It takes the optional define `MIN_BLOCKS`.
 pub mod advect {
     kernels! { Advect:
-        /// Departure points of the cell centroids, and the cells (or boundary patches) holding them.
+        /// Departure points of the cell centroids for the case's velocity, and the cells (or
+        /// boundary patches) holding them.
         DEPARTURES = "advect_departures",
-        /// Least-squares cell gradients and neighbour ranges.
-        GRADIENTS = "advect_gradients",
-        /// Volume-weighted vertex values (Dirichlet vertices pinned).
-        VERTEX_VALUES = "advect_vertex_values",
-        /// Interpolation at the departure points (Voronoi-dual, gradient-corrected or linear).
-        INTERP = "advect_interp",
-        /// BFECC correction g = f + (f - f2) / 2.
-        CORRECT = "advect_correct",
-        /// Optional clamp to the interpolation stencil's range.
-        LIMIT = "advect_limit",
     }
 }
 
@@ -574,7 +590,7 @@ mod tests {
         }
         // The heat stencil's radius is heat's own.
         assert!(source(Module::Heat).unwrap().contains("#define HALO 4"));
-        for m in [Module::Reduce, Module::Grid, Module::Advect] {
+        for m in [Module::Reduce, Module::Grid, Module::Sl, Module::Advect] {
             assert!(!source(m).unwrap().contains("HALO"), "{m}");
         }
     }

@@ -26,25 +26,23 @@ pub trait Real:
     fn from_le(b: &[u8]) -> Self;
 }
 
-impl Real for f32 {
-    const KERNEL: kernels::Real = kernels::Real::F32;
-    fn to_le(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes())
-    }
-    fn from_le(b: &[u8]) -> Self {
-        f32::from_le_bytes(b.try_into().unwrap())
-    }
+/// `Real` for a primitive float, with its kernel precision.
+macro_rules! impl_real {
+    ($t:ty, $k:ident) => {
+        impl Real for $t {
+            const KERNEL: kernels::Real = kernels::Real::$k;
+            fn to_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes())
+            }
+            fn from_le(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().unwrap())
+            }
+        }
+    };
 }
 
-impl Real for f64 {
-    const KERNEL: kernels::Real = kernels::Real::F64;
-    fn to_le(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes())
-    }
-    fn from_le(b: &[u8]) -> Self {
-        f64::from_le_bytes(b.try_into().unwrap())
-    }
-}
+impl_real!(f32, F32);
+impl_real!(f64, F64);
 
 /// Little-endian bytes of a slice of reals (checkpoints).
 pub fn to_bytes<T: Real>(v: &[T]) -> Vec<u8> {

@@ -1,9 +1,10 @@
 //! A case ready to step: the family's parsed setup, its simulation on a backend, and the
 //! schedule of its steps. `solver run`, `solver check` and `solver bench` all start here.
 
+use super::clock::DtPolicy;
 use super::clock::{Clock, Schedule};
 use super::config::{CaseDoc, Precision};
-use super::family::{DtPolicy, Family, Setup, Simulation};
+use super::family::{Family, Setup, Simulation};
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::output::Geometry;

@@ -11,9 +11,8 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct CheckOptions {
-    /// A family's name, or all.
-    #[arg(default_value = "all")]
-    pub family: String,
+    /// A family's name [default: all].
+    pub family: Option<String>,
     /// The mesh of the unstructured families (default: a generated 16^3 Kuhn box).
     #[arg(long)]
     pub mesh: Option<PathBuf>,
@@ -23,7 +22,7 @@ pub struct CheckOptions {
 }
 
 pub fn check(opts: &CheckOptions) -> Result<()> {
-    let families = specs::select(&opts.family)?;
+    let families = specs::select(opts.family.as_deref().unwrap_or("all"))?;
     let dev = Device::open(0)?;
     let scratch = tempfile::tempdir().map_err(|e| SolverError::io(std::env::temp_dir(), e))?;
     let mesh = match &opts.mesh {

@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_changed_keys() {
-        let t: toml::Table = toml::from_str("[heat]\nalpha = 0.1\n[grid]\ndims = [8, 8, 8]\n").unwrap();
+        let t: toml::Table = toml::from_str("[diffusion]\nalpha = 0.1\n[grid]\ndims = [8, 8, 8]\n").unwrap();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("c.bin");
         let c = Checkpoint {
@@ -124,10 +124,10 @@ mod tests {
             (r.clock, r.physics.as_str(), r.state.as_slice()),
             (c.clock, c.physics.as_str(), &[1u8, 2, 3][..])
         );
-        let t2: toml::Table = toml::from_str("[heat]\nalpha = 0.2\n[grid]\ndims = [8, 8, 8]\n").unwrap();
+        let t2: toml::Table = toml::from_str("[diffusion]\nalpha = 0.2\n[grid]\ndims = [8, 8, 8]\n").unwrap();
         assert_eq!(
             changed_keys(&r.physics, &physics_lines(&t2)),
-            vec!["heat.alpha: 0.1 -> 0.2"]
+            vec!["diffusion.alpha: 0.1 -> 0.2"]
         );
         let mut bytes = std::fs::read(&p).unwrap();
         bytes.truncate(bytes.len() - 1);

@@ -3,7 +3,18 @@
 //! simulation before every step and cut so that output times and the end time are hit exactly.
 
 use super::config::{OutputSection, TimeSection};
-use super::family::DtPolicy;
+
+/// How the step size is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtPolicy {
+    /// The stable step is the same for the whole run (linear problems with constant
+    /// coefficients): it is asked once, and every step has the same size; with an end time the
+    /// step is shortened so that a whole number of steps lands on it.
+    Constant,
+    /// The stable step depends on the state (wave speeds): asked before every step, and cut so
+    /// that output times and the end time are hit exactly.
+    Adaptive,
+}
 
 /// Where a run is: steps taken and the time reached. Passed to every `Simulation::step`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

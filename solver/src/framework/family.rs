@@ -8,7 +8,7 @@
 //!   step size is chosen, and how to build the running [`Simulation`] on a backend.
 //! - [`Simulation`]: the state on a backend, stepped by the framework's clock.
 
-use super::clock::Clock;
+use super::clock::{Clock, DtPolicy};
 use super::config::{CaseDoc, Precision};
 use crate::backend::Target;
 use crate::error::Result;
@@ -21,36 +21,54 @@ pub struct Template {
     pub text: &'static str,
 }
 
+/// What the framework asks of a family.
 pub trait Family: Sync {
-    /// The family's name: its `[case] kind` and the name of its own TOML section.
+    /// Its `[case] kind` and the name of its own TOML section.
     fn name(&self) -> &'static str;
     /// Other top-level keys its case files may use (shared layers such as `grid` or `mesh`).
-    fn shared_keys(&self) -> &'static [&'static str] {
-        &[]
-    }
+    fn shared_keys(&self) -> &'static [&'static str];
     fn templates(&self) -> &'static [Template];
     /// Parse and validate the family's sections; errors name the file, the key and the line.
     fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>>;
     /// CPU-vs-CUDA agreement checks (`solver check`).
-    fn checks(&self) -> &'static [CheckSpec] {
-        &[]
-    }
+    fn checks(&self) -> &'static [CheckSpec];
     /// Throughput benchmarks (`solver bench`).
-    fn benches(&self) -> &'static [BenchSpec] {
-        &[]
-    }
+    fn benches(&self) -> &'static [BenchSpec];
 }
 
-/// How the step size is chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DtPolicy {
-    /// The stable step is the same for the whole run (linear problems with constant
-    /// coefficients): it is asked once, and every step has the same size; with an end time the
-    /// step is shortened so that a whole number of steps lands on it.
-    Constant,
-    /// The stable step depends on the state (wave speeds): asked before every step, and cut so
-    /// that output times and the end time are hit exactly.
-    Adaptive,
+/// Parses a family's sections into its setup.
+pub type ParseFn = fn(&CaseDoc) -> Result<Box<dyn Setup>>;
+
+/// A family given as data: what every family so far needs (one implements `Family` itself
+/// only if it needs more).
+pub struct FamilyInfo {
+    pub name: &'static str,
+    pub shared_keys: &'static [&'static str],
+    pub templates: &'static [Template],
+    pub parse: ParseFn,
+    pub checks: &'static [CheckSpec],
+    pub benches: &'static [BenchSpec],
+}
+
+impl Family for FamilyInfo {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn shared_keys(&self) -> &'static [&'static str] {
+        self.shared_keys
+    }
+    fn templates(&self) -> &'static [Template] {
+        self.templates
+    }
+    fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>> {
+        (self.parse)(doc)
+    }
+    fn checks(&self) -> &'static [CheckSpec] {
+        self.checks
+    }
+    fn benches(&self) -> &'static [BenchSpec] {
+        self.benches
+    }
 }
 
 pub trait Setup: Send + Sync {

@@ -13,6 +13,8 @@ pub mod run;
 pub mod specs;
 
 pub use case::Case;
-pub use clock::Clock;
+pub use clock::{Clock, DtPolicy};
 pub use config::{CaseDoc, Precision};
-pub use family::{BenchSpec, CheckSpec, DtPolicy, Family, Setup, Simulation, Sizes, SpecContext, Template, Unhealthy};
+pub use family::{
+    BenchSpec, CheckSpec, Family, FamilyInfo, Setup, Simulation, Sizes, SpecContext, Template, Unhealthy,
+};

@@ -15,15 +15,14 @@ pub mod velocity;
 
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
-use crate::framework::{BenchSpec, Case, CaseDoc, CheckSpec, Clock, Family, Setup, Sizes, SpecContext, Template};
+use crate::framework::{
+    BenchSpec, Case, CaseDoc, CheckSpec, Clock, FamilyInfo, Sizes, SpecContext, Template,
+};
 use crate::output;
 use meshtool::PreparedMesh;
 pub use profile::Profile;
 pub use section::{AdvectSection, PatchBc};
 use std::path::{Path, PathBuf};
-
-/// The advection family (`[case] kind = "advect"`, section `[advect]`, top-level `mesh`).
-pub struct Advect;
 
 const ADVECT_STEP: &str = include_str!("templates/advect-step.toml");
 
@@ -168,31 +167,15 @@ static BENCHES: &[BenchSpec] = &[BenchSpec {
     sizes: Sizes::Meshes(&[26, 55]),
 }];
 
-impl Family for Advect {
-    fn name(&self) -> &'static str {
-        "advect"
-    }
-
-    fn shared_keys(&self) -> &'static [&'static str] {
-        &["mesh"]
-    }
-
-    fn templates(&self) -> &'static [Template] {
-        TEMPLATES
-    }
-
-    fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>> {
-        Ok(Box::new(setup::AdvectSetup::parse(doc)?))
-    }
-
-    fn checks(&self) -> &'static [CheckSpec] {
-        CHECKS
-    }
-
-    fn benches(&self) -> &'static [BenchSpec] {
-        BENCHES
-    }
-}
+/// The family: semi-Lagrangian advection of a cell scalar on a tetrahedral mesh.
+pub static FAMILY: FamilyInfo = FamilyInfo {
+    name: "advect",
+    shared_keys: &["mesh"],
+    templates: TEMPLATES,
+    parse: |doc| Ok(Box::new(setup::AdvectSetup::parse(doc)?)),
+    checks: CHECKS,
+    benches: BENCHES,
+};
 
 #[cfg(test)]
 mod tests {

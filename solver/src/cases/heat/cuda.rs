@@ -6,7 +6,7 @@ use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Mirrors `struct Grid` in heat.cu.
@@ -40,6 +40,34 @@ fn tile() -> (u32, u32) {
         })
         .filter(|&(x, y): &(u32, u32)| x >= RADIUS as u32 && y >= RADIUS as u32 && x * y <= 1024)
         .unwrap_or((64, 4))
+}
+
+/// One RK3 stage, out = ca*A + cb*B + cs*S + cl*L(S), as device addresses and coefficients.
+struct Stage<T> {
+    out: u64,
+    ca: T,
+    a: u64,
+    cb: T,
+    b: u64,
+    cs: T,
+    s: u64,
+    cl: T,
+}
+
+impl<T: Real> Stage<T> {
+    /// The arguments every stage kernel starts with: the grid, then the stage.
+    fn push<'a, 'b>(&'a self, launch: &'b mut LaunchArgs<'a>, g: &'a GridC<T>) -> &'b mut LaunchArgs<'a> {
+        launch
+            .arg(g)
+            .arg(&self.out)
+            .arg(&self.ca)
+            .arg(&self.a)
+            .arg(&self.cb)
+            .arg(&self.b)
+            .arg(&self.cs)
+            .arg(&self.s)
+            .arg(&self.cl)
+    }
 }
 
 pub struct CudaHeat<T: Real> {
@@ -120,41 +148,27 @@ impl<T: Real> CudaHeat<T> {
         self.halo.fill(f)
     }
 
-    /// out = ca*A + cb*B + cs*S + cl*L(S)
-    #[allow(clippy::too_many_arguments)]
-    fn stage(&self, out: u64, ca: T, a: u64, cb: T, b: u64, cs: T, s: u64, cl: T) -> Result<()> {
+    /// One stage, out = ca*A + cb*B + cs*S + cl*L(S), by the chosen kernel.
+    fn stage(&self, st: &Stage<T>) -> Result<()> {
         let n = self.setup.grid.n;
         let stream = &self.dev.stream;
         match &self.rhs {
             None => {
                 let (tx, ty) = self.tile;
-                let nz = n[2] as u32;
                 let cfg = LaunchConfig {
                     grid_dim: (
                         (n[0] as u32).div_ceil(tx),
                         (n[1] as u32).div_ceil(ty),
-                        nz.div_ceil(self.kchunk),
+                        (n[2] as u32).div_ceil(self.kchunk),
                     ),
                     block_dim: (tx, ty, 1),
                     shared_mem_bytes: 0,
                 };
                 let kchunk = self.kchunk as i32;
+                let mut launch = stream.launch_builder(&self.f_stage);
+                st.push(&mut launch, &self.g).arg(&kchunk);
                 // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`.
-                unsafe {
-                    stream
-                        .launch_builder(&self.f_stage)
-                        .arg(&self.g)
-                        .arg(&out)
-                        .arg(&ca)
-                        .arg(&a)
-                        .arg(&cb)
-                        .arg(&b)
-                        .arg(&cs)
-                        .arg(&s)
-                        .arg(&cl)
-                        .arg(&kchunk)
-                        .launch(cfg)?
-                };
+                unsafe { launch.launch(cfg)? };
             }
             Some(rhs) => {
                 let r = self.dev.ptr(rhs);
@@ -166,34 +180,15 @@ impl<T: Real> CudaHeat<T> {
                 };
                 for axis in 0..3i32 {
                     let acc = (axis > 0) as i32;
+                    let mut launch = stream.launch_builder(&self.f_d2);
+                    launch.arg(&self.g).arg(&st.s).arg(&r).arg(&axis).arg(&acc);
                     // SAFETY: s and rhs are padded fields of this grid and do not alias.
-                    unsafe {
-                        stream
-                            .launch_builder(&self.f_d2)
-                            .arg(&self.g)
-                            .arg(&s)
-                            .arg(&r)
-                            .arg(&axis)
-                            .arg(&acc)
-                            .launch(cfg)?
-                    };
+                    unsafe { launch.launch(cfg)? };
                 }
+                let mut launch = stream.launch_builder(&self.f_update);
+                st.push(&mut launch, &self.g).arg(&r);
                 // SAFETY: pointwise update over padded fields of this grid.
-                unsafe {
-                    stream
-                        .launch_builder(&self.f_update)
-                        .arg(&self.g)
-                        .arg(&out)
-                        .arg(&ca)
-                        .arg(&a)
-                        .arg(&cb)
-                        .arg(&b)
-                        .arg(&cs)
-                        .arg(&s)
-                        .arg(&cl)
-                        .arg(&r)
-                        .launch(cfg)?
-                };
+                unsafe { launch.launch(cfg)? };
             }
         }
         Ok(())
@@ -204,12 +199,13 @@ impl<T: Real> CudaHeat<T> {
         let dt = T::of(dt);
         let (phi, u1, u2) = (self.dev.ptr(&self.phi), self.dev.ptr(&self.u1), self.dev.ptr(&self.u2));
         let z = T::zero();
-        self.stage(u1, z, phi, z, phi, st[0][2], phi, st[0][3] * dt)?;
+        let stage = |out, ca, a, cb, b, cs, s, cl| Stage { out, ca, a, cb, b, cs, s, cl };
+        self.stage(&stage(u1, z, phi, z, phi, st[0][2], phi, st[0][3] * dt))?;
         self.halo(u1)?;
-        self.stage(u2, st[1][0], phi, z, phi, st[1][2], u1, st[1][3] * dt)?;
+        self.stage(&stage(u2, st[1][0], phi, z, phi, st[1][2], u1, st[1][3] * dt))?;
         self.halo(u2)?;
         // In place: each point reads its own phi before writing it.
-        self.stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt)?;
+        self.stage(&stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt))?;
         self.halo(phi)
     }
 

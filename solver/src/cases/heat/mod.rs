@@ -18,7 +18,8 @@ mod simulation;
 use crate::backend::Target;
 use crate::error::Result;
 use crate::framework::{
-    BenchSpec, CaseDoc, CheckSpec, Clock, DtPolicy, Family, Precision, Setup, Simulation, Sizes, Template,
+    FamilyInfo,
+    BenchSpec, CaseDoc, CheckSpec, Clock, DtPolicy, Precision, Setup, Simulation, Sizes, Template,
 };
 use crate::grid::{BoundarySet, GridSection, StructuredGrid};
 use crate::output::{Centring, Field, Geometry};
@@ -43,9 +44,6 @@ pub const STAGES: [[f64; 4]; 3] = [
     [3.0, 0.0, -2.0, 2.0],
     [-1.0 / 3.0, 1.0, 1.0 / 3.0, 1.0 / 6.0],
 ];
-
-/// The family.
-pub struct Heat;
 
 /// What a heat case file holds besides the framework's sections.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -121,26 +119,15 @@ const BENCHES: &[BenchSpec] = &[
     bench("register-queue", &["heat.kernel=\"register-queue\""]),
 ];
 
-impl Family for Heat {
-    fn name(&self) -> &'static str {
-        "heat"
-    }
-    fn shared_keys(&self) -> &'static [&'static str] {
-        &["grid"]
-    }
-    fn templates(&self) -> &'static [Template] {
-        TEMPLATES
-    }
-    fn parse(&self, doc: &CaseDoc) -> Result<Box<dyn Setup>> {
-        Ok(Box::new(HeatSetup::parse(doc)?))
-    }
-    fn checks(&self) -> &'static [CheckSpec] {
-        CHECKS
-    }
-    fn benches(&self) -> &'static [BenchSpec] {
-        BENCHES
-    }
-}
+/// The family: the 3D heat equation on a vertex-centred structured grid.
+pub static FAMILY: FamilyInfo = FamilyInfo {
+    name: "heat",
+    shared_keys: &["grid"],
+    templates: TEMPLATES,
+    parse: |doc| Ok(Box::new(HeatSetup::parse(doc)?)),
+    checks: CHECKS,
+    benches: BENCHES,
+};
 
 /// Everything both executions need, built once from the case file.
 #[derive(Clone, Debug)]
@@ -161,7 +148,7 @@ impl HeatSetup {
         if !crate::framework::config::positive(h.alpha) {
             return Err(doc.error("heat.alpha", format!("must be positive, got {}", h.alpha)));
         }
-        if let HeatInitial::Gaussian { axis, width, .. } = h.initial {
+        if let HeatInitial::Gaussian(section::Gaussian { axis, width, .. }) = h.initial {
             if axis > 2 {
                 return Err(doc.error("heat.initial.axis", format!("must be 0, 1 or 2, got {axis}")));
             }

@@ -10,15 +10,7 @@ pub fn initial_value(s: &HeatSetup, x: [f64; 3]) -> f64 {
         HeatInitial::SineProduct { modes } => (0..3)
             .map(|a| (modes[a] * PI * (x[a] - g.origin[a]) / g.extent[a]).sin())
             .product(),
-        HeatInitial::Gaussian {
-            amplitude,
-            center,
-            width,
-            axis,
-        } => {
-            let y = x[axis] - g.origin[axis];
-            amplitude * (-(y - center).powi(2) / (2.0 * width * width)).exp()
-        }
+        HeatInitial::Gaussian(ref gs) => gs.at(x[gs.axis] - g.origin[gs.axis]),
         HeatInitial::Constant { value } => value,
     }
 }
@@ -53,12 +45,8 @@ pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '
             let decay = (-rate * t).exp();
             Box::new(move |x| decay * initial_value(s, x))
         }
-        HeatInitial::Gaussian {
-            amplitude,
-            center,
-            width,
-            axis,
-        } => {
+        HeatInitial::Gaussian(ref gs) => {
+            let (amplitude, center, width, axis) = (gs.amplitude, gs.center, gs.width, gs.axis);
             if s.axes[axis] != AxisBoundary::Periodic {
                 return None;
             }

@@ -30,21 +30,33 @@ pub enum HeatInitial {
         modes: [f64; 3],
     },
     /// a exp(-(y - b)^2 / (2 c^2)) along `axis` (0, 1, 2), periodic images (the thesis' 5.2).
-    Gaussian {
-        #[serde(default = "one")]
-        amplitude: f64,
-        #[serde(default = "half")]
-        center: f64,
-        #[serde(default = "tenth")]
-        width: f64,
-        #[serde(default = "axis_y")]
-        axis: usize,
-    },
+    Gaussian(Gaussian),
     /// A constant everywhere (the Dirichlet boundaries then drive the solution).
     Constant {
         #[serde(default)]
         value: f64,
     },
+}
+
+/// The Gaussian initial condition's parameters.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Gaussian {
+    #[serde(default = "one")]
+    pub amplitude: f64,
+    #[serde(default = "half")]
+    pub center: f64,
+    #[serde(default = "tenth")]
+    pub width: f64,
+    #[serde(default = "axis_y")]
+    pub axis: usize,
+}
+
+impl Gaussian {
+    /// The profile at coordinate y along its axis (measured from the grid's origin).
+    pub fn at(&self, y: f64) -> f64 {
+        self.amplitude * (-(y - self.center).powi(2) / (2.0 * self.width * self.width)).exp()
+    }
 }
 
 fn ones() -> [f64; 3] {

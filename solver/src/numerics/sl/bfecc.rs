@@ -7,7 +7,7 @@
 
 use super::departure::Span;
 use super::interp::Interpolated;
-use crate::error::Result;
+use crate::error::{Result, SolverError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -72,7 +72,7 @@ pub fn trace<O: SlOps>(ops: &mut O, method: Method, span: Span) -> Result<Traced
 }
 
 /// One step of `method` for the field f on departure points traced by `trace`.
-pub fn advect<O: SlOps>(ops: &mut O, method: Method, deps: &Traced<O::Deps>, f: &O::Field) -> Result<O::Field> {
+pub fn transport<O: SlOps>(ops: &mut O, method: Method, deps: &Traced<O::Deps>, f: &O::Field) -> Result<O::Field> {
     let first = ops.interpolate(&deps.fwd, f)?;
     let bwd = match (method.scheme, &deps.bwd) {
         (Scheme::Sl1, _) => {
@@ -81,7 +81,11 @@ pub fn advect<O: SlOps>(ops: &mut O, method: Method, deps: &Traced<O::Deps>, f: 
             return Ok(first.value);
         }
         (Scheme::Bfecc, Some(bwd)) => bwd,
-        (Scheme::Bfecc, None) => panic!("BFECC needs the backward departures of `trace`"),
+        (Scheme::Bfecc, None) => {
+            return Err(SolverError::Other(
+                "internal: BFECC needs the backward departures of `trace`".into(),
+            ))
+        }
     };
     let back = ops.interpolate(bwd, &first.value)?;
     let g = ops.correct(f, &back.value)?;
@@ -101,10 +105,10 @@ pub fn advect<O: SlOps>(ops: &mut O, method: Method, deps: &Traced<O::Deps>, f: 
     Ok(out)
 }
 
-/// One step of `method` for one field: `trace`, then `advect`.
+/// One step of `method` for one field: `trace`, then `transport`.
 pub fn step<O: SlOps>(ops: &mut O, method: Method, span: Span, f: &O::Field) -> Result<O::Field> {
     let deps = trace(ops, method, span)?;
-    let out = advect(ops, method, &deps, f)?;
+    let out = transport(ops, method, &deps, f)?;
     ops.recycle_deps(deps.fwd);
     if let Some(b) = deps.bwd {
         ops.recycle_deps(b);

@@ -1,4 +1,4 @@
-//! The semi-Lagrangian operations on a CUDA device (kernels/cuda/advect.cu): interpolation,
+//! The semi-Lagrangian operations on a CUDA device (kernels/cuda/sl.cu): interpolation,
 //! BFECC's correction and limiter, and a pool of cell-field buffers that the step's
 //! temporaries come from and go back to. Departure points need the family's velocity, so the
 //! family launches that kernel itself into a `DeviceDeps` from `DeviceSl::deps`.
@@ -15,9 +15,9 @@ use std::sync::Arc;
 /// A kernel of the semi-Lagrangian module, with the occupancy hint of its gather kernels,
 /// `__launch_bounds__(128, N)`: none for f64 and 8 for f32 were best on an H100 (N = 6..16
 /// tried: f64 loses up to 2.4x at 16, f32 gains 2-6 % at 6..10; BENCHMARKS.md).
-/// CFD_ADVECT_MIN_BLOCKS=N overrides it (0: none) for tuning.
+/// CFD_SL_MIN_BLOCKS=N overrides it (0: none) for tuning.
 pub fn function<R: Real>(dev: &Device, kernel: Kernel) -> Result<CudaFunction> {
-    let min_blocks = match std::env::var("CFD_ADVECT_MIN_BLOCKS") {
+    let min_blocks = match std::env::var("CFD_SL_MIN_BLOCKS") {
         Ok(v) => v
             .parse::<u32>()
             .ok()
@@ -63,7 +63,7 @@ pub struct DeviceSl<R: Real> {
 
 impl<R: Real> DeviceSl<R> {
     pub fn new(dev: Arc<Device>, mesh: Arc<DeviceMesh<R>>, interpolation: Interpolation, bc: &[R]) -> Result<Self> {
-        use kernels::advect as k;
+        use kernels::sl as k;
         let n = mesh.ncells();
         Ok(DeviceSl {
             fns: Functions {

@@ -12,7 +12,7 @@ pub mod cuda;
 pub mod departure;
 pub mod interp;
 
-pub use bfecc::{advect, step, trace, Method, Scheme, SlOps, Traced};
+pub use bfecc::{step, trace, transport, Method, Scheme, SlOps, Traced};
 pub use departure::{departure, Departure, Span, VelocityField};
 pub use interp::{Interpolated, Interpolation};
 

@@ -54,7 +54,7 @@ fn two_components_on_the_same_departures_match_two_separate_steps() {
         for (scheme, limiter) in [(Scheme::Bfecc, true), (Scheme::Bfecc, false), (Scheme::Sl1, false)] {
             let method = Method { scheme, limiter };
             let deps = trace(&mut o, method, span).unwrap();
-            let together = [&bump, &ramp].map(|f| advect(&mut o, method, &deps, f).unwrap());
+            let together = [&bump, &ramp].map(|f| transport(&mut o, method, &deps, f).unwrap());
             let apart = [&bump, &ramp].map(|f| step(&mut o, method, span, f).unwrap());
             assert_eq!(together, apart, "{interpolation:?} {method:?}");
             assert_ne!(together[0], bump, "nothing moved");

@@ -1,0 +1,139 @@
+// Tetrahedral meshes on the device, shared by the families on tetrahedra: the mesh as the
+// kernels read it (solver/src/mesh/cuda.rs builds it), 3x3 solves, the Voronoi-dual weight
+// (eq. 11), barycentric coordinates and point location by walking (solver/src/mesh/locate.rs).
+// Arithmetic as on the CPU, in REAL: every literal is cast to REAL (K(x)) so no expression is
+// promoted to double; modules that include this are compiled with --fmad=false so products are
+// rounded as on the CPU and discrete choices (walk faces, nearest vertex) come out the same.
+#pragma once
+#include "common.cuh"
+#define K(x) ((REAL)(x))
+
+// Occupancy hint for the gather kernels (blocks of 128 threads per SM), set by the host for
+// tuning (CFD_SL_MIN_BLOCKS); none by default.
+#ifdef MIN_BLOCKS
+#define BOUNDS __launch_bounds__(128, MIN_BLOCKS)
+#else
+#define BOUNDS
+#endif
+
+struct Mesh {
+    const REAL* nodes;      // 3 per node
+    const u32* cells;       // 4 per cell
+    const u32* nbrs;        // 4 per cell, 0x80000000 | patch on boundary faces
+    const REAL* cellgeo;    // 16 per cell: unit outward face normals (12), face areas (4)
+    const REAL* centroids;  // 3 per cell
+    const REAL* volumes;
+    const u32* doff;        // dual CSR offsets (nodes + 1)
+    const u32* dcells;
+    const REAL* dual;       // 16 per entry: normals (9), plane offsets (3), half lengths (3), |det N|
+    const u32* voff;        // Dirichlet virtual cells: CSR offsets (nodes + 1)
+    const u32* vpatch;      // their patch (value bc[patch])
+    const REAL* virt;       // 16 per entry, as `dual`
+    const REAL* node_bc;    // per node: Dirichlet value, NaN if none
+    u32 ncells;
+    u32 nnodes;
+};
+
+#define BOUNDARY 0x80000000u
+#define BIG K(1e30)
+__constant__ int FACE_VERTS[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+
+__device__ inline REAL dot3(const REAL* a, const REAL* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+__device__ REAL det3(REAL (*m)[3]) {
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+}
+
+// Cramer's rule, as velocity::solve3.
+__device__ void solve3(REAL (*m)[3], const REAL* b, REAL* x) {
+    REAL d = det3(m);
+    for (int col = 0; col < 3; ++col) {
+        REAL mc[3][3];
+        for (int r = 0; r < 3; ++r) for (int c = 0; c < 3; ++c) mc[r][c] = m[r][c];
+        for (int r = 0; r < 3; ++r) mc[r][col] = b[r];
+        x[col] = det3(mc) / d;
+    }
+}
+
+// One packed record (16 REALs, 128 or 64 bytes, aligned: a dual entry or a cell's faces) in 8
+// or 4 vector loads through the read-only cache: the walk and the interpolation are bound by
+// L1 traffic of these gathers, and one record per cache line with wide loads issues far fewer
+// requests than separate arrays.
+__device__ inline void load16(const REAL* src, REAL* g) {
+    if (sizeof(REAL) == 8) {
+        const double2* v = (const double2*)src;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) { double2 x = __ldg(v + k); g[2 * k] = x.x; g[2 * k + 1] = x.y; }
+    } else {
+        const float4* v = (const float4*)src;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            float4 x = __ldg(v + k);
+            g[4 * k] = x.x; g[4 * k + 1] = x.y; g[4 * k + 2] = x.z; g[4 * k + 3] = x.w;
+        }
+    }
+}
+
+// Eq. (11) for packed entry e, as meshtool::dual::warren_weight.
+__device__ REAL warren(const REAL* e, const REAL* p) {
+    REAL g[16];
+    load16(e, g);
+    REAL prod = K(1);
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        REAL dist = g[9 + k] - dot3(g + 3 * k, p);
+        prod *= fmax(dist, K(1e-3) * g[12 + k]);
+    }
+    return g[15] / prod;
+}
+
+// Barycentric coordinates as locate::barycentric.
+__device__ void barycentric(const Mesh& m, u32 c, const REAL* p, REAL* l) {
+    REAL g[16];
+    load16(m.cellgeo + 16 * (u64)c, g);
+    REAL v3 = K(3) * m.volumes[c];
+    for (int f = 0; f < 4; ++f) {
+        const REAL* on = m.nodes + 3 * (u64)m.cells[4 * (u64)c + FACE_VERTS[f][0]];
+        REAL d[3] = {on[0] - p[0], on[1] - p[1], on[2] - p[2]};
+        l[f] = g[12 + f] * dot3(g + 3 * f, d) / v3;
+    }
+}
+
+// Walk as locate::walk; returns 1 found (cell, patch = -1 inside or patch >= 0 outside), 0 budget spent.
+__device__ int walk(const Mesh& m, u32 start, const REAL* p, u32 max_steps, u32* cell, int* patch) {
+    // locate::eps: 1e-12, or 100 ulp of 1 where that is larger (f32).
+    const REAL EPS = fmax(K(1e-12), K(100) * (sizeof(REAL) == 4 ? K(1.1920929e-7) : K(2.220446049250313e-16)));
+    u32 c = start;
+    unsigned rng = 0x9E3779B9u ^ start;
+    for (u32 step = 0; step < max_steps; ++step) {
+        REAL l[4];
+        barycentric(m, c, p, l);
+        REAL worst = l[0];
+        int f = 0;
+        for (int k = 1; k < 4; ++k) if (l[k] < worst) { worst = l[k]; f = k; }
+        if (worst >= -EPS) { *cell = c; *patch = -1; return 1; }
+        if (step > 16) {
+            rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5;
+            int neg[4], nn = 0;
+            for (int k = 0; k < 4; ++k) if (l[k] < -EPS) neg[nn++] = k;
+            f = neg[rng % nn];
+        }
+        u32 d = m.nbrs[4 * (u64)c + f];
+        if (d & BOUNDARY) { *cell = c; *patch = (int)(d & ~BOUNDARY); return 1; }
+        c = d;
+    }
+    return 0;
+}
+
+// Nearest centroid by brute force (the CPU uses a kd-tree; the answer is the same).
+__device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
+    REAL best = BIG;
+    u32 bi = 0;
+    for (u32 c = 0; c < m.ncells; ++c) {
+        const REAL* x = m.centroids + 3 * (u64)c;
+        REAL d = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]);
+        if (d < best) { best = d; bi = c; }
+    }
+    return bi;
+}
