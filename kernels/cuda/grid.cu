@@ -3,41 +3,46 @@
 // then z, over the interior rows of the other two axes (faces, not edges and corners).
 // One thread per (ghost layer, row) pair; consecutive threads touch consecutive memory: for the
 // x axis the ghost layers of a row (one sector), for y and z the x index.
+// No array (of the parameters or local) is indexed by a run-time value: that would put the
+// kernel's parameters in local memory, several times the traffic of the ghosts themselves.
 #include "grid.cuh"
 
-__device__ __forceinline__ void fill_side(const Layout& g, REAL* f, int axis, int side, int layer, int idx[3],
-                                          const Face& face, int comp) {
-    const int N = g.n[axis];
+__device__ __forceinline__ int pick(int axis, int a, int b, int c) { return axis == 0 ? a : (axis == 1 ? b : c); }
+
+// Face value of component c (unrolled, so the parameter array keeps constant indices).
+__device__ __forceinline__ REAL face_value(const Face& face, int c) {
+    REAL v = face.value[0];
+#pragma unroll
+    for (int k = 1; k < BC_MAX_COMPONENTS; ++k) v = k == c ? face.value[k] : v;
+    return v;
+}
+
+// The ghost `layer` on one side of a row: `row` is the address of value 0 along the axis,
+// `stride` the distance between neighbours along it, N the values along it.
+__device__ __forceinline__ void fill_side(REAL* f, long long row, long long stride, int N, int layer, int side,
+                                          int vertex, const Face& face, int comp) {
     const int ghost = side == 0 ? -layer : N - 1 + layer;
-    int src[3] = {idx[0], idx[1], idx[2]};
-    idx[axis] = ghost;
-    const u64 pg = grid_at(g, idx[0], idx[1], idx[2]);
-    const int m = g.vertex ? layer : layer - 1;  // even reflection
+    const int m = vertex ? layer : layer - 1;  // even reflection
     const int mirror = side == 0 ? m : N - 1 - m;
+    const int edge = side == 0 ? 0 : N - 1;
+    REAL* g = f + row + ghost * stride;
     switch (face.kind) {
         case BC_PERIODIC:
-            src[axis] = side == 0 ? N - layer : layer - 1;
-            f[pg] = f[grid_at(g, src[0], src[1], src[2])];
+            *g = f[row + (side == 0 ? N - layer : layer - 1) * stride];
             break;
         case BC_DIRICHLET: {
-            const REAL v = face.value[comp];
-            src[axis] = mirror;
-            f[pg] = (REAL)2 * v - f[grid_at(g, src[0], src[1], src[2])];
-            if (g.vertex && layer == 1) {
-                src[axis] = side == 0 ? 0 : N - 1;
-                f[grid_at(g, src[0], src[1], src[2])] = v;
-            }
+            const REAL v = face_value(face, comp);
+            *g = (REAL)2 * v - f[row + mirror * stride];
+            if (vertex && layer == 1) f[row + edge * stride] = v;
             break;
         }
         case BC_REFLECT: {
-            src[axis] = mirror;
-            const REAL v = f[grid_at(g, src[0], src[1], src[2])];
-            f[pg] = face.negate == comp ? -v : v;
+            const REAL v = f[row + mirror * stride];
+            *g = face.negate == comp ? -v : v;
             break;
         }
         case BC_OUTFLOW:
-            src[axis] = side == 0 ? 0 : N - 1;
-            f[pg] = f[grid_at(g, src[0], src[1], src[2])];
+            *g = f[row + edge * stride];
             break;
         default:  // BC_NEIGHBOUR: the halo exchange fills it
             break;
@@ -46,28 +51,33 @@ __device__ __forceinline__ void fill_side(const Layout& g, REAL* f, int axis, in
 
 extern "C" __global__ void grid_halo(Layout g, REAL* f, int axis, int components, Face lo, Face hi) {
     const u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-    const int H = g.halo[axis];
-    int idx[3];
-    int layer;
+    const int H = pick(axis, g.halo[0], g.halo[1], g.halo[2]);
+    const int N = pick(axis, g.n[0], g.n[1], g.n[2]);
+    int i = 0, j = 0, k = 0, layer;
     if (axis == 0) {
         if (t >= (u64)H * g.n[1] * g.n[2]) return;
         layer = (int)(t % H) + 1;
         const u64 r = t / H;
-        idx[1] = (int)(r % g.n[1]);
-        idx[2] = (int)(r / g.n[1]);
-    } else {
-        const int other = axis == 1 ? 2 : 1;
-        if (t >= (u64)H * g.n[0] * g.n[other]) return;
-        idx[0] = (int)(t % g.n[0]);
+        j = (int)(r % g.n[1]);
+        k = (int)(r / g.n[1]);
+    } else if (axis == 1) {
+        if (t >= (u64)H * g.n[0] * g.n[2]) return;
+        i = (int)(t % g.n[0]);
         const u64 r = t / g.n[0];
-        idx[other] = (int)(r % g.n[other]);
-        layer = (int)(r / g.n[other]) + 1;
+        k = (int)(r % g.n[2]);
+        layer = (int)(r / g.n[2]) + 1;
+    } else {
+        if (t >= (u64)H * g.n[0] * g.n[1]) return;
+        i = (int)(t % g.n[0]);
+        const u64 r = t / g.n[0];
+        j = (int)(r % g.n[1]);
+        layer = (int)(r / g.n[1]) + 1;
     }
+    const long long row = (long long)grid_at(g, i, j, k);  // the axis's own index is 0 here
+    const long long stride = axis == 0 ? 1 : (axis == 1 ? (long long)g.px : (long long)g.px * g.py);
     for (int c = 0; c < components; ++c) {
         REAL* fc = f + (u64)c * g.cstride;
-        int i0[3] = {idx[0], idx[1], idx[2]};
-        fill_side(g, fc, axis, 0, layer, i0, lo, c);
-        int i1[3] = {idx[0], idx[1], idx[2]};
-        fill_side(g, fc, axis, 1, layer, i1, hi, c);
+        fill_side(fc, row, stride, N, layer, 0, g.vertex, lo, c);
+        fill_side(fc, row, stride, N, layer, 1, g.vertex, hi, c);
     }
 }

@@ -44,6 +44,21 @@ pub fn check(opts: &CheckOptions) -> Result<()> {
         "family: check", "prec", "steps", "max rel diff", "tolerance", "L1 cpu", "L1 cuda", ""
     );
     let mut failed = 0;
+    // The shared structured-grid halo fill, every condition (the families use a few of them).
+    for (name, diff) in crate::grid::cuda::agreement(&dev)? {
+        let ok = diff == 0.0;
+        failed += !ok as usize;
+        let status = if ok { "PASS" } else { "FAIL" };
+        println!(
+            "{:<34} {:>5} {:>6} {diff:>14.3e} {:>10} {:>10} {:>10} {status:>6}",
+            format!("grid halo: {name}"),
+            "f64",
+            "-",
+            0,
+            "-",
+            "-"
+        );
+    }
     for family in families {
         for spec in family.checks() {
             for (precision, tol) in [(Precision::F64, spec.tolerance[0]), (Precision::F32, spec.tolerance[1])] {

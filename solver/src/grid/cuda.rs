@@ -128,3 +128,48 @@ impl<T: Real> DeviceHalo<T> {
         Ok(())
     }
 }
+
+/// The device fill against the CPU fill on random data, for every face condition and both
+/// centrings on a 2-component 3D grid (component 1 is the wall-normal one): the largest
+/// difference per case, which must be 0 (the same rule value by value).
+pub fn agreement(dev: &Arc<Device>) -> Result<Vec<(String, f64)>> {
+    use super::{GridSpec, StructuredGrid};
+    let spec = GridSpec {
+        cells: [13, 7, 5],
+        origin: [0.0; 3],
+        extent: [1.0; 3],
+    };
+    let faces = [
+        FaceBc::Periodic,
+        FaceBc::Dirichlet(vec![0.5, -2.0]),
+        FaceBc::Reflect,
+        FaceBc::Outflow,
+        FaceBc::Neighbour,
+    ];
+    let mut rows = vec![];
+    for centring in [Centring::Point, Centring::Cell] {
+        for face in &faces {
+            let mut bc = BoundarySet::periodic();
+            for axis in 0..3 {
+                bc.faces[axis] = [face.clone(), face.clone()];
+                bc.normal_component[axis] = Some(1);
+            }
+            let g = StructuredGrid::new(&spec, centring, &bc, [3, 2, 1], 2).aligned_for(8);
+            // A fixed pseudo-random field (no two values alike), ghosts included.
+            let host: Vec<f64> = (0..g.padded_len() * 2)
+                .map(|i| ((i * 7919) % 10007) as f64 / 101.0)
+                .collect();
+            let mut cpu = host.clone();
+            super::halo::fill(&g, &bc, &mut cpu);
+            let d = dev.upload(&host)?;
+            DeviceHalo::<f64>::new(dev.clone(), &g, &bc)?.fill(dev.ptr(&d))?;
+            let gpu = dev.download(&d)?;
+            let diff = cpu.iter().zip(&gpu).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            rows.push((
+                format!("{face:?} {centring:?}").replace("(", " ").replace(")", ""),
+                diff,
+            ));
+        }
+    }
+    Ok(rows)
+}
