@@ -20,5 +20,6 @@ $bin/solver run out/advect-step.toml -o out/advect-step --set output.every=30
 /usr/bin/python3 scripts/render_slice.py out/advect-step/advect-step.pvd -o out/advect-step.png
 $bin/solver cases heat-benchmark > out/heat-benchmark.toml
 $bin/solver run out/heat-benchmark.toml -o out/heat-benchmark \
-  --set 'grid.dims=[64,64,64]' --set time.steps=200 --set output.every=50
-echo "demo: open out/advect-step/advect-step.pvd, out/cylinder.vtu and out/heat-benchmark/heat-benchmark.pvd in ParaView; out/advect-step.png shows the step test"
+  --set 'grid.dims=[64,63,64]' --set time.steps=200 --set output.every=100
+/usr/bin/python3 scripts/render_slice.py out/heat-benchmark/heat-benchmark.pvd -o out/heat-benchmark.png --field phi --axis z --width 400
+echo "demo: open out/advect-step/advect-step.pvd, out/cylinder.vtu and out/heat-benchmark/heat-benchmark.pvd in ParaView; out/advect-step.png and out/heat-benchmark.png show them (middle plane, colour bar, time of each frame)"

@@ -15,7 +15,7 @@ cargo test --release --features meshtool/gmsh --workspace 2>&1 | tee "$log"
 if target/release/solver devices | grep -q "^no CUDA devices"; then
   echo "GPU checks: SKIPPED on this machine ($(target/release/solver devices | sed 's/^no CUDA devices: //')); CUDA kernels were compiled with NVRTC above"
 else
-  target/release/solver check heat --n 45 --steps 50
+  target/release/solver check all --steps 20
 fi
 # One closing line with the totals over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

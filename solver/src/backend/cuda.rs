@@ -157,25 +157,48 @@ impl Device {
         }))
     }
 
+    /// dst = src on the compute stream by `f`, the streaming copy kernel (`reduce::COPY`).
+    fn stream_copy(&self, f: &CudaFunction, src: &CudaSlice<f64>, dst: &CudaSlice<f64>) -> Result<()> {
+        let (sp, dp, nn) = (self.ptr(src), self.ptr(dst), src.len().min(dst.len()) as u64);
+        let cfg = LaunchConfig {
+            grid_dim: (8 * self.sm_count, 1, 1),
+            block_dim: (512, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: both buffers hold at least nn doubles.
+        unsafe { self.stream.launch_builder(f).arg(&sp).arg(&dp).arg(&nn).launch(cfg)? };
+        Ok(())
+    }
+
+    /// Whether an event orders work on `aux` after work on `stream`: a streaming copy on the
+    /// compute stream, an event, and a copy of its result on `aux` that waits for the event.
+    /// (The overlap of halo exchange with compute relies on it.)
+    pub fn streams_ordered(&self) -> Result<bool> {
+        let n = 1 << 24;
+        let ones = self.upload(&vec![1.0f64; n])?;
+        let mid = self.zeros::<f64>(n)?;
+        let mut out = self.zeros::<f64>(n)?;
+        self.sync()?;
+        let copy = self.function::<f64>(kernels::reduce::COPY, &[])?;
+        self.stream_copy(&copy, &ones, &mid)?;
+        self.wait(&self.aux, &self.record(&self.stream)?)?;
+        self.aux.memcpy_dtod(&mid, &mut out)?;
+        self.sync()?;
+        Ok(self.aux.clone_dtoh(&out)?.iter().all(|&v| v == 1.0))
+    }
+
     /// Device-to-device copy bandwidth (read + write bytes per second) over `bytes`-sized
     /// buffers, best of `reps`, with the same kind of streaming kernel the stencils are.
     pub fn copy_bandwidth(&self, bytes: usize, reps: usize) -> Result<f64> {
         let n = bytes / 8;
         let src = self.zeros::<f64>(n)?;
         let dst = self.zeros::<f64>(n)?;
-        let f = self.function::<f64>(kernels::reduce::COPY, &[])?;
-        let (sp, dp, nn) = (self.ptr(&src), self.ptr(&dst), n as u64);
-        let cfg = LaunchConfig {
-            grid_dim: (8 * self.sm_count, 1, 1),
-            block_dim: (512, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let copy = self.function::<f64>(kernels::reduce::COPY, &[])?;
         let mut best = f64::INFINITY;
         for _ in 0..reps + 1 {
             self.sync()?;
             let t = std::time::Instant::now();
-            // SAFETY: both buffers hold n doubles.
-            unsafe { self.stream.launch_builder(&f).arg(&sp).arg(&dp).arg(&nn).launch(cfg)? };
+            self.stream_copy(&copy, &src, &dst)?;
             self.sync()?;
             best = best.min(t.elapsed().as_secs_f64());
         }

@@ -44,6 +44,13 @@ pub fn check(opts: &CheckOptions) -> Result<()> {
         "family: check", "prec", "steps", "max rel diff", "tolerance", "L1 cpu", "L1 cuda", ""
     );
     let mut failed = 0;
+    let ordered = dev.streams_ordered()?;
+    failed += !ordered as usize;
+    let status = if ordered { "PASS" } else { "FAIL" };
+    println!(
+        "{:<34} {:>5} {:>6} {:>14} {:>10} {:>10} {:>10} {status:>6}",
+        "backend: event orders two streams", "f64", "-", "-", "-", "-", "-"
+    );
     // The shared structured-grid halo fill, every condition (the families use a few of them).
     for (name, diff) in crate::grid::cuda::agreement(&dev)? {
         let ok = diff == 0.0;

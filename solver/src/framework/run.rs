@@ -149,7 +149,11 @@ fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
 
 pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
     let target = Target::resolve(doc.run.backend, doc.run.device, opts.quiet)?;
-    let mut case = Case::prepare(doc, target)?;
+    run_case(Case::prepare(doc, target)?, doc, opts)
+}
+
+/// Run a prepared case to its end, writing into the output folder; the summary.
+pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
     let name = doc.case_name();
     let dir = opts
         .output
@@ -282,4 +286,120 @@ fn summarize(
         s.extend(extra.clone());
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framework::clock::{DtPolicy, Schedule};
+    use crate::framework::{Setup, Simulation, Unhealthy};
+    use crate::output::{Centring, Field, Geometry};
+
+    /// A state whose stable step changes every step, as a wave speed would.
+    struct Wavy {
+        value: f64,
+    }
+
+    impl Simulation for Wavy {
+        fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
+            Ok(cfl * (0.011 + 0.003 * (self.value * 7.0).sin().abs()))
+        }
+        fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
+            self.value += dt * (1.0 + clock.time);
+            Ok(())
+        }
+        fn health(&mut self) -> Result<Option<Unhealthy>> {
+            Ok(None)
+        }
+        fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
+            Ok(vec![Field::scalar("u", Centring::Cell, vec![self.value; 2])])
+        }
+        fn save_state(&mut self) -> Result<Vec<u8>> {
+            Ok(self.value.to_le_bytes().to_vec())
+        }
+        fn load_state(&mut self, b: &[u8]) -> Result<()> {
+            self.value = f64::from_le_bytes(b.try_into().unwrap());
+            Ok(())
+        }
+        fn bytes_per_step(&self) -> f64 {
+            16.0
+        }
+        fn variant(&self) -> String {
+            "wavy".into()
+        }
+    }
+
+    struct WavySetup;
+
+    impl Setup for WavySetup {
+        fn physics(&self) -> toml::Table {
+            toml::Table::new()
+        }
+        fn dt_policy(&self) -> DtPolicy {
+            DtPolicy::Adaptive
+        }
+        fn geometry(&self) -> Geometry {
+            Geometry::Image {
+                points: [3, 2, 1],
+                origin: [0.0; 3],
+                spacing: [1.0; 3],
+            }
+        }
+        fn build(&self, _: &Target, _: crate::framework::Precision) -> Result<Box<dyn Simulation>> {
+            Ok(Box::new(Wavy { value: 0.0 }))
+        }
+    }
+
+    /// An adaptive run to an end time with output intervals: the .pvd lists exactly the interval
+    /// times and the end time, and a restart from a mid-run checkpoint ends bit-identically.
+    #[test]
+    fn adaptive_steps_write_outputs_at_their_exact_times_and_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[case]\nkind = \"wavy\"\n[time]\ncfl = 0.9\nend_time = 0.25\n[output]\ninterval = 0.05\n";
+        let doc = CaseDoc::parse(text, &dir.path().join("wavy.toml"), &[]).unwrap();
+        let case = |doc: &CaseDoc| Case {
+            sim: WavySetup.build(&Target::Cpu, doc.run.precision).unwrap(),
+            setup: Box::new(WavySetup),
+            target: Target::Cpu,
+            precision: doc.run.precision,
+            schedule: Schedule::new(&doc.time, &doc.output, DtPolicy::Adaptive, None),
+            geometry: WavySetup.geometry(),
+        };
+        let opts = |out: &str, restart| RunOptions {
+            case: "wavy.toml".into(),
+            backend: None,
+            set: vec![],
+            output: Some(dir.path().join(out)),
+            restart,
+            quiet: true,
+        };
+        let full = run_case(case(&doc), &doc, &opts("full", false)).unwrap();
+        let pvd = std::fs::read_to_string(dir.path().join("full/wavy.pvd")).unwrap();
+        let times: Vec<f64> = pvd
+            .lines()
+            .filter_map(|l| l.split("timestep=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect();
+        let want = [0.0, 0.05, 0.1, 0.15, 0.2, 0.25];
+        assert_eq!(times.len(), want.len(), "{pvd}");
+        for (t, w) in times.iter().zip(want) {
+            assert!((t - w).abs() <= 1e-15, "output at {t}, wanted {w}: {pvd}");
+        }
+        assert_eq!(full["end_time"], 0.25);
+        assert!(
+            full["steps"].as_u64().unwrap() > 20,
+            "the step varies and is cut: {full}"
+        );
+
+        // Stop at 0.1 with a checkpoint, then continue to 0.25.
+        let half = CaseDoc::parse(
+            &text.replace("0.25", "0.1"),
+            &dir.path().join("wavy.toml"),
+            &["output.checkpoint_every=1".into()],
+        )
+        .unwrap();
+        run_case(case(&half), &half, &opts("part", false)).unwrap();
+        let part = run_case(case(&doc), &doc, &opts("part", true)).unwrap();
+        assert_eq!(part["steps"], full["steps"]);
+        assert_eq!(part["final_max"], full["final_max"]);
+    }
 }
