@@ -2,15 +2,14 @@
 //! interpolation converges under refinement on the rotating bump, and the cell field is
 //! written as a VTU series that VTK's reader opens.
 
+mod common;
+
+use common::solver;
+
 use meshtool::generate::cartesian_box::{generate, BoxSpec};
 use meshtool::pmesh::prepare;
 use meshtool::reorder::Reorder;
 use std::path::Path;
-use std::process::Command;
-
-fn solver(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_solver")).args(args).output().unwrap()
-}
 
 fn box_mesh(dir: &Path, n: usize) -> String {
     let raw = generate(&BoxSpec {
@@ -80,23 +79,10 @@ fn limited_bfecc_creates_no_new_extrema_and_writes_a_vtu_series() {
         println!("step, 10 + 10 steps at CFL 3 on 6,000 Kuhn tets, bfecc+{interp}: relative L1 {l1:.3}");
         assert!(l1.is_finite() && l1 > 0.0);
         let out = Path::new(s["out"].as_str().unwrap());
-        let py = "/usr/bin/python3";
-        if !Command::new(py)
-            .args(["-c", "import vtk"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            assert!(std::env::var_os("CI").is_none(), "python3-vtk9 is required under CI");
-            eprintln!("SKIPPED: VTK's Python reader not available");
-            continue;
-        }
         let script = "import sys, os, vtk\nimport xml.etree.ElementTree as ET\npvd = sys.argv[1]\nfor d in ET.parse(pvd).getroot().iter('DataSet'):\n    r = vtk.vtkXMLUnstructuredGridReader()\n    r.SetFileName(os.path.join(os.path.dirname(pvd), d.get('file')))\n    r.Update()\n    o = r.GetOutput()\n    print(o.GetNumberOfCells(), o.GetCellData().GetArrayName(0))\n";
-        let o = Command::new(py)
-            .args(["-c", script])
-            .arg(out.join("advect-step.pvd"))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&o.stdout);
+        let Some(text) = common::vtk_python(script, &out.join("advect-step.pvd")) else {
+            continue;
+        };
         assert_eq!(text.lines().count(), 3, "{text}"); // steps 0, 10, 20
         assert!(text.lines().all(|l| l == "6000 F"), "{text}");
     }

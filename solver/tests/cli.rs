@@ -1,12 +1,11 @@
 //! The solver as users and scripts drive it: bad case files, divergence, VTK output that VTK's
 //! own reader opens, summary.json, restart, and the GPU checks (skipped without a device).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn solver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solver")).args(args).output().unwrap()
-}
+use common::{solver, stderr};
+
+use std::path::{Path, PathBuf};
 
 fn template(dir: &Path, name: &str) -> PathBuf {
     let o = solver(&["cases", name]);
@@ -14,10 +13,6 @@ fn template(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(format!("{name}.toml"));
     std::fs::write(&p, &o.stdout).unwrap();
     p
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]
@@ -141,16 +136,6 @@ fn heat_run_writes_summary_and_a_series_vtk_reads() {
     assert_eq!(s["cells"], 16 * 12 * 10);
     assert!(s["errors"]["l2"].as_f64().unwrap() < 1e-4, "{s}");
 
-    let py = "/usr/bin/python3";
-    let have_vtk = Command::new(py)
-        .args(["-c", "import vtk"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_vtk {
-        assert!(std::env::var_os("CI").is_none(), "python3-vtk9 is required under CI");
-        eprintln!("SKIPPED: VTK's Python reader not available; run scripts/setup.sh");
-        return;
-    }
     let script = r#"
 import sys, os, vtk
 import xml.etree.ElementTree as ET
@@ -164,13 +149,9 @@ for f in files:
     pd = o.GetPointData()
     print(f, o.GetDimensions(), pd.GetNumberOfArrays(), pd.GetArrayName(0), o.GetNumberOfPoints())
 "#;
-    let o = Command::new(py)
-        .args(["-c", script])
-        .arg(out.join("heat-decay.pvd"))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let Some(text) = common::vtk_python(script, &out.join("heat-decay.pvd")) else {
+        return;
+    };
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.len() >= 3, "{text}");
     for l in lines {

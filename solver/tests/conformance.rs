@@ -3,16 +3,12 @@
 //! the fields the summary promises, and a misspelt key of the family's section is refused with
 //! the right key suggested. A new family is covered by this test as soon as it is registered.
 
+mod common;
+
+use common::{solver, stderr};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn solver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solver")).args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::Output;
 
 /// A small Kuhn box for the families that read a tetrahedral mesh.
 fn box_mesh(dir: &Path) -> PathBuf {
@@ -84,16 +80,6 @@ fn run(case: &Path, out: &Path, extra: &[&str]) -> Output {
 
 /// Each data set of a .pvd series read by VTK's XML readers: "file arrays cells points".
 fn vtk_read_back(pvd: &Path) -> Option<String> {
-    let py = "/usr/bin/python3";
-    if !Command::new(py)
-        .args(["-c", "import vtk"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        assert!(std::env::var_os("CI").is_none(), "python3-vtk9 is required under CI");
-        eprintln!("SKIPPED: VTK read-back (no python3-vtk9)");
-        return None;
-    }
     let script = r#"
 import sys, os, vtk
 import xml.etree.ElementTree as ET
@@ -111,9 +97,7 @@ for d in ET.parse(pvd).getroot().iter('DataSet'):
             names.append('%s:%d:%d' % (a.GetName(), a.GetNumberOfComponents(), a.GetNumberOfTuples()))
     print(d.get('file'), ','.join(names), o.GetNumberOfCells(), o.GetNumberOfPoints())
 "#;
-    let o = Command::new(py).args(["-c", script]).arg(pvd).output().unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    Some(String::from_utf8_lossy(&o.stdout).into_owned())
+    common::vtk_python(script, pvd)
 }
 
 /// The first key of the family's own section, misspelt by swapping its last two letters.

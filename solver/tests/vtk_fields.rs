@@ -2,8 +2,9 @@
 //! (a cell-centred grid and a vertex-centred one), 2-component vectors written as 3-component
 //! VTK vectors with z = 0 (so ParaView's glyphs and stream tracers take them).
 
+mod common;
+
 use solver::output::{write_fields, Centring, Field, Geometry};
-use std::process::Command;
 
 #[test]
 fn point_and_cell_data_and_2d_vectors_read_back_in_vtk() {
@@ -32,16 +33,6 @@ fn point_and_cell_data_and_2d_vectors_read_back_in_vtk() {
     assert!(write_fields(&dir.path().join("bad"), &geometry, &bad).is_err());
     assert!(!dir.path().join("bad.vti").exists());
 
-    let py = "/usr/bin/python3";
-    if !Command::new(py)
-        .args(["-c", "import vtk"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        assert!(std::env::var_os("CI").is_none(), "python3-vtk9 is required under CI");
-        eprintln!("SKIPPED: VTK read-back (no python3-vtk9)");
-        return;
-    }
     let script = r#"
 import sys, vtk
 r = vtk.vtkXMLImageDataReader()
@@ -55,13 +46,9 @@ print(c.GetArray('density').GetNumberOfTuples(), c.GetArray('density').GetValue(
 print(c.GetVectors().GetName(), m.GetNumberOfComponents(), m.GetTuple3(5))
 print(p.GetArray('phi').GetNumberOfTuples(), p.GetArray('phi').GetValue(19))
 "#;
-    let o = Command::new(py)
-        .args(["-c", script])
-        .arg(dir.path().join(file))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let Some(text) = common::vtk_python(script, &dir.path().join(file)) else {
+        return;
+    };
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines,
