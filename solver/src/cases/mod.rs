@@ -16,4 +16,5 @@ macro_rules! registry {
 registry! {
     heat,
     advect,
+    euler,
 }

@@ -90,6 +90,20 @@ pub trait Setup: Send + Sync {
     }
 }
 
+/// A setup whose simulation is generic over the precision: `build` is then one line,
+/// `build_in_precision(self, target, precision)`.
+pub trait BuildIn {
+    fn build_in<R: crate::real::Real>(&self, target: &Target) -> Result<Box<dyn Simulation>>;
+}
+
+/// The setup's simulation in the run's precision.
+pub fn build_in_precision<S: BuildIn>(s: &S, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
+    match precision {
+        Precision::F64 => s.build_in::<f64>(target),
+        Precision::F32 => s.build_in::<f32>(target),
+    }
+}
+
 /// What stopped a run: the field, the offending value and where.
 #[derive(Clone, Debug)]
 pub struct Unhealthy {

@@ -7,7 +7,7 @@ use super::velocity::{load_cell_velocity, CellVelocity, Velocity, VelocitySpec};
 use super::{cpu, cuda};
 use crate::backend::Target;
 use crate::error::Result;
-use crate::framework::{CaseDoc, Clock, DtPolicy, Precision, Setup, Simulation};
+use crate::framework::{build_in_precision, BuildIn, CaseDoc, Clock, DtPolicy, Precision, Setup, Simulation};
 use crate::mesh::{length_scale, TetGeometry};
 use crate::numerics::sl::{Interpolation, Scheme};
 use crate::output::{Centring, Field, Geometry};
@@ -111,32 +111,6 @@ impl AdvectSetup {
         }
     }
 
-    fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
-        let geo = self.geometry_f64()?.into_precision::<R>();
-        let vel = self.velocity::<R>();
-        let s = &self.section;
-        let f = initial_field::<R>(s, &self.mesh, self.lo, self.len);
-        let bc: Vec<R> = self.bc.iter().map(|&v| R::of(v)).collect();
-        let common = Common {
-            vel: vel.clone(),
-            centroids: geo.centroids.clone(),
-            method: s.method(),
-            h: self.h,
-            max_speed: vel.max_speed(),
-            bytes_per_step: min_bytes_per_step(&geo, s),
-            variant: s.variant(),
-        };
-        Ok(match target {
-            Target::Cpu => {
-                let engine = cpu::engine(geo, vel, s.interpolation, s.max_walk, bc);
-                Box::new(AdvectSim::new(engine, &f, common)?)
-            }
-            Target::Cuda(dev) => {
-                let engine = cuda::AdvectCuda::new(dev.clone(), &geo, &vel, s.interpolation, s.max_walk, &bc)?;
-                Box::new(AdvectSim::new(engine, &f, common)?)
-            }
-        })
-    }
 }
 
 /// The Dirichlet value of each patch (NaN for Neumann), every named patch checked.
@@ -221,6 +195,35 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
     }
 }
 
+impl BuildIn for AdvectSetup {
+    fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        let geo = self.geometry_f64()?.into_precision::<R>();
+        let vel = self.velocity::<R>();
+        let s = &self.section;
+        let f = initial_field::<R>(s, &self.mesh, self.lo, self.len);
+        let bc: Vec<R> = self.bc.iter().map(|&v| R::of(v)).collect();
+        let common = Common {
+            vel: vel.clone(),
+            centroids: geo.centroids.clone(),
+            method: s.method(),
+            h: self.h,
+            max_speed: vel.max_speed(),
+            bytes_per_step: min_bytes_per_step(&geo, s),
+            variant: s.variant(),
+        };
+        Ok(match target {
+            Target::Cpu => {
+                let engine = cpu::engine(geo, vel, s.interpolation, s.max_walk, bc);
+                Box::new(AdvectSim::new(engine, &f, common)?)
+            }
+            Target::Cuda(dev) => {
+                let engine = cuda::AdvectCuda::new(dev.clone(), &geo, &vel, s.interpolation, s.max_walk, &bc)?;
+                Box::new(AdvectSim::new(engine, &f, common)?)
+            }
+        })
+    }
+}
+
 impl Setup for AdvectSetup {
     fn physics(&self) -> toml::Table {
         let view = View {
@@ -239,10 +242,7 @@ impl Setup for AdvectSetup {
     }
 
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
-        match precision {
-            Precision::F32 => self.build_in::<f32>(target),
-            Precision::F64 => self.build_in::<f64>(target),
-        }
+        build_in_precision(self, target, precision)
     }
 
     /// The initial profile at the origin of each centroid, where the velocity says in closed

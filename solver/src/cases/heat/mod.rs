@@ -18,7 +18,7 @@ mod simulation;
 use crate::backend::Target;
 use crate::error::Result;
 use crate::framework::{
-    FamilyInfo,
+    build_in_precision, BuildIn, FamilyInfo,
     BenchSpec, CaseDoc, CheckSpec, Clock, DtPolicy, Precision, Setup, Simulation, Sizes, Template,
 };
 use crate::grid::{BoundarySet, GridSection, StructuredGrid};
@@ -208,7 +208,10 @@ impl HeatSetup {
         9.0 * real_bytes as f64 * self.grid.points() as f64
     }
 
-    fn build_as<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+}
+
+impl BuildIn for HeatSetup {
+    fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         let initial = self.initial_field();
         Ok(Box::new(match target {
             Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(self.clone(), &initial)),
@@ -230,10 +233,7 @@ impl Setup for HeatSetup {
         self.grid.geometry()
     }
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
-        match precision {
-            Precision::F64 => self.build_as::<f64>(target),
-            Precision::F32 => self.build_as::<f32>(target),
-        }
+        build_in_precision(self, target, precision)
     }
     fn exact(&self, clock: &Clock) -> Option<Field> {
         let values = reference::exact(self, clock.time)?;

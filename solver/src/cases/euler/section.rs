@@ -1,0 +1,154 @@
+//! The `[euler]` section of a case file.
+
+use crate::grid::{BoundarySet, FaceBc};
+use crate::numerics::fv::limiters::Limiter;
+use crate::numerics::fv::riemann_exact::{sample, Primitive};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EulerSection {
+    /// Ratio of specific heats of the ideal gas.
+    #[serde(default = "default_gamma")]
+    pub gamma: f64,
+    /// "muscl-hancock": dimensionally split, the sweep order alternating from step to step.
+    #[serde(default)]
+    pub scheme: Scheme,
+    /// "exact" (Toro ch. 4).
+    #[serde(default)]
+    pub riemann: Riemann,
+    /// "first-order" | "minbee" | "van-leer" | "superbee" (Toro sec. 14.4).
+    #[serde(default)]
+    pub limiter: Limiter,
+    pub initial: Initial,
+    #[serde(default)]
+    pub boundary: EulerBoundary,
+}
+
+fn default_gamma() -> f64 {
+    1.4
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    #[default]
+    MusclHancock,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Riemann {
+    #[default]
+    Exact,
+}
+
+/// Initial data, as primitive states [density, normal velocity, pressure].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Initial {
+    /// A 1D Riemann problem along `axis` (0, 1, 2): `left` for x_axis < `position`, `right`
+    /// beyond; the velocity is along the axis (Toro's tests 1-5 in x, y or z).
+    Riemann(RiemannProblem),
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RiemannProblem {
+    #[serde(default)]
+    pub axis: usize,
+    #[serde(default = "half")]
+    pub position: f64,
+    pub left: [f64; 3],
+    pub right: [f64; 3],
+}
+
+impl RiemannProblem {
+    /// The primitive state [density, velocity along the axis, pressure] at x at t = 0.
+    pub fn initial_at(&self, x: [f64; 3]) -> [f64; 3] {
+        if x[self.axis] < self.position {
+            self.left
+        } else {
+            self.right
+        }
+    }
+
+    /// The exact solution at x and time t (Toro ch. 4).
+    pub fn exact_at(&self, x: [f64; 3], t: f64, gamma: f64) -> Primitive<f64> {
+        let prim = |w: [f64; 3]| Primitive { rho: w[0], u: w[1], p: w[2] };
+        if t <= 0.0 {
+            return prim(self.initial_at(x));
+        }
+        sample(prim(self.left), prim(self.right), gamma, (x[self.axis] - self.position) / t)
+    }
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EulerBoundary {
+    #[serde(default)]
+    pub x: AxisBc,
+    #[serde(default)]
+    pub y: AxisBc,
+    #[serde(default)]
+    pub z: AxisBc,
+}
+
+impl Default for EulerBoundary {
+    fn default() -> Self {
+        EulerBoundary {
+            x: AxisBc::Both(Side::Outflow),
+            y: AxisBc::Both(Side::Outflow),
+            z: AxisBc::Both(Side::Outflow),
+        }
+    }
+}
+
+/// One condition for both faces of an axis, or `[low, high]`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum AxisBc {
+    Both(Side),
+    Sides([Side; 2]),
+}
+
+impl Default for AxisBc {
+    fn default() -> Self {
+        AxisBc::Both(Side::Outflow)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    /// Zero gradient.
+    Outflow,
+    /// A wall: the normal momentum is reflected.
+    Reflect,
+    Periodic,
+}
+
+impl EulerBoundary {
+    /// The grid layer's boundary set; the momentum along each axis is the wall-normal one.
+    pub fn set(&self) -> BoundarySet {
+        let face = |s: Side| match s {
+            Side::Outflow => FaceBc::Outflow,
+            Side::Reflect => FaceBc::Reflect,
+            Side::Periodic => FaceBc::Periodic,
+        };
+        let mut set = BoundarySet::periodic();
+        for (axis, bc) in [self.x, self.y, self.z].iter().enumerate() {
+            let [lo, hi] = match *bc {
+                AxisBc::Both(s) => [s, s],
+                AxisBc::Sides(s) => s,
+            };
+            set.faces[axis] = [face(lo), face(hi)];
+            set.normal_component[axis] = Some(1 + axis);
+        }
+        set
+    }
+}
