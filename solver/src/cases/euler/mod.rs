@@ -71,14 +71,8 @@ impl EulerSetup {
         if !(e.gamma > 1.0 && e.gamma.is_finite()) {
             return Err(doc.error("euler.gamma", format!("must be above 1, got {}", e.gamma)));
         }
-        let Initial::Riemann(problem) = &e.initial;
-        if problem.axis > 2 {
-            return Err(doc.error("euler.initial.axis", format!("must be 0, 1 or 2, got {}", problem.axis)));
-        }
-        for (key, w) in [("euler.initial.left", problem.left), ("euler.initial.right", problem.right)] {
-            if !(w[0] > 0.0 && w[2] > 0.0 && w.iter().all(|v| v.is_finite())) {
-                return Err(doc.error(key, format!("density and pressure must be positive, got {w:?}")));
-            }
+        if let Some((key, message)) = e.initial.problem() {
+            return Err(doc.error(&key, message));
         }
         let spec = view.grid.spec(doc)?;
         let bc = e.boundary.set();
@@ -107,8 +101,7 @@ impl EulerSetup {
 
     /// Conservative initial values, components one after another, x fastest.
     pub fn initial_field(&self) -> Vec<f64> {
-        let Initial::Riemann(problem) = &self.initial;
-        let state = |x: [f64; 3]| gas::conservative_along(problem.initial_at(x), problem.axis, self.gamma);
+        let state = |x: [f64; 3]| self.initial.conservative_at(x, self.gamma);
         (0..5).flat_map(|c| self.grid.sample(|x| state(x)[c])).collect()
     }
 }
@@ -138,10 +131,10 @@ impl Setup for EulerSetup {
     fn geometry(&self) -> Geometry {
         self.grid.geometry()
     }
-    /// The density of the exact Riemann solution, sampled at the cell centres.
+    /// The density of the exact solution at the cell centres, where the initial data has one.
     fn exact(&self, clock: &Clock) -> Option<Field> {
-        let Initial::Riemann(problem) = &self.initial;
-        let rho = self.grid.sample(|x| problem.exact_at(x, clock.time, self.gamma).rho);
+        self.initial.exact_density([0.0; 3], clock.time, self.gamma)?;
+        let rho = self.grid.sample(|x| self.initial.exact_density(x, clock.time, self.gamma).unwrap_or(f64::NAN));
         Some(Field::scalar("density", Centring::Cell, rho))
     }
     fn summary(&self) -> serde_json::Value {

@@ -63,6 +63,39 @@ pub struct RiemannProblem {
     pub right: [f64; 3],
 }
 
+impl Initial {
+    /// The key and what is wrong, if the initial data is not sound.
+    pub fn problem(&self) -> Option<(String, String)> {
+        match self {
+            Initial::Riemann(r) => {
+                if r.axis > 2 {
+                    return Some(("euler.initial.axis".into(), format!("must be 0, 1 or 2, got {}", r.axis)));
+                }
+                [("left", r.left), ("right", r.right)].into_iter().find_map(|(side, w)| {
+                    (!(w[0] > 0.0 && w[2] > 0.0 && w.iter().all(|v| v.is_finite()))).then(|| {
+                        let m = format!("density and pressure must be positive, got {w:?}");
+                        (format!("euler.initial.{side}"), m)
+                    })
+                })
+            }
+        }
+    }
+
+    /// The conservative state (rho, rho u, rho v, rho w, E) at x at t = 0.
+    pub fn conservative_at(&self, x: [f64; 3], gamma: f64) -> [f64; 5] {
+        match self {
+            Initial::Riemann(r) => super::gas::conservative_along(r.initial_at(x), r.axis, gamma),
+        }
+    }
+
+    /// The exact density at x and time t, where the initial data has an exact solution.
+    pub fn exact_density(&self, x: [f64; 3], t: f64, gamma: f64) -> Option<f64> {
+        match self {
+            Initial::Riemann(r) => Some(r.exact_at(x, t, gamma).rho),
+        }
+    }
+}
+
 impl RiemannProblem {
     /// The primitive state [density, velocity along the axis, pressure] at x at t = 0.
     pub fn initial_at(&self, x: [f64; 3]) -> [f64; 3] {
