@@ -35,6 +35,8 @@ const TEMPLATES: &[Template] = &[
     template("euler-toro-3", "Toro's test 3: left half of the blast wave, strong shock", include_str!("templates/euler-toro-3.toml")),
     template("euler-toro-4", "Toro's test 4: right half of the blast wave", include_str!("templates/euler-toro-4.toml")),
     template("euler-toro-5", "Toro's test 5: collision of the shocks of tests 3 and 4", include_str!("templates/euler-toro-5.toml")),
+    template("euler-density-wave", "smooth density wave advected diagonally, periodic: the order of accuracy", include_str!("templates/euler-density-wave.toml")),
+    template("euler-riemann-2d", "the paper's benchmark: Lax & Liu's 2D Riemann problem, configuration 3, 1000 x 1000", include_str!("templates/euler-riemann-2d.toml")),
 ];
 
 /// The family: compressible Euler on a cell-centred structured grid.

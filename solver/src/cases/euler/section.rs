@@ -50,6 +50,38 @@ pub enum Initial {
     /// A 1D Riemann problem along `axis` (0, 1, 2): `left` for x_axis < `position`, `right`
     /// beyond; the velocity is along the axis (Toro's tests 1-5 in x, y or z).
     Riemann(RiemannProblem),
+    /// rho = 1 + amplitude sin(2 pi k . (x - v t)) at constant pressure and velocity v: a
+    /// smooth solution, for the order of accuracy (periodic boundaries).
+    DensityWave(DensityWave),
+    /// Four constant states [density, u, v, pressure] meeting at `center` (x, y), for the
+    /// quadrants upper right, upper left, lower left, lower right (Lax & Liu's numbering).
+    Quadrants { center: [f64; 2], states: [[f64; 4]; 4] },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DensityWave {
+    #[serde(default = "fifth")]
+    pub amplitude: f64,
+    /// Periods per unit length along each axis.
+    pub wavenumber: [f64; 3],
+    pub velocity: [f64; 3],
+    #[serde(default = "one")]
+    pub pressure: f64,
+}
+
+fn fifth() -> f64 {
+    0.2
+}
+fn one() -> f64 {
+    1.0
+}
+
+impl DensityWave {
+    pub fn density(&self, x: [f64; 3], t: f64) -> f64 {
+        let phase: f64 = (0..3).map(|a| self.wavenumber[a] * (x[a] - self.velocity[a] * t)).sum();
+        1.0 + self.amplitude * (2.0 * std::f64::consts::PI * phase).sin()
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -66,25 +98,55 @@ pub struct RiemannProblem {
 impl Initial {
     /// The key and what is wrong, if the initial data is not sound.
     pub fn problem(&self) -> Option<(String, String)> {
+        let unsound =
+            |w: &[f64], rho: usize, p: usize| !(w[rho] > 0.0 && w[p] > 0.0 && w.iter().all(|v| v.is_finite()));
+        let bad = |key: String, w: &[f64]| Some((key, format!("density and pressure must be positive, got {w:?}")));
         match self {
             Initial::Riemann(r) => {
                 if r.axis > 2 {
-                    return Some(("euler.initial.axis".into(), format!("must be 0, 1 or 2, got {}", r.axis)));
+                    return Some((
+                        "euler.initial.axis".into(),
+                        format!("must be 0, 1 or 2, got {}", r.axis),
+                    ));
                 }
-                [("left", r.left), ("right", r.right)].into_iter().find_map(|(side, w)| {
-                    (!(w[0] > 0.0 && w[2] > 0.0 && w.iter().all(|v| v.is_finite()))).then(|| {
-                        let m = format!("density and pressure must be positive, got {w:?}");
-                        (format!("euler.initial.{side}"), m)
-                    })
-                })
+                let side = [("left", r.left), ("right", r.right)]
+                    .into_iter()
+                    .find(|(_, w)| unsound(w, 0, 2));
+                side.and_then(|(name, w)| bad(format!("euler.initial.{name}"), &w))
+            }
+            Initial::DensityWave(w) => (!(w.amplitude.abs() < 1.0 && w.pressure > 0.0)).then(|| {
+                (
+                    "euler.initial".into(),
+                    "needs |amplitude| < 1 and a positive pressure".into(),
+                )
+            }),
+            Initial::Quadrants { states, .. } => {
+                let q = states.iter().position(|w| unsound(w, 0, 3))?;
+                bad(format!("euler.initial.states[{q}]"), &states[q])
             }
         }
     }
 
     /// The conservative state (rho, rho u, rho v, rho w, E) at x at t = 0.
     pub fn conservative_at(&self, x: [f64; 3], gamma: f64) -> [f64; 5] {
+        let state = |rho: f64, v: [f64; 3], p: f64| {
+            let kinetic = 0.5 * rho * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            [rho, rho * v[0], rho * v[1], rho * v[2], p / (gamma - 1.0) + kinetic]
+        };
         match self {
             Initial::Riemann(r) => super::gas::conservative_along(r.initial_at(x), r.axis, gamma),
+            Initial::DensityWave(w) => state(w.density(x, 0.0), w.velocity, w.pressure),
+            Initial::Quadrants { center, states } => {
+                let (right, upper) = (x[0] >= center[0], x[1] >= center[1]);
+                let q = match (right, upper) {
+                    (true, true) => 0,
+                    (false, true) => 1,
+                    (false, false) => 2,
+                    (true, false) => 3,
+                };
+                let w = states[q];
+                state(w[0], [w[1], w[2], 0.0], w[3])
+            }
         }
     }
 
@@ -92,6 +154,8 @@ impl Initial {
     pub fn exact_density(&self, x: [f64; 3], t: f64, gamma: f64) -> Option<f64> {
         match self {
             Initial::Riemann(r) => Some(r.exact_at(x, t, gamma).rho),
+            Initial::DensityWave(w) => Some(w.density(x, t)),
+            Initial::Quadrants { .. } => None,
         }
     }
 }
@@ -108,11 +172,20 @@ impl RiemannProblem {
 
     /// The exact solution at x and time t (Toro ch. 4).
     pub fn exact_at(&self, x: [f64; 3], t: f64, gamma: f64) -> Primitive<f64> {
-        let prim = |w: [f64; 3]| Primitive { rho: w[0], u: w[1], p: w[2] };
+        let prim = |w: [f64; 3]| Primitive {
+            rho: w[0],
+            u: w[1],
+            p: w[2],
+        };
         if t <= 0.0 {
             return prim(self.initial_at(x));
         }
-        sample(prim(self.left), prim(self.right), gamma, (x[self.axis] - self.position) / t)
+        sample(
+            prim(self.left),
+            prim(self.right),
+            gamma,
+            (x[self.axis] - self.position) / t,
+        )
     }
 }
 
