@@ -7,7 +7,7 @@
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
 //! NVRTC's include search: the binary needs no files at run time, and the cache key covers
 //! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`]); a test checks them against the
+//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`]); a test checks them against the
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
@@ -22,6 +22,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("reduce.cuh", include_str!("../cuda/reduce.cuh")),
     ("grid.cuh", include_str!("../cuda/grid.cuh")),
     ("tet.cuh", include_str!("../cuda/tet.cuh")),
+    ("riemann.cuh", include_str!("../cuda/riemann.cuh")),
 ];
 
 /// A kernel module: one `.cu` file of kernels/cuda/, compiled by itself into one PTX module
@@ -38,11 +39,21 @@ pub enum Module {
     Sl,
     /// Semi-Lagrangian advection on tetrahedral meshes: departure points (`advect.cu`).
     Advect,
+    /// The compressible Euler equations on the structured grid: MUSCL-Hancock sweeps with the
+    /// exact Riemann solver (`euler.cu`).
+    Euler,
 }
 
 impl Module {
     /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 5] = [Module::Reduce, Module::Grid, Module::Sl, Module::Heat, Module::Advect];
+    pub const ALL: [Module; 6] = [
+        Module::Reduce,
+        Module::Grid,
+        Module::Sl,
+        Module::Heat,
+        Module::Advect,
+        Module::Euler,
+    ];
 
     /// The stem of its `.cu` file; it also names the module in errors and cache files.
     pub fn name(self) -> &'static str {
@@ -52,6 +63,7 @@ impl Module {
             Module::Heat => "heat",
             Module::Sl => "sl",
             Module::Advect => "advect",
+            Module::Euler => "euler",
         }
     }
 
@@ -63,6 +75,7 @@ impl Module {
             Module::Heat => "heat.cu",
             Module::Sl => "sl.cu",
             Module::Advect => "advect.cu",
+            Module::Euler => "euler.cu",
         }
     }
 
@@ -74,6 +87,7 @@ impl Module {
             Module::Heat => include_str!("../cuda/heat.cu"),
             Module::Sl => include_str!("../cuda/sl.cu"),
             Module::Advect => include_str!("../cuda/advect.cu"),
+            Module::Euler => include_str!("../cuda/euler.cu"),
         }
     }
 
@@ -84,6 +98,9 @@ impl Module {
             // Location and interpolation make discrete choices from rounded values: no fused
             // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
             Module::Sl | Module::Advect => &["--fmad=false"],
+            // The Euler sweeps repeat the CPU's arithmetic operation by operation (CPU vs CUDA
+            // to rounding): no fused multiply-adds.
+            Module::Euler => &["--fmad=false"],
         }
     }
 
@@ -95,6 +112,7 @@ impl Module {
             Module::Heat => heat::ALL,
             Module::Sl => sl::ALL,
             Module::Advect => advect::ALL,
+            Module::Euler => euler::ALL,
         }
     }
 
@@ -107,6 +125,7 @@ impl Module {
             Module::Heat => heat::NAMES,
             Module::Sl => sl::NAMES,
             Module::Advect => advect::NAMES,
+            Module::Euler => euler::NAMES,
         }
     }
 }
@@ -197,6 +216,18 @@ pub mod advect {
         /// Departure points of the cell centroids for the case's velocity, and the cells (or
         /// boundary patches) holding them.
         DEPARTURES = "advect_departures",
+    }
+}
+
+/// Kernels of [`Module::Euler`] (`euler.cu`).
+pub mod euler {
+    kernels! { Euler:
+        /// One MUSCL-Hancock sweep along an axis with the exact Riemann solver (out of place).
+        SWEEP = "euler_sweep",
+        /// Per-block min of h / (|u| + c) over the active axes; the host finishes it.
+        STABLE_DT = "euler_stable_dt",
+        /// The first cell whose density or pressure is not positive, or not finite.
+        FIRST_UNSOUND = "euler_first_unsound",
     }
 }
 

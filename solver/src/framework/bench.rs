@@ -100,13 +100,22 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
         s
     };
     Ok(match spec.sizes {
-        Sizes::GridCubes(default) => opts
-            .sizes
-            .as_deref()
-            .unwrap_or(default)
-            .iter()
-            .map(|&n| (format!("{n}^3"), sets(Some(format!("grid.dims=[{n},{n},{n}]"))), None))
-            .collect(),
+        Sizes::GridCubes(default) | Sizes::GridSquares(default) => {
+            let cube = matches!(spec.sizes, Sizes::GridCubes(_));
+            let dims = |n: usize| {
+                if cube {
+                    format!("[{n},{n},{n}]")
+                } else {
+                    format!("[{n},{n},1]")
+                }
+            };
+            let label = |n: usize| if cube { format!("{n}^3") } else { format!("{n}^2") };
+            let sizes = opts.sizes.as_deref().unwrap_or(default);
+            sizes
+                .iter()
+                .map(|&n| (label(n), sets(Some(format!("grid.dims={}", dims(n)))), None))
+                .collect()
+        }
         Sizes::Meshes(default) => {
             let meshes = if opts.meshes.is_empty() {
                 default
@@ -139,6 +148,13 @@ fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<
     for _ in 0..reps {
         let t = Instant::now();
         for _ in 0..steps {
+            if case.schedule.done(&clock) {
+                return Err(SolverError::Other(format!(
+                    "{}: the case ends after {} steps; ask for fewer (--steps, --reps)",
+                    doc.case_name(),
+                    clock.step
+                )));
+            }
             clock = case.advance(&clock)?;
         }
         case.sim.sync()?;

@@ -107,11 +107,12 @@ fn row(
         .fold(0.0f64, f64::max);
     let ok = diff <= tol;
     let l1 = |v: Option<f64>| v.map_or("-".to_string(), |e| format!("{e:.4}"));
+    let ran = cpu.clock.step;
     println!(
         "{:<34} {:>5} {:>6} {:>14.3e} {:>10.0e} {:>10} {:>10} {:>6}",
         format!("{}: {}", family.name(), spec.name),
         precision.name(),
-        steps,
+        ran,
         diff,
         tol,
         l1(cpu.l1()?),

@@ -50,6 +50,28 @@ pub struct FamilyInfo {
     pub benches: &'static [BenchSpec],
 }
 
+impl FamilyInfo {
+    /// A family: its name (= `[case] kind` and its section), the other top-level keys it
+    /// reads, its templates, checks and benchmarks, and how it parses its sections.
+    pub const fn new(
+        name: &'static str,
+        shared_keys: &'static [&'static str],
+        templates: &'static [Template],
+        checks: &'static [CheckSpec],
+        benches: &'static [BenchSpec],
+        parse: ParseFn,
+    ) -> Self {
+        FamilyInfo {
+            name,
+            shared_keys,
+            templates,
+            parse,
+            checks,
+            benches,
+        }
+    }
+}
+
 impl Family for FamilyInfo {
     fn name(&self) -> &'static str {
         self.name
@@ -170,6 +192,8 @@ pub struct BenchSpec {
 pub enum Sizes {
     /// Structured cubes of n^3 cells: `grid.dims = [n, n, n]`.
     GridCubes(&'static [usize]),
+    /// Structured squares of n^2 cells: `grid.dims = [n, n, 1]`.
+    GridSquares(&'static [usize]),
     /// Tetrahedral meshes: the `--mesh` list, else Kuhn boxes of n^3 x 6 cells made here.
     Meshes(&'static [usize]),
 }

@@ -181,6 +181,8 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     }
     install_interrupt_handler();
     let start = clock;
+    // Only the outputs written inside the loop count against its wall time.
+    let initial_output_seconds = out.seconds;
     let loop_start = Instant::now();
     let bar = progress(opts.quiet, &case, &start);
     let result = time_loop(&mut case, doc, &mut out, &mut clock, &bar);
@@ -190,7 +192,8 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     result?;
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
-    let summary = summarize(&mut case, doc, &name, &start, &clock, wall, out.seconds, opts.restart)?;
+    let loop_output = out.seconds - initial_output_seconds;
+    let summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, opts.restart)?;
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),

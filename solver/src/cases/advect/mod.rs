@@ -168,14 +168,9 @@ static BENCHES: &[BenchSpec] = &[BenchSpec {
 }];
 
 /// The family: semi-Lagrangian advection of a cell scalar on a tetrahedral mesh.
-pub static FAMILY: FamilyInfo = FamilyInfo {
-    name: "advect",
-    shared_keys: &["mesh"],
-    templates: TEMPLATES,
-    parse: |doc| Ok(Box::new(setup::AdvectSetup::parse(doc)?)),
-    checks: CHECKS,
-    benches: BENCHES,
-};
+pub static FAMILY: FamilyInfo = FamilyInfo::new("advect", &["mesh"], TEMPLATES, CHECKS, BENCHES, |doc| {
+    Ok(Box::new(setup::AdvectSetup::parse(doc)?))
+});
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use super::EulerSetup;
 use crate::error::Result;
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::halo;
-use crate::output::{Centring, Field};
+use crate::output::Field;
 use crate::real::{from_bytes, to_bytes, Real};
 use rayon::prelude::*;
 
@@ -15,12 +15,6 @@ pub struct CpuEuler<R: Real> {
     pub setup: EulerSetup,
     /// Conservative variables (rho, rho u, rho v, rho w, E), padded, one component after another.
     u: Vec<R>,
-}
-
-/// The components of a state in the frame of `axis`: density, the momentum along the axis, the
-/// two transverse momenta, energy.
-fn frame(axis: usize) -> [usize; 5] {
-    [0, 1 + axis, 1 + (axis + 1) % 3, 1 + (axis + 2) % 3, 4]
 }
 
 impl<R: Real> CpuEuler<R> {
@@ -44,7 +38,7 @@ impl<R: Real> CpuEuler<R> {
         let g = &self.setup.grid;
         let (n, halo) = (g.n[axis] as isize, g.halo[axis] as isize);
         let (n1, n2) = (g.n[(axis + 1) % 3], g.n[(axis + 2) % 3]);
-        let (stride, comps) = (g.padded_len(), frame(axis));
+        let (stride, comps) = (g.padded_len(), gas::frame(axis));
         let lambda = R::of(dt / g.h[axis]);
         let gamma = R::of(self.setup.gamma);
         let limiter = self.setup.limiter;
@@ -78,11 +72,6 @@ impl<R: Real> CpuEuler<R> {
     fn interior(&self) -> Vec<R> {
         self.setup.grid.unpad(&self.u)
     }
-
-    /// The conservative state of interior cell `cell` (x fastest) in the frame of `axis`.
-    fn state(values: &[R], points: usize, cell: usize, axis: usize) -> Cons<R> {
-        frame(axis).map(|c| values[c * points + cell])
-    }
 }
 
 impl<R: Real> Simulation for CpuEuler<R> {
@@ -94,7 +83,7 @@ impl<R: Real> Simulation for CpuEuler<R> {
             .into_par_iter()
             .map(|cell| {
                 axes.iter()
-                    .map(|&a| g.h[a] / gas::max_speed(&Self::state(&values, points, cell, a), gamma).f64())
+                    .map(|&a| g.h[a] / gas::max_speed(&gas::state(&values, points, cell, a), gamma).f64())
                     .fold(f64::INFINITY, f64::min)
             })
             .reduce(|| f64::INFINITY, f64::min);
@@ -102,13 +91,7 @@ impl<R: Real> Simulation for CpuEuler<R> {
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
-        let mut axes = self.setup.active_axes();
-        // Alternate the sweep order (x y z, then z y x) so the splitting error cancels to
-        // second order over two steps.
-        if clock.step % 2 == 1 {
-            axes.reverse();
-        }
-        for a in axes {
+        for a in sweep_order(&self.setup, clock.step) {
             halo::fill(&self.setup.grid, &self.setup.bc, &mut self.u);
             self.sweep(a, dt);
         }
@@ -118,47 +101,14 @@ impl<R: Real> Simulation for CpuEuler<R> {
     fn health(&mut self) -> Result<Option<Unhealthy>> {
         let g = &self.setup.grid;
         let (values, points, gamma) = (self.interior(), g.points(), R::of(self.setup.gamma));
-        let bad = (0..points).into_par_iter().find_first(|&cell| {
-            let s = Self::state(&values, points, cell, 0);
-            let p = gas::pressure(&s, gamma);
-            !(s[0] > R::zero() && p > R::zero() && s.iter().all(|v| v.is_finite()))
-        });
-        Ok(bad.map(|cell| {
-            let s = Self::state(&values, points, cell, 0);
-            let [nx, ny, _] = g.n;
-            let at = (cell % nx, (cell / nx) % ny, cell / (nx * ny));
-            Unhealthy {
-                field: "density".into(),
-                what: format!(
-                    "density {:e}, pressure {:e} in cell {at:?}",
-                    s[0].f64(),
-                    gas::pressure(&s, gamma).f64()
-                ),
-            }
-        }))
+        let bad = (0..points)
+            .into_par_iter()
+            .find_first(|&cell| !gas::is_sound(&gas::state(&values, points, cell, 0), gamma));
+        Ok(bad.map(|cell| gas::unsound(g, gamma, &values, cell)))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
-        let g = &self.setup.grid;
-        let (values, points, gamma) = (self.interior(), g.points(), R::of(self.setup.gamma));
-        let dims = if g.cells[2] > 1 { 3 } else { 2 };
-        let (mut rho, mut vel, mut p, mut mach) = (vec![], vec![], vec![], vec![]);
-        for cell in 0..points {
-            let s = Self::state(&values, points, cell, 0);
-            let pr = gas::pressure(&s, gamma);
-            let v = [s[1] / s[0], s[2] / s[0], s[3] / s[0]];
-            rho.push(s[0].f64());
-            vel.extend(v[..dims].iter().map(|x| x.f64()));
-            p.push(pr.f64());
-            let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            mach.push((speed / (gamma * pr / s[0]).sqrt()).f64());
-        }
-        Ok(vec![
-            Field::scalar("density", Centring::Cell, rho),
-            Field::vector("velocity", dims, Centring::Cell, vel),
-            Field::scalar("pressure", Centring::Cell, p),
-            Field::scalar("mach", Centring::Cell, mach),
-        ])
+        Ok(gas::fields(&self.setup.grid, R::of(self.setup.gamma), &self.interior()))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
@@ -171,12 +121,32 @@ impl<R: Real> Simulation for CpuEuler<R> {
     }
 
     fn bytes_per_step(&self) -> f64 {
-        // Each sweep reads and writes the 5 conservative values of every cell once.
-        let sweeps = self.setup.active_axes().len() as f64;
-        sweeps * 10.0 * std::mem::size_of::<R>() as f64 * self.setup.grid.points() as f64
+        min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }
 
     fn variant(&self) -> String {
-        format!("muscl-hancock+exact+{}", self.setup.limiter.name())
+        variant(&self.setup)
     }
+}
+
+/// The sweeps of step `step` (counted from 0), on either backend: the active axes, their order
+/// alternating (x y z, then z y x) so the splitting error cancels to second order over two steps.
+pub fn sweep_order(setup: &EulerSetup, step: u64) -> Vec<usize> {
+    let mut axes = setup.active_axes();
+    if step % 2 == 1 {
+        axes.reverse();
+    }
+    axes
+}
+
+/// Bytes a step must move at the least, on either backend: each sweep reads and writes the 5
+/// conservative values of every cell once.
+pub fn min_bytes_per_step(setup: &EulerSetup, real_bytes: usize) -> f64 {
+    let sweeps = setup.active_axes().len() as f64;
+    sweeps * 10.0 * real_bytes as f64 * setup.grid.points() as f64
+}
+
+/// The numerical variant, on either backend.
+pub fn variant(setup: &EulerSetup) -> String {
+    format!("muscl-hancock+exact+{}", setup.limiter.name())
 }

@@ -1,11 +1,26 @@
 //! The ideal gas in the frame of one axis: conservative states as [rho, rho u_n, rho u_t1,
 //! rho u_t2, E] (u_n along the sweep's axis), primitives, fluxes and wave speeds.
 
+use crate::framework::Unhealthy;
+use crate::grid::StructuredGrid;
 use crate::numerics::fv::riemann_exact::Primitive;
+use crate::output::{Centring, Field};
 use crate::real::Real;
 
 /// A conservative state in a sweep's frame.
 pub type Cons<R> = [R; 5];
+
+/// The components of a state in the frame of `axis`: density, the momentum along the axis, the
+/// two transverse momenta, energy.
+pub fn frame(axis: usize) -> [usize; 5] {
+    [0, 1 + axis, 1 + (axis + 1) % 3, 1 + (axis + 2) % 3, 4]
+}
+
+/// The conservative state of interior cell `cell` (x fastest) in the frame of `axis`, from
+/// interior values with components one after another (`points` values each).
+pub fn state<R: Real>(values: &[R], points: usize, cell: usize, axis: usize) -> Cons<R> {
+    frame(axis).map(|c| values[c * points + cell])
+}
 
 /// Pressure p = (gamma - 1) (E - rho |u|^2 / 2).
 #[inline]
@@ -56,4 +71,49 @@ pub fn conservative_along(w: [f64; 3], axis: usize, gamma: f64) -> [f64; 5] {
 pub fn max_speed<R: Real>(u: &Cons<R>, gamma: R) -> R {
     let p = pressure(u, gamma);
     (u[1] / u[0]).abs() + (gamma * p / u[0]).sqrt()
+}
+
+/// The output fields (density, velocity, pressure, Mach number) of the interior conservative
+/// values (components one after another, x fastest), either backend's.
+pub fn fields<R: Real>(g: &StructuredGrid, gamma: R, values: &[R]) -> Vec<Field> {
+    let points = g.points();
+    let dims = if g.cells[2] > 1 { 3 } else { 2 };
+    let (mut rho, mut vel, mut p, mut mach) = (vec![], vec![], vec![], vec![]);
+    for cell in 0..points {
+        let s = state(values, points, cell, 0);
+        let pr = pressure(&s, gamma);
+        let v = [s[1] / s[0], s[2] / s[0], s[3] / s[0]];
+        rho.push(s[0].f64());
+        vel.extend(v[..dims].iter().map(|x| x.f64()));
+        p.push(pr.f64());
+        let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        mach.push((speed / (gamma * pr / s[0]).sqrt()).f64());
+    }
+    vec![
+        Field::scalar("density", Centring::Cell, rho),
+        Field::vector("velocity", dims, Centring::Cell, vel),
+        Field::scalar("pressure", Centring::Cell, p),
+        Field::scalar("mach", Centring::Cell, mach),
+    ]
+}
+
+/// Whether the conservative state of a cell is sound: density and pressure positive, finite.
+pub fn is_sound<R: Real>(s: &Cons<R>, gamma: R) -> bool {
+    s[0] > R::zero() && pressure(s, gamma) > R::zero() && s.iter().all(|v| v.is_finite())
+}
+
+/// What is wrong with interior cell `cell` (x fastest) of the interior values: its density and
+/// pressure, and where it is.
+pub fn unsound<R: Real>(g: &StructuredGrid, gamma: R, values: &[R], cell: usize) -> Unhealthy {
+    let s = state(values, g.points(), cell, 0);
+    let [nx, ny, _] = g.n;
+    let at = (cell % nx, (cell / nx) % ny, cell / (nx * ny));
+    Unhealthy {
+        field: "density".into(),
+        what: format!(
+            "density {:e}, pressure {:e} in cell {at:?}",
+            s[0].f64(),
+            pressure(&s, gamma).f64()
+        ),
+    }
 }

@@ -120,14 +120,9 @@ const BENCHES: &[BenchSpec] = &[
 ];
 
 /// The family: the 3D heat equation on a vertex-centred structured grid.
-pub static FAMILY: FamilyInfo = FamilyInfo {
-    name: "heat",
-    shared_keys: &["grid"],
-    templates: TEMPLATES,
-    parse: |doc| Ok(Box::new(HeatSetup::parse(doc)?)),
-    checks: CHECKS,
-    benches: BENCHES,
-};
+pub static FAMILY: FamilyInfo = FamilyInfo::new("heat", &["grid"], TEMPLATES, CHECKS, BENCHES, |doc| {
+    Ok(Box::new(HeatSetup::parse(doc)?))
+});
 
 /// Everything both executions need, built once from the case file.
 #[derive(Clone, Debug)]

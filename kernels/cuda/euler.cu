@@ -1,0 +1,235 @@
+// The compressible Euler equations on the structured grid (solver/src/cases/euler/): one
+// dimensionally split MUSCL-Hancock sweep along an axis with the exact Riemann solver, the
+// stable step's reduction and the positivity check. The same arithmetic in the same order as
+// the CPU (muscl.rs, gas.rs, limiters.rs); compiled with --fmad=false.
+// Conservative variables (rho, rho u, rho v, rho w, E), one component after another on the
+// padded layout of grid.cuh; a state "in the frame of axis a" is [rho, rho u_a, rho u_a+1,
+// rho u_a+2, E] (indices mod 3), as the CPU's gas.rs::frame.
+#include "grid.cuh"
+#include "riemann.cuh"
+
+// Limiters (solver/src/numerics/fv/limiters.rs), by the host's code.
+#define LIMITER_FIRST_ORDER 0
+#define LIMITER_MINBEE 1
+#define LIMITER_VAN_LEER 2
+#define LIMITER_SUPERBEE 3
+
+// What every kernel of this module takes (mirrors ParamsC in solver/src/cases/euler/cuda.rs).
+struct Params {
+    Layout g;
+    REAL gamma;
+    REAL lambda;          // the sweep's dt / h along its axis
+    int axis;             // the sweep's axis
+    int limiter;          // LIMITER_*
+    int P, W;             // the sweep's tile: P faces along the axis times W lines
+    int active;           // bit a set: axis a has more than one cell (the stable step's axes)
+    double hx, hy, hz;    // cell sizes
+};
+
+__device__ __forceinline__ int pick(int axis, int a, int b, int c) { return axis == 0 ? a : (axis == 1 ? b : c); }
+
+// The limited slope from the backward and forward differences (Toro eqs. 14.47-14.52).
+__device__ __forceinline__ REAL slope(int limiter, REAL d_minus, REAL d_plus) {
+    const REAL zero = (REAL)0, one = (REAL)1, two = (REAL)2, half = (REAL)0.5;
+    if (limiter == LIMITER_FIRST_ORDER || d_plus == zero) return zero;
+    const REAL r = d_minus / d_plus;
+    if (r <= zero) return zero;
+    const REAL xi_r = two / (one + r);
+    REAL xi;
+    if (limiter == LIMITER_MINBEE) {
+        xi = r <= one ? r : fmin(one, xi_r);
+    } else if (limiter == LIMITER_VAN_LEER) {
+        xi = fmin(two * r / (one + r), xi_r);
+    } else {
+        xi = r <= half ? two * r : (r <= one ? one : fmin(fmin(r, xi_r), two));
+    }
+    return xi * half * (d_minus + d_plus);
+}
+
+// Pressure p = (gamma - 1) (E - rho |u|^2 / 2) of a state in a sweep's frame.
+__device__ __forceinline__ REAL pressure(const REAL* u, REAL gamma) {
+    const REAL kinetic = (REAL)0.5 * (u[1] * u[1] + u[2] * u[2] + u[3] * u[3]) / u[0];
+    return (gamma - (REAL)1) * (u[4] - kinetic);
+}
+
+// The flux along the axis of a conservative state.
+__device__ __forceinline__ void flux(const REAL* u, REAL gamma, REAL* f) {
+    const REAL p = pressure(u, gamma);
+    const REAL un = u[1] / u[0];
+    f[0] = u[1];
+    f[1] = u[1] * un + p;
+    f[2] = u[2] * un;
+    f[3] = u[3] * un;
+    f[4] = un * (u[4] + p);
+}
+
+__device__ __forceinline__ bool sound(const REAL* v, REAL gamma) { return v[0] > (REAL)0 && pressure(v, gamma) > (REAL)0; }
+
+// The boundary-extrapolated values l, r of cell u (neighbours um, up) evolved by half a step
+// (Toro eqs. 14.32-14.34); first order (u at both faces) where they would not be sound.
+__device__ __forceinline__ void evolved(const REAL* um, const REAL* u, const REAL* up, REAL lambda, REAL gamma,
+                                        int limiter, REAL* l, REAL* r) {
+    const REAL half = (REAL)0.5;
+#pragma unroll
+    for (int c = 0; c < 5; ++c) {
+        const REAL s = slope(limiter, u[c] - um[c], up[c] - u[c]);
+        l[c] = u[c] - half * s;
+        r[c] = u[c] + half * s;
+    }
+    REAL fl[5], fr[5];
+    flux(l, gamma, fl);
+    flux(r, gamma, fr);
+#pragma unroll
+    for (int c = 0; c < 5; ++c) {
+        const REAL d = half * lambda * (fl[c] - fr[c]);
+        l[c] = l[c] + d;
+        r[c] = r[c] + d;
+    }
+    if (!(sound(l, gamma) && sound(r, gamma))) {
+#pragma unroll
+        for (int c = 0; c < 5; ++c) {
+            l[c] = u[c];
+            r[c] = u[c];
+        }
+    }
+}
+
+// The Godunov flux between states l and r: the exact solution at x/t = 0, the transverse
+// velocities from the upwind side (muscl.rs, godunov_flux; gas.rs, flux_of_primitive).
+__device__ __forceinline__ void godunov_flux(const REAL* l, const REAL* r, REAL gamma, REAL* f) {
+    const Prim wl = prim_of(l[0], l[1] / l[0], pressure(l, gamma));
+    const Prim wr = prim_of(r[0], r[1] / r[0], pressure(r, gamma));
+    const Prim w = godunov_state(wl, wr, gamma);
+    const bool left = w.u >= (REAL)0;
+    const REAL t0 = left ? l[2] / l[0] : r[2] / r[0];
+    const REAL t1 = left ? l[3] / l[0] : r[3] / r[0];
+    const REAL half = (REAL)0.5;
+    const REAL m = w.rho * w.u;
+    const REAL e = w.p / (gamma - (REAL)1) + half * w.rho * (w.u * w.u + t0 * t0 + t1 * t1);
+    f[0] = m;
+    f[1] = m * w.u + w.p;
+    f[2] = m * t0;
+    f[3] = m * t1;
+    f[4] = w.u * (e + w.p);
+}
+
+// Offsets of the frame's components of `axis` in a padded array (component stride cs).
+__device__ __forceinline__ void frame_offsets(int axis, u64 cs, u64* off) {
+    off[0] = 0;
+    off[1] = (u64)(1 + axis) * cs;
+    off[2] = (u64)(1 + (axis + 1) % 3) * cs;
+    off[3] = (u64)(1 + (axis + 2) % 3) * cs;
+    off[4] = 4 * cs;
+}
+
+// One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
+// their neighbours write), lambda = dt / h. A block is a tile of W lines x P faces; thread
+// (w, p) computes the face between cells L = s0 + p - 1 and L + 1 of its line from the four
+// cells L-1 .. L+2 (the evolved right value of L and left value of L + 1, then the exact
+// Riemann solver), and after the block's faces are in shared memory updates cell L (p >= 1)
+// from its two faces: P - 1 cells per line and block from P faces (the first face of a tile
+// is also the last of the tile before it, the one face per line and block solved twice).
+// Along x the P faces are consecutive threads (W lines in y or z); along y and z the W lines
+// are consecutive x (coalesced), P faces along the axis. Dynamic shared memory: 5 blockDim.x REAL.
+extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out) {
+    const Layout& g = s.g;
+    const int axis = s.axis, P = s.P, W = s.W, limiter = s.limiter;
+    const REAL lambda = s.lambda, gamma = s.gamma;
+    extern __shared__ unsigned char smem_raw[];
+    REAL* F = (REAL*)smem_raw;
+    const int t = threadIdx.x, nt = blockDim.x;
+    const int p = axis == 0 ? t % P : t / W;
+    const int w = axis == 0 ? t / P : t % W;
+    const int L = (int)blockIdx.x * (P - 1) + p - 1;
+    const int line = (int)blockIdx.y * W + w;
+    const int o = (int)blockIdx.z;
+    const int N = pick(axis, g.n[0], g.n[1], g.n[2]);
+    const int nw = axis == 0 ? g.n[1] : g.n[0];
+    const bool face = t < P * W && line < nw && L <= N - 1;
+    const int i = axis == 0 ? L : line;
+    const int j = axis == 1 ? L : (axis == 0 ? line : o);
+    const int k = axis == 2 ? L : o;
+    const long long st = axis == 0 ? 1 : (axis == 1 ? (long long)g.px : (long long)g.px * g.py);
+    u64 off[5];
+    frame_offsets(axis, g.cstride, off);
+    REAL q[4][5];
+    REAL f[5] = {0, 0, 0, 0, 0};
+    long long base = 0;
+    if (face) {
+        base = (long long)grid_at(g, i, j, k);
+#pragma unroll
+        for (int m = 0; m < 4; ++m)
+#pragma unroll
+            for (int c = 0; c < 5; ++c) q[m][c] = u[(u64)(base + (m - 1) * st) + off[c]];
+        REAL l0[5], r0[5], l1[5], r1[5];
+        evolved(q[0], q[1], q[2], lambda, gamma, limiter, l0, r0);
+        evolved(q[1], q[2], q[3], lambda, gamma, limiter, l1, r1);
+        godunov_flux(r0, l1, gamma, f);
+    }
+#pragma unroll
+    for (int c = 0; c < 5; ++c) F[c * nt + t] = f[c];
+    __syncthreads();
+    if (face && p >= 1) {
+        const int left = t - (axis == 0 ? 1 : W);
+#pragma unroll
+        for (int c = 0; c < 5; ++c) out[(u64)base + off[c]] = q[1][c] - lambda * (f[c] - F[c * nt + left]);
+    }
+}
+
+// The padded index of interior cell q (x fastest).
+__device__ __forceinline__ u64 cell_at(const Layout& g, u64 q) {
+    const u64 nx = (u64)g.n[0], ny = (u64)g.n[1];
+    return grid_at(g, (int)(q % nx), (int)((q / nx) % ny), (int)(q / (nx * ny)));
+}
+
+// The state at padded index `at` in the frame of `axis`.
+__device__ __forceinline__ void load_frame(const Layout& g, const REAL* u, u64 at, int axis, REAL* s) {
+    u64 off[5];
+    frame_offsets(axis, g.cstride, off);
+#pragma unroll
+    for (int c = 0; c < 5; ++c) s[c] = u[at + off[c]];
+}
+
+// Per-block min over interior cells and active axes (bit a of `active`) of h_a / (|u_a| + c),
+// the speed in REAL, the quotient in double as on the CPU; the host finishes the min over
+// blocks (fmin, as f64::min there, passes over NaN). blockDim.x = 256.
+extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u, double* block_out) {
+    const Layout& g = s.g;
+    __shared__ double sm[256];
+    const u64 points = (u64)g.n[0] * g.n[1] * g.n[2];
+    double m = __longlong_as_double(0x7ff0000000000000LL);  // +inf
+    for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
+        const u64 at = cell_at(g, q);
+#pragma unroll
+        for (int a = 0; a < 3; ++a) {
+            if (!((s.active >> a) & 1)) continue;
+            REAL v[5];
+            load_frame(g, u, at, a, v);
+            const REAL speed = fabs(v[1] / v[0]) + sqrt(s.gamma * pressure(v, s.gamma) / v[0]);
+            const double h = a == 0 ? s.hx : (a == 1 ? s.hy : s.hz);
+            m = fmin(m, h / (double)speed);
+        }
+    }
+    sm[threadIdx.x] = m;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+        if (threadIdx.x < half) sm[threadIdx.x] = fmin(sm[threadIdx.x], sm[threadIdx.x + half]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) block_out[blockIdx.x] = sm[0];
+}
+
+// The first interior cell (x fastest) whose density or pressure is not positive or whose state
+// is not finite, by atomicMin into *first (which the host sets to ~0 beforehand).
+extern "C" __global__ void euler_first_unsound(Params s, const REAL* __restrict__ u, u64* first) {
+    const Layout& g = s.g;
+    const u64 points = (u64)g.n[0] * g.n[1] * g.n[2];
+    for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
+        REAL v[5];
+        load_frame(g, u, cell_at(g, q), 0, v);
+        bool finite = true;
+#pragma unroll
+        for (int c = 0; c < 5; ++c) finite = finite && isfinite(v[c]);
+        if (!(v[0] > (REAL)0 && pressure(v, s.gamma) > (REAL)0 && finite)) atomicMin(first, q);
+    }
+}

@@ -1,0 +1,235 @@
+//! The Euler equations on a CUDA device (kernels/cuda/euler.cu): per active axis the device
+//! halo fill, then one fused MUSCL-Hancock sweep kernel from `u` into `u2` (swapped after);
+//! the stable step and the positivity check as device reductions. The same arithmetic in the
+//! same order as the CPU (`cpu.rs`); output fields and health messages come from the same
+//! conversion (`gas.rs`).
+
+use super::cpu::{min_bytes_per_step, sweep_order, variant};
+use super::gas;
+use super::EulerSetup;
+use crate::backend::cuda::Device;
+use crate::error::Result;
+use crate::framework::{Clock, Simulation, Unhealthy};
+use crate::grid::cuda::{DeviceHalo, LayoutC};
+use crate::numerics::fv::limiters::Limiter;
+use crate::output::Field;
+use crate::real::{from_bytes, to_bytes, Real};
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+/// Threads per block of the reductions (`euler_stable_dt` reduces over 256 in shared memory).
+const REDUCE_THREADS: u32 = 256;
+
+/// Mirrors `struct Params` in euler.cu: what every kernel of the module takes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct ParamsC<R> {
+    layout: LayoutC,
+    gamma: R,
+    /// The sweep's dt / h along its axis.
+    lambda: R,
+    axis: i32,
+    limiter: i32,
+    /// The sweep's tile: P faces along the axis times W lines.
+    p: i32,
+    w: i32,
+    /// Bit a set: axis a has more than one cell.
+    active: i32,
+    h: [f64; 3],
+}
+
+// SAFETY: plain-old-data with the same layout as the C struct.
+unsafe impl<R: DeviceRepr> DeviceRepr for ParamsC<R> {}
+
+pub struct CudaEuler<R: Real> {
+    /// The setup, its grid's rows aligned for the device.
+    pub setup: EulerSetup,
+    dev: Arc<Device>,
+    /// Conservative variables (rho, rho u, rho v, rho w, E), padded, one component after another.
+    u: CudaSlice<R>,
+    /// The sweep's output, swapped with `u` after each sweep.
+    u2: CudaSlice<R>,
+    /// Per-block minima of the stable-step reduction.
+    partial: CudaSlice<f64>,
+    /// The kernels' parameters, but the sweep's own (lambda, axis, tile).
+    params: ParamsC<R>,
+    halo: DeviceHalo<R>,
+    f_sweep: CudaFunction,
+    f_dt: CudaFunction,
+    f_unsound: CudaFunction,
+}
+
+/// The limiter's code in euler.cu (`LIMITER_*`).
+fn limiter_code(l: Limiter) -> i32 {
+    match l {
+        Limiter::FirstOrder => 0,
+        Limiter::Minbee => 1,
+        Limiter::VanLeer => 2,
+        Limiter::Superbee => 3,
+    }
+}
+
+/// The sweep's tile along `axis`: P faces along the axis (P - 1 cells updated) times W lines.
+/// Along x the faces are consecutive threads; along y and z the lines are: 16 consecutive x,
+/// a whole 128-byte line of doubles.
+fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
+    match axis {
+        0 if n[1] > 1 => (128, 2),
+        0 => (128, 1),
+        _ => (16, 16),
+    }
+}
+
+impl<R: Real> CudaEuler<R> {
+    pub fn new(mut setup: EulerSetup, dev: Arc<Device>, initial: &[f64]) -> Result<Self> {
+        setup.grid = setup.grid.aligned_for(std::mem::size_of::<R>());
+        let host = setup.grid.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
+        let blocks = Self::reduce_blocks(&setup, &dev);
+        Ok(CudaEuler {
+            u: dev.upload(&host)?,
+            u2: dev.zeros(host.len())?,
+            partial: dev.zeros(blocks as usize)?,
+            params: ParamsC {
+                layout: LayoutC::of(&setup.grid),
+                gamma: R::of(setup.gamma),
+                lambda: R::zero(),
+                axis: 0,
+                limiter: limiter_code(setup.limiter),
+                p: 0,
+                w: 0,
+                active: setup.active_axes().iter().map(|&a| 1 << a).sum(),
+                h: setup.grid.h,
+            },
+            halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?,
+            f_sweep: dev.function::<R>(kernels::euler::SWEEP, &[])?,
+            f_dt: dev.function::<R>(kernels::euler::STABLE_DT, &[])?,
+            f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, &[])?,
+            setup,
+            dev,
+        })
+    }
+
+    /// Blocks of the grid-stride reductions: enough to fill the device, no more than the cells.
+    fn reduce_blocks(setup: &EulerSetup, dev: &Device) -> u32 {
+        let points = setup.grid.points() as u64;
+        (points.div_ceil(REDUCE_THREADS as u64) as u32).clamp(1, 8 * dev.sm_count.max(1))
+    }
+
+    fn reduce_config(&self) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (self.partial.len() as u32, 1, 1),
+            block_dim: (REDUCE_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// Launch `f` of euler.cu on the state: its arguments are the parameters, `u` and `out`.
+    fn launch(&self, f: &CudaFunction, params: &ParamsC<R>, out: u64, cfg: LaunchConfig) -> Result<()> {
+        let u = self.dev.ptr(&self.u);
+        // SAFETY: u is a padded array of this grid with 5 components; `out` is what `f` writes
+        // (the sweep's padded output, distinct from u; one double per block of the stable
+        // step's reduction; one u64, the first unsound cell) and `cfg` the launch it expects.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(f)
+                .arg(params)
+                .arg(&u)
+                .arg(&out)
+                .launch(cfg)?
+        };
+        Ok(())
+    }
+
+    /// One MUSCL-Hancock sweep along `axis` from `u` into `u2`; the ghosts of `u` are filled.
+    fn sweep(&self, axis: usize, dt: f64) -> Result<()> {
+        let g = &self.setup.grid;
+        let (p, w) = tile(g.n, axis);
+        let (wide, other) = (if axis == 0 { 1 } else { 0 }, if axis == 2 { 1 } else { 2 });
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (g.n[axis] as u32).div_ceil(p - 1),
+                (g.n[wide] as u32).div_ceil(w),
+                g.n[other] as u32,
+            ),
+            block_dim: (p * w, 1, 1),
+            shared_mem_bytes: 5 * p * w * std::mem::size_of::<R>() as u32,
+        };
+        let params = ParamsC {
+            lambda: R::of(dt / g.h[axis]),
+            axis: axis as i32,
+            p: p as i32,
+            w: w as i32,
+            ..self.params
+        };
+        self.launch(&self.f_sweep, &params, self.dev.ptr(&self.u2), cfg)
+    }
+
+    fn interior(&self) -> Result<Vec<R>> {
+        Ok(self.setup.grid.unpad(&self.dev.download(&self.u)?))
+    }
+}
+
+impl<R: Real> Simulation for CudaEuler<R> {
+    fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
+        let out = self.dev.ptr(&self.partial);
+        self.launch(&self.f_dt, &self.params, out, self.reduce_config())?;
+        let partial = self.dev.download(&self.partial)?;
+        Ok(cfl * partial.into_iter().fold(f64::INFINITY, f64::min))
+    }
+
+    fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
+        for a in sweep_order(&self.setup, clock.step) {
+            self.halo.fill(self.dev.ptr(&self.u))?;
+            self.sweep(a, dt)?;
+            std::mem::swap(&mut self.u, &mut self.u2);
+        }
+        Ok(())
+    }
+
+    fn health(&mut self) -> Result<Option<Unhealthy>> {
+        let first = self.dev.stream.clone_htod(&[u64::MAX])?;
+        self.launch(
+            &self.f_unsound,
+            &self.params,
+            self.dev.ptr(&first),
+            self.reduce_config(),
+        )?;
+        let cell = self.dev.stream.clone_dtoh(&first)?[0];
+        if cell == u64::MAX {
+            return Ok(None);
+        }
+        let values = self.interior()?;
+        Ok(Some(gas::unsound(
+            &self.setup.grid,
+            self.params.gamma,
+            &values,
+            cell as usize,
+        )))
+    }
+
+    fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
+        Ok(gas::fields(&self.setup.grid, self.params.gamma, &self.interior()?))
+    }
+
+    fn save_state(&mut self) -> Result<Vec<u8>> {
+        Ok(to_bytes(&self.interior()?))
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
+        self.u = self.dev.upload(&self.setup.grid.pad(&from_bytes::<R>(bytes)))?;
+        Ok(())
+    }
+
+    fn bytes_per_step(&self) -> f64 {
+        min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
+    }
+
+    fn variant(&self) -> String {
+        variant(&self.setup)
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.dev.sync()
+    }
+}
