@@ -2,8 +2,9 @@
 //! 3D): conservative variables (rho, rho u, rho v, rho w, E), dimensionally split
 //! MUSCL-Hancock with the exact Riemann solver and four slope limiters (Toro; the paper
 //! `euler-2d-muscl-hancock-gpu.md`), a CFL step from the fastest signal, Toro's tests 1-5
-//! against their exact solutions. So far on the CPU (f32 and f64); the CUDA kernels, PLM + HLL
-//! + SSP-RK3 with gravity and the 2D/3D templates are the rest of the Euler issue.
+//! against their exact solutions, on the CPU (`cpu.rs`) and CUDA (`cuda.rs`, kernels/cuda/euler.cu),
+//! f32 and f64. PLM + HLL + SSP-RK3 with gravity and the Rayleigh-Taylor templates are the rest
+//! of the Euler issue.
 
 pub mod cpu;
 pub mod cuda;
