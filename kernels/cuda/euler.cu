@@ -1,18 +1,25 @@
 // The compressible Euler equations on the structured grid (solver/src/cases/euler/): one
-// dimensionally split MUSCL-Hancock sweep along an axis with the exact Riemann solver, the
-// stable step's reduction and the positivity check. The same arithmetic in the same order as
-// the CPU (muscl.rs, gas.rs, limiters.rs); compiled with --fmad=false.
+// dimensionally split MUSCL-Hancock sweep along an axis with the exact Riemann solver
+// (riemann.cuh) or HLLC / HLL (hll.cuh), the stable step's reduction and the positivity check.
+// The same arithmetic in the same order as the CPU (muscl.rs, gas.rs, limiters.rs,
+// riemann_exact.rs, riemann_hll.rs); compiled with --fmad=false.
 // Conservative variables (rho, rho u, rho v, rho w, E), one component after another on the
 // padded layout of grid.cuh; a state "in the frame of axis a" is [rho, rho u_a, rho u_a+1,
 // rho u_a+2, E] (indices mod 3), as the CPU's gas.rs::frame.
 #include "grid.cuh"
 #include "riemann.cuh"
+#include "hll.cuh"
 
 // Limiters (solver/src/numerics/fv/limiters.rs), by the host's code.
 #define LIMITER_FIRST_ORDER 0
 #define LIMITER_MINBEE 1
 #define LIMITER_VAN_LEER 2
 #define LIMITER_SUPERBEE 3
+
+// Riemann solvers (solver/src/cases/euler/section.rs, Riemann), by the host's code.
+#define RIEMANN_EXACT 0
+#define RIEMANN_HLLC 1
+#define RIEMANN_HLL 2
 
 // What every kernel of this module takes (mirrors ParamsC in solver/src/cases/euler/cuda.rs).
 struct Params {
@@ -21,6 +28,7 @@ struct Params {
     REAL lambda;          // the sweep's dt / h along its axis
     int axis;             // the sweep's axis
     int limiter;          // LIMITER_*
+    int riemann;          // RIEMANN_*
     int P, W;             // the sweep's tile: P faces along the axis times W lines
     int active;           // bit a set: axis a has more than one cell (the stable step's axes)
     double hx, hy, hz;    // cell sizes
@@ -44,23 +52,6 @@ __device__ __forceinline__ REAL slope(int limiter, REAL d_minus, REAL d_plus) {
         xi = r <= half ? two * r : (r <= one ? one : fmin(fmin(r, xi_r), two));
     }
     return xi * half * (d_minus + d_plus);
-}
-
-// Pressure p = (gamma - 1) (E - rho |u|^2 / 2) of a state in a sweep's frame.
-__device__ __forceinline__ REAL pressure(const REAL* u, REAL gamma) {
-    const REAL kinetic = (REAL)0.5 * (u[1] * u[1] + u[2] * u[2] + u[3] * u[3]) / u[0];
-    return (gamma - (REAL)1) * (u[4] - kinetic);
-}
-
-// The flux along the axis of a conservative state.
-__device__ __forceinline__ void flux(const REAL* u, REAL gamma, REAL* f) {
-    const REAL p = pressure(u, gamma);
-    const REAL un = u[1] / u[0];
-    f[0] = u[1];
-    f[1] = u[1] * un + p;
-    f[2] = u[2] * un;
-    f[3] = u[3] * un;
-    f[4] = un * (u[4] + p);
 }
 
 __device__ __forceinline__ bool sound(const REAL* v, REAL gamma) { return v[0] > (REAL)0 && pressure(v, gamma) > (REAL)0; }
@@ -125,9 +116,9 @@ __device__ __forceinline__ void frame_offsets(int axis, u64 cs, u64* off) {
 // One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
 // their neighbours write), lambda = dt / h. A block is a tile of W lines x P faces; thread
 // (w, p) computes the face between cells L = s0 + p - 1 and L + 1 of its line from the four
-// cells L-1 .. L+2 (the evolved right value of L and left value of L + 1, then the exact
-// Riemann solver), and after the block's faces are in shared memory updates cell L (p >= 1)
-// from its two faces: P - 1 cells per line and block from P faces (the first face of a tile
+// cells L-1 .. L+2 (the evolved right value of L and left value of L + 1, then the Riemann
+// solver of s.riemann), and after the block's faces are in shared memory updates cell L
+// (p >= 1) from its two faces: P - 1 cells per line and block from P faces (the first face of a tile
 // is also the last of the tile before it, the one face per line and block solved twice).
 // Along x the P faces are consecutive threads (W lines in y or z); along y and z the W lines
 // are consecutive x (coalesced), P faces along the axis. Dynamic shared memory: 5 blockDim.x REAL.
@@ -164,7 +155,13 @@ extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REA
         REAL l0[5], r0[5], l1[5], r1[5];
         evolved(q[0], q[1], q[2], lambda, gamma, limiter, l0, r0);
         evolved(q[1], q[2], q[3], lambda, gamma, limiter, l1, r1);
-        godunov_flux(r0, l1, gamma, f);
+        if (s.riemann == RIEMANN_HLLC) {
+            hllc_flux(r0, l1, gamma, f);
+        } else if (s.riemann == RIEMANN_HLL) {
+            hll_flux(r0, l1, gamma, f);
+        } else {
+            godunov_flux(r0, l1, gamma, f);
+        }
     }
 #pragma unroll
     for (int c = 0; c < 5; ++c) F[c * nt + t] = f[c];

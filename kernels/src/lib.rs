@@ -23,6 +23,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("grid.cuh", include_str!("../cuda/grid.cuh")),
     ("tet.cuh", include_str!("../cuda/tet.cuh")),
     ("riemann.cuh", include_str!("../cuda/riemann.cuh")),
+    ("hll.cuh", include_str!("../cuda/hll.cuh")),
 ];
 
 /// A kernel module: one `.cu` file of kernels/cuda/, compiled by itself into one PTX module

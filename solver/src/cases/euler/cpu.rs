@@ -41,7 +41,7 @@ impl<R: Real> CpuEuler<R> {
         let (stride, comps) = (g.padded_len(), gas::frame(axis));
         let lambda = R::of(dt / g.h[axis]);
         let gamma = R::of(self.setup.gamma);
-        let limiter = self.setup.limiter;
+        let scheme = (self.setup.limiter, self.setup.riemann);
         let u = &self.u;
         let lines: Vec<Vec<Cons<R>>> = (0..n1 * n2)
             .into_par_iter()
@@ -54,7 +54,7 @@ impl<R: Real> CpuEuler<R> {
                     })
                     .collect();
                 let mut out = vec![[R::zero(); 5]; n as usize];
-                update_line(&line, lambda, gamma, limiter, &mut out);
+                update_line(&line, lambda, gamma, scheme, &mut out);
                 out
             })
             .collect();
@@ -148,5 +148,5 @@ pub fn min_bytes_per_step(setup: &EulerSetup, real_bytes: usize) -> f64 {
 
 /// The numerical variant, on either backend.
 pub fn variant(setup: &EulerSetup) -> String {
-    format!("muscl-hancock+exact+{}", setup.limiter.name())
+    format!("muscl-hancock+{}+{}", setup.riemann.name(), setup.limiter.name())
 }

@@ -1,11 +1,12 @@
 //! The Euler equations on a CUDA device (kernels/cuda/euler.cu): per active axis the device
-//! halo fill, then one fused MUSCL-Hancock sweep kernel from `u` into `u2` (swapped after);
+//! halo fill, then one fused MUSCL-Hancock sweep kernel (the Riemann solver by a parameter) from `u` into `u2` (swapped after);
 //! the stable step and the positivity check as device reductions. The same arithmetic in the
 //! same order as the CPU (`cpu.rs`); output fields and health messages come from the same
 //! conversion (`gas.rs`).
 
 use super::cpu::{min_bytes_per_step, sweep_order, variant};
 use super::gas;
+use super::section::Riemann;
 use super::EulerSetup;
 use crate::backend::cuda::Device;
 use crate::error::Result;
@@ -30,6 +31,7 @@ struct ParamsC<R> {
     lambda: R,
     axis: i32,
     limiter: i32,
+    riemann: i32,
     /// The sweep's tile: P faces along the axis times W lines.
     p: i32,
     w: i32,
@@ -69,6 +71,15 @@ fn limiter_code(l: Limiter) -> i32 {
     }
 }
 
+/// The Riemann solver's code in euler.cu (`RIEMANN_*`).
+fn riemann_code(r: Riemann) -> i32 {
+    match r {
+        Riemann::Exact => 0,
+        Riemann::Hllc => 1,
+        Riemann::Hll => 2,
+    }
+}
+
 /// The sweep's tile along `axis`: P faces along the axis (P - 1 cells updated) times W lines.
 /// Along x the faces are consecutive threads; along y and z the lines are: 16 consecutive x,
 /// a whole 128-byte line of doubles.
@@ -95,6 +106,7 @@ impl<R: Real> CudaEuler<R> {
                 lambda: R::zero(),
                 axis: 0,
                 limiter: limiter_code(setup.limiter),
+                riemann: riemann_code(setup.riemann),
                 p: 0,
                 w: 0,
                 active: setup.active_axes().iter().map(|&a| 1 << a).sum(),

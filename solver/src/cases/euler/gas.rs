@@ -4,6 +4,8 @@
 use crate::framework::Unhealthy;
 use crate::grid::StructuredGrid;
 use crate::numerics::fv::riemann_exact::Primitive;
+/// Pressure p = (gamma - 1) (E - rho |u|^2 / 2), and the flux along the axis, of a state.
+pub use crate::numerics::fv::riemann_hll::{flux, pressure};
 use crate::output::{Centring, Field};
 use crate::real::Real;
 
@@ -22,14 +24,6 @@ pub fn state<R: Real>(values: &[R], points: usize, cell: usize, axis: usize) -> 
     frame(axis).map(|c| values[c * points + cell])
 }
 
-/// Pressure p = (gamma - 1) (E - rho |u|^2 / 2).
-#[inline]
-pub fn pressure<R: Real>(u: &Cons<R>, gamma: R) -> R {
-    let half = R::of(0.5);
-    let kinetic = half * (u[1] * u[1] + u[2] * u[2] + u[3] * u[3]) / u[0];
-    (gamma - R::one()) * (u[4] - kinetic)
-}
-
 /// The 1D primitive state (rho, u_n, p) and the transverse velocities.
 #[inline]
 pub fn primitive<R: Real>(u: &Cons<R>, gamma: R) -> (Primitive<R>, [R; 2]) {
@@ -40,14 +34,6 @@ pub fn primitive<R: Real>(u: &Cons<R>, gamma: R) -> (Primitive<R>, [R; 2]) {
         p: pressure(u, gamma),
     };
     (w, [u[2] / rho, u[3] / rho])
-}
-
-/// The flux along the axis of a conservative state.
-#[inline]
-pub fn flux<R: Real>(u: &Cons<R>, gamma: R) -> Cons<R> {
-    let p = pressure(u, gamma);
-    let un = u[1] / u[0];
-    [u[1], u[1] * un + p, u[2] * un, u[3] * un, un * (u[4] + p)]
 }
 
 /// The flux of a primitive state (rho, u_n, p) with transverse velocities `t`.

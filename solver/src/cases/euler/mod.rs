@@ -1,6 +1,6 @@
 //! The compressible Euler equations of an ideal gas on cell-centred structured grids (1D, 2D,
 //! 3D): conservative variables (rho, rho u, rho v, rho w, E), dimensionally split
-//! MUSCL-Hancock with the exact Riemann solver and four slope limiters (Toro; the paper
+//! MUSCL-Hancock with the exact Riemann solver (or HLLC, HLL) and four slope limiters (Toro; the paper
 //! `euler-2d-muscl-hancock-gpu.md`), a CFL step from the fastest signal, Toro's tests 1-5
 //! against their exact solutions, on the CPU (`cpu.rs`) and CUDA (`cuda.rs`, kernels/cuda/euler.cu),
 //! f32 and f64. PLM + HLL + SSP-RK3 with gravity and the Rayleigh-Taylor templates are the rest
@@ -22,7 +22,7 @@ use crate::grid::{BoundarySet, GridSection, StructuredGrid};
 use crate::numerics::fv::limiters::Limiter;
 use crate::output::{Centring, Field, Geometry};
 use crate::real::Real;
-use section::{EulerSection, Initial};
+use section::{EulerSection, Initial, Riemann};
 use serde::{Deserialize, Serialize};
 
 /// Ghost layers on every active axis: MUSCL-Hancock's flux at a face reads two cells each side.
@@ -43,7 +43,8 @@ const TEMPLATES: &[Template] = &[
 ];
 
 /// A CPU-vs-CUDA check of `template` (the same arithmetic in the same order on both
-/// backends; only the exact Riemann solver's `pow` may round differently on the device).
+/// backends; only the exact Riemann solver's `pow` may round differently on the device, HLLC
+/// and HLL have none).
 const fn check(name: &'static str, template: &'static str, sets: &'static [&'static str], steps: u64) -> CheckSpec {
     CheckSpec {
         name,
@@ -105,7 +106,21 @@ const CHECKS: &[CheckSpec] = &[
     ),
     check("density-wave 64x64", "euler-density-wave", &[], 100),
     check("riemann-2d 240x240", "euler-riemann-2d", &["grid.dims=[240,240,1]"], 100),
+    check("toro-1 200 hllc", "euler-toro-1", &[D200, HLLC], 100),
+    check("toro-1 200 hll", "euler-toro-1", &[D200, HLL], 100),
+    check("toro-3 200 hllc", "euler-toro-3", &[D200, HLLC], 100),
+    check("toro-3 200 hll", "euler-toro-3", &[D200, HLL], 100),
+    check(
+        "riemann-2d 240x240 hllc",
+        "euler-riemann-2d",
+        &["grid.dims=[240,240,1]", HLLC],
+        100,
+    ),
 ];
+
+/// The approximate Riemann solvers.
+const HLLC: &str = "euler.riemann=\"hllc\"";
+const HLL: &str = "euler.riemann=\"hll\"";
 
 /// Cell updates per second on cubes (Toro's test 1 along x, outflow on every face).
 const BENCHES: &[BenchSpec] = &[
@@ -120,6 +135,18 @@ const BENCHES: &[BenchSpec] = &[
         name: "riemann-2d",
         template: "euler-riemann-2d",
         sets: &[],
+        sizes: Sizes::GridSquares(&[1000, 2048, 4096]),
+    },
+    BenchSpec {
+        name: "toro-1 cube hllc",
+        template: "euler-toro-1",
+        sets: &[HLLC],
+        sizes: Sizes::GridCubes(&[128, 256, 512]),
+    },
+    BenchSpec {
+        name: "riemann-2d hllc",
+        template: "euler-riemann-2d",
+        sets: &[HLLC],
         sizes: Sizes::GridSquares(&[1000, 2048, 4096]),
     },
 ];
@@ -142,6 +169,7 @@ pub struct EulerSetup {
     pub bc: BoundarySet,
     pub gamma: f64,
     pub limiter: Limiter,
+    pub riemann: Riemann,
     pub initial: Initial,
     doc: EulerDoc,
 }
@@ -171,6 +199,7 @@ impl EulerSetup {
             bc,
             gamma: e.gamma,
             limiter: e.limiter,
+            riemann: e.riemann,
             initial: e.initial.clone(),
             doc: view,
         })

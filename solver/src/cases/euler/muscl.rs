@@ -1,10 +1,12 @@
 //! MUSCL-Hancock along one line (Toro sec. 14.4): limited slopes of the conservative variables,
-//! boundary-extrapolated values evolved by half a step, the exact Riemann solver's Godunov
-//! state at each face, the conservative update. One line of cells, two ghosts at each end.
+//! boundary-extrapolated values evolved by half a step, the flux at each face from the chosen
+//! Riemann solver (the exact solver's Godunov state, HLLC or HLL), the conservative update. One line of cells, two ghosts at each end.
 
 use super::gas::{self, Cons};
+use super::section::Riemann;
 use crate::numerics::fv::limiters::Limiter;
 use crate::numerics::fv::riemann_exact::godunov_state;
+use crate::numerics::fv::riemann_hll::{hll_flux, hllc_flux};
 use crate::real::Real;
 
 /// The boundary-extrapolated values of cell i evolved by half a step (Toro eqs. 14.32-14.34).
@@ -46,13 +48,29 @@ pub fn godunov_flux<R: Real>(l: &Cons<R>, r: &Cons<R>, gamma: R) -> Cons<R> {
     gas::flux_of_primitive(w, t, gamma)
 }
 
+/// The flux between a left and a right state from the chosen Riemann solver.
+#[inline]
+pub fn face_flux<R: Real>(riemann: Riemann, l: &Cons<R>, r: &Cons<R>, gamma: R) -> Cons<R> {
+    match riemann {
+        Riemann::Exact => godunov_flux(l, r, gamma),
+        Riemann::Hllc => hllc_flux(l, r, gamma),
+        Riemann::Hll => hll_flux(l, r, gamma),
+    }
+}
+
 /// Update the interior of `line` (length n + 4) by one step, `lambda` = dt / dx, into `out`
-/// (length n).
-pub fn update_line<R: Real>(line: &[Cons<R>], lambda: R, gamma: R, limiter: Limiter, out: &mut [Cons<R>]) {
+/// (length n), with `limiter` and `riemann` solver.
+pub fn update_line<R: Real>(
+    line: &[Cons<R>],
+    lambda: R,
+    gamma: R,
+    (limiter, riemann): (Limiter, Riemann),
+    out: &mut [Cons<R>],
+) {
     let m = line.len();
     // Evolved boundary values of cells 1..m-1 and the fluxes of faces 1+1/2 .. m-3+1/2.
     let ev: Vec<(Cons<R>, Cons<R>)> = (1..m - 1).map(|i| evolved(line, i, lambda, gamma, limiter)).collect();
-    let faces: Vec<Cons<R>> = (0..m - 3).map(|f| godunov_flux(&ev[f].1, &ev[f + 1].0, gamma)).collect();
+    let faces: Vec<Cons<R>> = (0..m - 3).map(|f| face_flux(riemann, &ev[f].1, &ev[f + 1].0, gamma)).collect();
     for (k, o) in out.iter_mut().enumerate() {
         // Cell k + 2 of the line: faces k (left) and k + 1 (right).
         let (u, fl, fr) = (&line[k + 2], &faces[k], &faces[k + 1]);

@@ -14,7 +14,7 @@ pub struct EulerSection {
     /// "muscl-hancock": dimensionally split, the sweep order alternating from step to step.
     #[serde(default)]
     pub scheme: Scheme,
-    /// "exact" (Toro ch. 4).
+    /// "exact" (Toro ch. 4) | "hllc" | "hll" (Toro ch. 10, pressure-based wave speeds).
     #[serde(default)]
     pub riemann: Riemann,
     /// "first-order" | "minbee" | "van-leer" | "superbee" (Toro sec. 14.4).
@@ -41,6 +41,19 @@ pub enum Scheme {
 pub enum Riemann {
     #[default]
     Exact,
+    Hllc,
+    Hll,
+}
+
+impl Riemann {
+    /// The name in a case file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Riemann::Exact => "exact",
+            Riemann::Hllc => "hllc",
+            Riemann::Hll => "hll",
+        }
+    }
 }
 
 /// Initial data, as primitive states [density, normal velocity, pressure].
