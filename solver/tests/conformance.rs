@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::{solver, stderr};
+use common::{run_cpu, stderr};
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 /// A small Kuhn box for the families that read a tetrahedral mesh.
 fn box_mesh(dir: &Path) -> PathBuf {
@@ -64,20 +63,6 @@ fn shrink(text: &str, mesh: &Path) -> toml::Table {
     t
 }
 
-fn run(case: &Path, out: &Path, extra: &[&str]) -> Output {
-    let mut a = vec![
-        "run",
-        case.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "-q",
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    a.extend_from_slice(extra);
-    solver(&a)
-}
-
 /// Each data set of a .pvd series read by VTK's XML readers: "file arrays cells points".
 fn vtk_read_back(pvd: &Path) -> Option<String> {
     let script = r#"
@@ -114,15 +99,15 @@ fn conform(dir: &Path, mesh: &Path, family: &str, template: &str, text: &str) {
     let case = dir.join(format!("{template}.toml"));
     std::fs::write(&case, toml::to_string(&t).unwrap()).unwrap();
     let (full, part) = (dir.join("full"), dir.join("part"));
-    let o = run(&case, &full, &[]);
+    let o = run_cpu(&case, &full, &[]);
     assert!(o.status.success(), "{template}: {}", stderr(&o));
-    let o = run(
+    let o = run_cpu(
         &case,
         &part,
         &["--set", "time.steps=3", "--set", "output.checkpoint_every=3"],
     );
     assert!(o.status.success(), "{template}: {}", stderr(&o));
-    let o = run(&case, &part, &["--restart"]);
+    let o = run_cpu(&case, &part, &["--restart"]);
     assert!(o.status.success(), "{template} restart: {}", stderr(&o));
     let file = |d: &Path| {
         let e = ["vti", "vtu"]
@@ -158,7 +143,7 @@ fn conform(dir: &Path, mesh: &Path, family: &str, template: &str, text: &str) {
     }
 
     let (key, typo) = misspelt_key(&t, family);
-    let o = run(&case, &dir.join("typo"), &["--set", &format!("{family}.{typo}=1")]);
+    let o = run_cpu(&case, &dir.join("typo"), &["--set", &format!("{family}.{typo}=1")]);
     assert_eq!(o.status.code(), Some(2), "{template}: {}", stderr(&o));
     assert!(
         stderr(&o).contains(&format!("did you mean `{key}`")),

@@ -30,3 +30,18 @@ pub fn vtk_python(script: &str, file: &Path) -> Option<String> {
     assert!(o.status.success(), "{}", stderr(&o));
     Some(String::from_utf8_lossy(&o.stdout).into_owned())
 }
+
+/// `solver run CASE --backend cpu -q -o OUT` with more arguments.
+pub fn run_cpu(case: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut a = vec![
+        "run",
+        case.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    a.extend_from_slice(extra);
+    solver(&a)
+}
