@@ -4,7 +4,8 @@
 # solutions, restart, divergence), then a short table. Results land in $OUT (or .gpu/results).
 # Knobs (environment): ADVECT_DIMS (box sizes for the unstructured benchmark, default "26 55":
 # 0.1M and 1M cells; "110" is 8M); ADVECT_ORDERS (default "none rcm hilbert"); SKIP_CHANNEL=1
-# (no 1M-tet Gmsh channel); BENCH_SIZES (structured cubes, default 128,256,512); BENCH_STEPS;
+# (no 1M-tet Gmsh channel); BENCH_SIZES (structured sizes instead of each benchmark's own);
+# BENCH_STEPS, BENCH_REPS;
 # WITH_1024=0 (skip the 1024^3 f32 heat row); CPU=1 (also time the CPU backend).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
@@ -58,7 +59,8 @@ $S run "$W/b.toml" --backend cuda -q --set "grid.dims=[32,32,32]" --set time.cfl
 
 echo "== benchmarks: every family"
 cpu=""; [ "${CPU:-0}" = 1 ] && cpu="--cpu"
-$S bench all --sizes ${BENCH_SIZES:-128,256,512} --mesh "${meshes#,}" --steps ${BENCH_STEPS:-20} $cpu \
+sizes=""; [ -n "${BENCH_SIZES:-}" ] && sizes="--sizes $BENCH_SIZES"   # default: each benchmark's own
+$S bench all $sizes --mesh "${meshes#,}" --steps ${BENCH_STEPS:-20} --reps ${BENCH_REPS:-2} $cpu \
   --json "$R/bench.json" 2>&1 | tee "$R/bench.txt" || fail "bench all"
 if [ "${WITH_1024:-1}" = 1 ]; then
   $S bench heat --sizes 1024 --precision f32 --steps 10 --reps 2 2>&1 | tail -n +3 | tee -a "$R/bench.txt" || fail "bench 1024"
