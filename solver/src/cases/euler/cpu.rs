@@ -76,14 +76,18 @@ impl<R: Real> CpuEuler<R> {
 
 impl<R: Real> Simulation for CpuEuler<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
+        // Read the padded state in place: this runs every step.
         let g = &self.setup.grid;
-        let (values, points, gamma) = (self.interior(), g.points(), R::of(self.setup.gamma));
+        let (u, stride, gamma) = (&self.u, g.padded_len(), R::of(self.setup.gamma));
+        let [nx, ny, _] = g.n;
         let axes = self.setup.active_axes();
-        let min_dt = (0..points)
+        let min_dt = (0..g.points())
             .into_par_iter()
             .map(|cell| {
+                let (i, j, k) = (cell % nx, (cell / nx) % ny, cell / (nx * ny));
+                let at = g.at(i as isize, j as isize, k as isize);
                 axes.iter()
-                    .map(|&a| g.h[a] / gas::max_speed(&gas::state(&values, points, cell, a), gamma).f64())
+                    .map(|&a| g.h[a] / gas::max_speed(&gas::state(u, stride, at, a), gamma).f64())
                     .fold(f64::INFINITY, f64::min)
             })
             .reduce(|| f64::INFINITY, f64::min);

@@ -18,10 +18,10 @@ pub fn frame(axis: usize) -> [usize; 5] {
     [0, 1 + axis, 1 + (axis + 1) % 3, 1 + (axis + 2) % 3, 4]
 }
 
-/// The conservative state of interior cell `cell` (x fastest) in the frame of `axis`, from
-/// interior values with components one after another (`points` values each).
-pub fn state<R: Real>(values: &[R], points: usize, cell: usize, axis: usize) -> Cons<R> {
-    frame(axis).map(|c| values[c * points + cell])
+/// The conservative state at index `at` in the frame of `axis`, from values with components
+/// one after another `stride` apart (interior values: stride = cells; padded: the padded length).
+pub fn state<R: Real>(values: &[R], stride: usize, at: usize, axis: usize) -> Cons<R> {
+    frame(axis).map(|c| values[c * stride + at])
 }
 
 /// The 1D primitive state (rho, u_n, p) and the transverse velocities.
