@@ -1,8 +1,9 @@
 // The compressible Euler equations on the structured grid (solver/src/cases/euler/): one
-// dimensionally split MUSCL-Hancock sweep along an axis with the exact Riemann solver
-// (riemann.cuh) or HLLC / HLL (hll.cuh), the stable step's reduction and the positivity check.
-// The same arithmetic in the same order as the CPU (muscl.rs, gas.rs, limiters.rs,
-// riemann_exact.rs, riemann_hll.rs); compiled with --fmad=false.
+// dimensionally split MUSCL-Hancock sweep along an axis, or one unsplit PLM + SSP-RK3 stage
+// with gravity, with the exact Riemann solver (riemann.cuh) or HLLC / HLL (hll.cuh); the
+// hydrostatic ghosts of walls across gravity, the stable step's reduction and the positivity
+// check. The same arithmetic in the same order as the CPU (muscl.rs, plm.rs, gas.rs,
+// limiters.rs, riemann_exact.rs, riemann_hll.rs); compiled with --fmad=false.
 // Conservative variables (rho, rho u, rho v, rho w, E), one component after another on the
 // padded layout of grid.cuh; a state "in the frame of axis a" is [rho, rho u_a, rho u_a+1,
 // rho u_a+2, E] (indices mod 3), as the CPU's gas.rs::frame.
@@ -15,6 +16,8 @@
 #define LIMITER_MINBEE 1
 #define LIMITER_VAN_LEER 2
 #define LIMITER_SUPERBEE 3
+#define LIMITER_MINMOD 4
+#define MINMOD_THETA 1.5  // limiters.rs, MINMOD_THETA
 
 // Riemann solvers (solver/src/cases/euler/section.rs, Riemann), by the host's code.
 #define RIEMANN_EXACT 0
@@ -32,6 +35,11 @@ struct Params {
     int P, W;             // the sweep's tile: P faces along the axis times W lines
     int active;           // bit a set: axis a has more than one cell (the stable step's axes)
     double hx, hy, hz;    // cell sizes
+    int unsplit;          // the stable step of all axes at once (PLM + RK3)
+    REAL wa, wb, dt;      // the RK3 stage: out = wa u0 + wb (u + dt L(u))
+    REAL inv_h[3];        // 1 / cell size
+    REAL grav[3];         // gravitational acceleration
+    int tx, ty, tz;       // the RK3 stage's tile of cells (1 on an inactive axis)
 };
 
 __device__ __forceinline__ int pick(int axis, int a, int b, int c) { return axis == 0 ? a : (axis == 1 ? b : c); }
@@ -42,6 +50,11 @@ __device__ __forceinline__ REAL slope(int limiter, REAL d_minus, REAL d_plus) {
     if (limiter == LIMITER_FIRST_ORDER || d_plus == zero) return zero;
     const REAL r = d_minus / d_plus;
     if (r <= zero) return zero;
+    if (limiter == LIMITER_MINMOD) {
+        const REAL theta = (REAL)MINMOD_THETA;
+        const REAL m = fmin(fmin(theta * fabs(d_minus), theta * fabs(d_plus)), half * fabs(d_minus + d_plus));
+        return d_plus > zero ? m : -m;
+    }
     const REAL xi_r = two / (one + r);
     REAL xi;
     if (limiter == LIMITER_MINBEE) {
@@ -173,6 +186,161 @@ extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REA
     }
 }
 
+// The Riemann flux between conservative states l and r in a face's frame, by s.riemann.
+__device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const REAL* r, REAL gamma, REAL* f) {
+    if (riemann == RIEMANN_HLLC) {
+        hllc_flux(l, r, gamma, f);
+    } else if (riemann == RIEMANN_HLL) {
+        hll_flux(l, r, gamma, f);
+    } else {
+        godunov_flux(l, r, gamma, f);
+    }
+}
+
+// PLM (plm.rs, face_value): the primitive value of cell w (neighbours wm, wp) at its upper or
+// lower face, w +- slope / 2; w itself where that leaves rho or p non-positive.
+__device__ __forceinline__ void plm_face_value(const REAL* wm, const REAL* w, const REAL* wp, int limiter, bool upper,
+                                               REAL* f) {
+    const REAL half = (REAL)0.5;
+#pragma unroll
+    for (int c = 0; c < 5; ++c) {
+        const REAL d = half * slope(limiter, w[c] - wm[c], wp[c] - w[c]);
+        f[c] = upper ? w[c] + d : w[c] - d;
+    }
+    if (!(f[0] > (REAL)0 && f[4] > (REAL)0)) {
+#pragma unroll
+        for (int c = 0; c < 5; ++c) f[c] = w[c];
+    }
+}
+
+// The conservative state in the frame of `axis` of a primitive [rho, u_x, u_y, u_z, p]
+// (plm.rs, conservative_in_frame).
+__device__ __forceinline__ void conservative_in_frame(const REAL* w, int axis, REAL gamma, REAL* u) {
+    const REAL half = (REAL)0.5;
+    const REAL rho = w[0], vn = w[1 + axis], t1 = w[1 + (axis + 1) % 3], t2 = w[1 + (axis + 2) % 3];
+    const REAL kinetic = half * rho * (vn * vn + t1 * t1 + t2 * t2);
+    u[0] = rho;
+    u[1] = rho * vn;
+    u[2] = rho * t1;
+    u[3] = rho * t2;
+    u[4] = w[4] / (gamma - (REAL)1) + kinetic;
+}
+
+// One unsplit PLM + SSP-RK3 stage (plm.rs, stage): out = wa u0 + wb (u + dt L(u)) on a tile of
+// tx x ty x tz cells per block (one thread a cell). The block converts its tile and two ghost
+// layers along each active axis to primitives in shared memory once; then per active axis its
+// threads compute each face of the tile once (limited linear reconstruction from four cells,
+// the Riemann flux) into shared memory and every cell takes the difference of its two faces;
+// then the gravity source and the RK combination. u's ghosts are filled. Dynamic shared
+// memory: 5 (tile + ghosts) + 5 (most faces along one axis) REAL.
+extern "C" __global__ void euler_rk_stage(Params s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
+                                          REAL* __restrict__ out) {
+    const Layout& g = s.g;
+    const int T[3] = {s.tx, s.ty, s.tz};
+    int H[3], E[3];
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        H[a] = ((s.active >> a) & 1) ? 2 : 0;
+        E[a] = T[a] + 2 * H[a];
+    }
+    const int ne = E[0] * E[1] * E[2];
+    const int nf = max(max((T[0] + 1) * T[1] * T[2], T[0] * (T[1] + 1) * T[2]), T[0] * T[1] * (T[2] + 1));
+    extern __shared__ unsigned char smem_raw[];
+    REAL* W = (REAL*)smem_raw;  // [5][ne] primitives
+    REAL* F = W + 5 * ne;       // [5][nf] fluxes of one axis's faces
+    const int o[3] = {(int)blockIdx.x * T[0], (int)blockIdx.y * T[1], (int)blockIdx.z * T[2]};
+    const u64 cs = g.cstride;
+    const int t = threadIdx.x, nt = blockDim.x;
+    for (int e = t; e < ne; e += nt) {
+        const int ex = e % E[0], ey = (e / E[0]) % E[1], ez = e / (E[0] * E[1]);
+        const int i = o[0] + ex - H[0], j = o[1] + ey - H[1], k = o[2] + ez - H[2];
+        REAL q[5] = {(REAL)1, (REAL)0, (REAL)0, (REAL)0, (REAL)1};  // beyond the grid: never used
+        if (i < g.n[0] + H[0] && j < g.n[1] + H[1] && k < g.n[2] + H[2]) {
+            const u64 at = grid_at(g, i, j, k);
+#pragma unroll
+            for (int c = 0; c < 5; ++c) q[c] = u[at + c * cs];
+        }
+        W[e] = q[0];
+        W[ne + e] = q[1] / q[0];
+        W[2 * ne + e] = q[2] / q[0];
+        W[3 * ne + e] = q[3] / q[0];
+        W[4 * ne + e] = pressure(q, s.gamma);
+    }
+    __syncthreads();
+    const int c3[3] = {t % T[0], (t / T[0]) % T[1], t / (T[0] * T[1])};
+    const bool mine = o[0] + c3[0] < g.n[0] && o[1] + c3[1] < g.n[1] && o[2] + c3[2] < g.n[2];
+    REAL acc[5] = {0, 0, 0, 0, 0};
+    for (int a = 0; a < 3; ++a) {
+        if (!((s.active >> a) & 1)) continue;
+        int D[3] = {T[0], T[1], T[2]};
+        D[a] += 1;  // faces along a: T[a] + 1
+        const int nfa = D[0] * D[1] * D[2];
+        const int step = a == 0 ? 1 : (a == 1 ? E[0] : E[0] * E[1]);
+        for (int f = t; f < nfa; f += nt) {
+            int fc[3] = {f % D[0], (f / D[0]) % D[1], f / (D[0] * D[1])};
+            // The face's lower cell is fc[a] - 1 of the tile: cells fc[a] - 2 .. fc[a] + 1.
+            int e0[3] = {fc[0] + H[0], fc[1] + H[1], fc[2] + H[2]};
+            e0[a] -= 2;
+            const int base = e0[0] + E[0] * (e0[1] + E[1] * e0[2]);
+            REAL w[4][5];
+#pragma unroll
+            for (int m = 0; m < 4; ++m)
+#pragma unroll
+                for (int c = 0; c < 5; ++c) w[m][c] = W[c * ne + base + m * step];
+            REAL pl[5], pr[5], cl[5], cr[5], fl[5];
+            plm_face_value(w[0], w[1], w[2], s.limiter, true, pl);
+            plm_face_value(w[1], w[2], w[3], s.limiter, false, pr);
+            conservative_in_frame(pl, a, s.gamma, cl);
+            conservative_in_frame(pr, a, s.gamma, cr);
+            riemann_flux(s.riemann, cl, cr, s.gamma, fl);
+            u64 off[5];
+            frame_offsets(a, (u64)nf, off);
+#pragma unroll
+            for (int c = 0; c < 5; ++c) F[off[c] + f] = fl[c];
+        }
+        __syncthreads();
+        if (mine) {
+            int lo3[3] = {c3[0], c3[1], c3[2]};
+            const int lo = lo3[0] + D[0] * (lo3[1] + D[1] * lo3[2]);
+            const int hi = lo + (a == 0 ? 1 : (a == 1 ? D[0] : D[0] * D[1]));
+#pragma unroll
+            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (F[c * nf + hi] - F[c * nf + lo]) * s.inv_h[a];
+        }
+        __syncthreads();
+    }
+    if (!mine) return;
+    const u64 at = grid_at(g, o[0] + c3[0], o[1] + c3[1], o[2] + c3[2]);
+    REAL q[5];
+#pragma unroll
+    for (int c = 0; c < 5; ++c) q[c] = u[at + c * cs];
+    // plm.rs, add_gravity
+#pragma unroll
+    for (int b = 0; b < 3; ++b) acc[1 + b] = acc[1 + b] + q[0] * s.grav[b];
+    acc[4] = acc[4] + (q[1] * s.grav[0] + q[2] * s.grav[1] + q[3] * s.grav[2]);
+#pragma unroll
+    for (int c = 0; c < 5; ++c) out[at + c * cs] = s.wa * u0[at + c * cs] + s.wb * (q[c] + s.dt * acc[c]);
+}
+
+// Hydrostatic ghosts (plm.rs, hydrostatic_ghosts): after the halo fill mirrored rho and E into
+// the ghosts of a reflecting wall across gravity, add rho c_l to the energy of ghost layer l
+// (1, 2) on `side` of `axis`, over the interior rows of the other two axes.
+extern "C" __global__ void euler_hydrostatic_ghosts(Params s, REAL* u, int axis, int side, REAL c1, REAL c2) {
+    const Layout& g = s.g;
+    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    const u64 rows = (u64)g.n[a1] * g.n[a2];
+    const int halo = g.halo[axis];
+    for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < rows * halo; q += (u64)gridDim.x * blockDim.x) {
+        const int l = 1 + (int)(q / rows);
+        const u64 r = q % rows;
+        int idx[3];
+        idx[axis] = side == 0 ? -l : g.n[axis] - 1 + l;
+        idx[a1] = (int)(r % g.n[a1]);
+        idx[a2] = (int)(r / g.n[a1]);
+        const u64 p = grid_at(g, idx[0], idx[1], idx[2]);
+        u[4 * g.cstride + p] = u[4 * g.cstride + p] + u[p] * (l == 1 ? c1 : c2);
+    }
+}
+
 // The padded index of interior cell q (x fastest).
 __device__ __forceinline__ u64 cell_at(const Layout& g, u64 q) {
     const u64 nx = (u64)g.n[0], ny = (u64)g.n[1];
@@ -197,6 +365,7 @@ extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u,
     double m = __longlong_as_double(0x7ff0000000000000LL);  // +inf
     for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
         const u64 at = cell_at(g, q);
+        double sum = 0.0;  // unsplit: 1 / sum_a (|u_a| + c) / h_a (cpu.rs, stable_dt)
 #pragma unroll
         for (int a = 0; a < 3; ++a) {
             if (!((s.active >> a) & 1)) continue;
@@ -204,8 +373,13 @@ extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u,
             load_frame(g, u, at, a, v);
             const REAL speed = fabs(v[1] / v[0]) + sqrt(s.gamma * pressure(v, s.gamma) / v[0]);
             const double h = a == 0 ? s.hx : (a == 1 ? s.hy : s.hz);
-            m = fmin(m, h / (double)speed);
+            if (s.unsplit) {
+                sum = sum + (double)speed / h;
+            } else {
+                m = fmin(m, h / (double)speed);
+            }
         }
+        if (s.unsplit) m = fmin(m, 1.0 / sum);
     }
     sm[threadIdx.x] = m;
     __syncthreads();

@@ -40,8 +40,8 @@ pub enum Module {
     Sl,
     /// Semi-Lagrangian advection on tetrahedral meshes: departure points (`advect.cu`).
     Advect,
-    /// The compressible Euler equations on the structured grid: MUSCL-Hancock sweeps with the
-    /// exact Riemann solver (`euler.cu`).
+    /// The compressible Euler equations on the structured grid: MUSCL-Hancock sweeps and
+    /// PLM + SSP-RK3 stages (`euler.cu`).
     Euler,
 }
 
@@ -225,6 +225,10 @@ pub mod euler {
     kernels! { Euler:
         /// One MUSCL-Hancock sweep along an axis with the exact Riemann solver (out of place).
         SWEEP = "euler_sweep",
+        /// One unsplit PLM + SSP-RK3 stage with gravity, all axes fused (out of place).
+        RK_STAGE = "euler_rk_stage",
+        /// The energy of the ghosts of a reflecting wall across gravity (hydrostatic pressure).
+        HYDROSTATIC_GHOSTS = "euler_hydrostatic_ghosts",
         /// Per-block min of h / (|u| + c) over the active axes; the host finishes it.
         STABLE_DT = "euler_stable_dt",
         /// The first cell whose density or pressure is not positive, or not finite.

@@ -1,8 +1,11 @@
 //! The Euler equations on the CPU: dimensionally split MUSCL-Hancock sweeps over the lines of
-//! the grid (rayon over lines), the CFL step from the fastest signal, health checks.
+//! the grid (rayon over lines) or PLM + SSP-RK3 stages (`plm.rs`), the CFL step from the
+//! fastest signal, health checks.
 
 use super::gas::{self, Cons};
 use super::muscl::update_line;
+use super::plm::{self, StageParams, RK3_WEIGHTS};
+use super::section::Scheme;
 use super::EulerSetup;
 use crate::error::Result;
 use crate::framework::{Clock, Simulation, Unhealthy};
@@ -15,12 +18,38 @@ pub struct CpuEuler<R: Real> {
     pub setup: EulerSetup,
     /// Conservative variables (rho, rho u, rho v, rho w, E), padded, one component after another.
     u: Vec<R>,
+    /// PLM + RK3: the state at the start of the step and a stage's output.
+    u0: Vec<R>,
+    spare: Vec<R>,
 }
 
 impl<R: Real> CpuEuler<R> {
     pub fn new(setup: EulerSetup, initial: &[f64]) -> Self {
         let u = setup.grid.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
-        CpuEuler { setup, u }
+        let (u0, spare) = match setup.scheme {
+            Scheme::MusclHancock => (vec![], vec![]),
+            Scheme::PlmRk3 => (u.clone(), u.clone()),
+        };
+        CpuEuler { setup, u, u0, spare }
+    }
+
+    /// The ghosts of the state: the halo fill, then the hydrostatic walls' energy.
+    fn fill_ghosts(&mut self) {
+        halo::fill(&self.setup.grid, &self.setup.bc, &mut self.u);
+        for &(axis, side, per_density) in &self.setup.hydrostatic_walls {
+            plm::hydrostatic_ghosts(&self.setup.grid, axis, side, per_density, &mut self.u);
+        }
+    }
+
+    /// One PLM + SSP-RK3 step.
+    fn rk3_step(&mut self, dt: f64) {
+        self.u0.copy_from_slice(&self.u);
+        for (a, b) in RK3_WEIGHTS {
+            self.fill_ghosts();
+            let params = stage_params::<R>(&self.setup, a, b, dt);
+            plm::stage(&self.setup.grid, &params, &self.u, &self.u0, &mut self.spare);
+            std::mem::swap(&mut self.u, &mut self.spare);
+        }
     }
 
     /// The padded index of value (i, j, k) with `at(v)` moving `v` cells along `axis` from a
@@ -81,23 +110,33 @@ impl<R: Real> Simulation for CpuEuler<R> {
         let (u, stride, gamma) = (&self.u, g.padded_len(), R::of(self.setup.gamma));
         let [nx, ny, _] = g.n;
         let axes = self.setup.active_axes();
+        let unsplit = self.setup.scheme == Scheme::PlmRk3;
         let min_dt = (0..g.points())
             .into_par_iter()
             .map(|cell| {
                 let (i, j, k) = (cell % nx, (cell / nx) % ny, cell / (nx * ny));
                 let at = g.at(i as isize, j as isize, k as isize);
-                axes.iter()
-                    .map(|&a| g.h[a] / gas::max_speed(&gas::state(u, stride, at, a), gamma).f64())
-                    .fold(f64::INFINITY, f64::min)
+                let speed = |a: usize| gas::max_speed(&gas::state(u, stride, at, a), gamma).f64();
+                if unsplit {
+                    // All axes at once: 1 / sum_a (|u_a| + c) / h_a.
+                    1.0 / axes.iter().fold(0.0, |s, &a| s + speed(a) / g.h[a])
+                } else {
+                    axes.iter().map(|&a| g.h[a] / speed(a)).fold(f64::INFINITY, f64::min)
+                }
             })
             .reduce(|| f64::INFINITY, f64::min);
         Ok(cfl * min_dt)
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
-        for a in sweep_order(&self.setup, clock.step) {
-            halo::fill(&self.setup.grid, &self.setup.bc, &mut self.u);
-            self.sweep(a, dt);
+        match self.setup.scheme {
+            Scheme::MusclHancock => {
+                for a in sweep_order(&self.setup, clock.step) {
+                    self.fill_ghosts();
+                    self.sweep(a, dt);
+                }
+            }
+            Scheme::PlmRk3 => self.rk3_step(dt),
         }
         Ok(())
     }
@@ -143,14 +182,33 @@ pub fn sweep_order(setup: &EulerSetup, step: u64) -> Vec<usize> {
     axes
 }
 
-/// Bytes a step must move at the least, on either backend: each sweep reads and writes the 5
-/// conservative values of every cell once.
+/// Bytes a step must move at the least, on either backend: each MUSCL-Hancock sweep reads and
+/// writes the 5 conservative values of every cell once; the RK3 stages read the stage's state,
+/// (stages 2 and 3) the step's start, and write the result: 15 + 10 + 10 + 5 + 5 values... as
+/// 3 reads of u_s, 2 of u_n, 3 writes.
 pub fn min_bytes_per_step(setup: &EulerSetup, real_bytes: usize) -> f64 {
-    let sweeps = setup.active_axes().len() as f64;
-    sweeps * 10.0 * real_bytes as f64 * setup.grid.points() as f64
+    let values_per_cell = match setup.scheme {
+        Scheme::MusclHancock => 10.0 * setup.active_axes().len() as f64,
+        Scheme::PlmRk3 => 5.0 * (3.0 + 2.0 + 3.0),
+    };
+    values_per_cell * real_bytes as f64 * setup.grid.points() as f64
+}
+
+/// The parameters of RK3 stage (a, b) of a step dt, on either backend.
+pub fn stage_params<R: Real>(setup: &EulerSetup, a: f64, b: f64, dt: f64) -> StageParams<R> {
+    StageParams {
+        gamma: R::of(setup.gamma),
+        scheme: (setup.limiter, setup.riemann),
+        active: std::array::from_fn(|x| setup.grid.cells[x] > 1),
+        inv_h: setup.grid.h.map(|h| R::of(1.0 / h)),
+        gravity: setup.gravity.map(R::of),
+        a: R::of(a),
+        b: R::of(b),
+        dt: R::of(dt),
+    }
 }
 
 /// The numerical variant, on either backend.
 pub fn variant(setup: &EulerSetup) -> String {
-    format!("muscl-hancock+{}+{}", setup.riemann.name(), setup.limiter.name())
+    format!("{}+{}+{}", setup.scheme.name(), setup.riemann.name(), setup.limiter.name())
 }

@@ -1,12 +1,15 @@
-//! The Euler equations on a CUDA device (kernels/cuda/euler.cu): per active axis the device
-//! halo fill, then one fused MUSCL-Hancock sweep kernel (the Riemann solver by a parameter) from `u` into `u2` (swapped after);
-//! the stable step and the positivity check as device reductions. The same arithmetic in the
-//! same order as the CPU (`cpu.rs`); output fields and health messages come from the same
-//! conversion (`gas.rs`).
+//! The Euler equations on a CUDA device (kernels/cuda/euler.cu): MUSCL-Hancock as, per active
+//! axis, the device halo fill and one fused sweep kernel (the Riemann solver by a parameter)
+//! from `u` into `u2` (swapped after); PLM + SSP-RK3 as, per stage, the halo fill (and the
+//! hydrostatic walls' ghosts) and one fused stage kernel over all axes; the stable step and
+//! the positivity check as device reductions. The same arithmetic in the same order as the
+//! CPU (`cpu.rs`, `plm.rs`); output fields and health messages come from the same conversion
+//! (`gas.rs`).
 
-use super::cpu::{min_bytes_per_step, sweep_order, variant};
+use super::cpu::{min_bytes_per_step, stage_params, sweep_order, variant};
 use super::gas;
-use super::section::Riemann;
+use super::plm::RK3_WEIGHTS;
+use super::section::{Riemann, Scheme};
 use super::EulerSetup;
 use crate::backend::cuda::Device;
 use crate::error::Result;
@@ -38,6 +41,16 @@ struct ParamsC<R> {
     /// Bit a set: axis a has more than one cell.
     active: i32,
     h: [f64; 3],
+    /// The stable step of all axes at once (PLM + RK3).
+    unsplit: i32,
+    /// The RK3 stage: out = wa u0 + wb (u + dt L(u)).
+    wa: R,
+    wb: R,
+    dt: R,
+    inv_h: [R; 3],
+    grav: [R; 3],
+    /// The RK3 stage's tile of cells.
+    tile: [i32; 3],
 }
 
 // SAFETY: plain-old-data with the same layout as the C struct.
@@ -49,14 +62,18 @@ pub struct CudaEuler<R: Real> {
     dev: Arc<Device>,
     /// Conservative variables (rho, rho u, rho v, rho w, E), padded, one component after another.
     u: CudaSlice<R>,
-    /// The sweep's output, swapped with `u` after each sweep.
+    /// The sweep's (stage's) output, swapped with `u` after each sweep (stage).
     u2: CudaSlice<R>,
+    /// PLM + RK3: the state at the start of the step (empty for MUSCL-Hancock).
+    u0: CudaSlice<R>,
     /// Per-block minima of the stable-step reduction.
     partial: CudaSlice<f64>,
     /// The kernels' parameters, but the sweep's own (lambda, axis, tile).
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
     f_sweep: CudaFunction,
+    f_stage: CudaFunction,
+    f_hydrostatic: CudaFunction,
     f_dt: CudaFunction,
     f_unsound: CudaFunction,
 }
@@ -68,6 +85,7 @@ fn limiter_code(l: Limiter) -> i32 {
         Limiter::Minbee => 1,
         Limiter::VanLeer => 2,
         Limiter::Superbee => 3,
+        Limiter::Minmod => 4,
     }
 }
 
@@ -91,12 +109,50 @@ fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
     }
 }
 
+/// The RK3 stage's tile of cells: 32 along the first active axis (16 in 3D double precision,
+/// for shared memory), 4 along the others in 3D, 16 in 2D; 256 in 1D; 1 on inactive axes.
+fn stage_tile(cells: [usize; 3], real_bytes: usize) -> [u32; 3] {
+    let active: Vec<usize> = (0..3).filter(|&a| cells[a] > 1).collect();
+    let mut t = [1; 3];
+    for (rank, &a) in active.iter().enumerate() {
+        t[a] = match (active.len(), rank) {
+            (1, _) => 256,
+            (3, 0) if real_bytes == 8 => 16,
+            (_, 0) => 32,
+            (3, _) => 4,
+            _ => 16,
+        };
+    }
+    t
+}
+
+/// Dynamic shared memory of the RK3 stage kernel for `tile`: primitives of the tile and two
+/// ghost layers per active axis, and the fluxes of the most faces along one axis.
+fn stage_shared_bytes(tile: [u32; 3], cells: [usize; 3], real_bytes: usize) -> u32 {
+    let ext: u32 = (0..3).map(|a| tile[a] + if cells[a] > 1 { 4 } else { 0 }).product();
+    let faces = (0..3)
+        .map(|a| (0..3).map(|b| tile[b] + u32::from(a == b)).product::<u32>())
+        .max()
+        .unwrap_or(0);
+    5 * (ext + faces) * real_bytes as u32
+}
+
 impl<R: Real> CudaEuler<R> {
     pub fn new(mut setup: EulerSetup, dev: Arc<Device>, initial: &[f64]) -> Result<Self> {
         setup.grid = setup.grid.aligned_for(std::mem::size_of::<R>());
         let host = setup.grid.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let blocks = Self::reduce_blocks(&setup, &dev);
+        let rb = std::mem::size_of::<R>();
+        let tile = stage_tile(setup.grid.cells, rb);
+        let f_stage = dev.function::<R>(kernels::euler::RK_STAGE, &[])?;
+        // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+        f_stage.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            stage_shared_bytes(tile, setup.grid.cells, rb) as i32,
+        )?;
+        let rk = setup.scheme == Scheme::PlmRk3;
         Ok(CudaEuler {
+            u0: if rk { dev.zeros(host.len())? } else { dev.zeros(1)? },
             u: dev.upload(&host)?,
             u2: dev.zeros(host.len())?,
             partial: dev.zeros(blocks as usize)?,
@@ -111,9 +167,18 @@ impl<R: Real> CudaEuler<R> {
                 w: 0,
                 active: setup.active_axes().iter().map(|&a| 1 << a).sum(),
                 h: setup.grid.h,
+                unsplit: i32::from(rk),
+                wa: R::zero(),
+                wb: R::zero(),
+                dt: R::zero(),
+                inv_h: [R::zero(); 3],
+                grav: [R::zero(); 3],
+                tile: tile.map(|t| t as i32),
             },
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?,
             f_sweep: dev.function::<R>(kernels::euler::SWEEP, &[])?,
+            f_stage,
+            f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, &[])?,
             f_dt: dev.function::<R>(kernels::euler::STABLE_DT, &[])?,
             f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, &[])?,
             setup,
@@ -177,6 +242,77 @@ impl<R: Real> CudaEuler<R> {
         self.launch(&self.f_sweep, &params, self.dev.ptr(&self.u2), cfg)
     }
 
+    /// The ghosts of `u`: the halo fill, then the hydrostatic walls' energy.
+    fn fill_ghosts(&self) -> Result<()> {
+        self.halo.fill(self.dev.ptr(&self.u))?;
+        let g = &self.setup.grid;
+        for &(axis, side, c) in &self.setup.hydrostatic_walls {
+            let a1 = (axis + 1) % 3;
+            let a2 = (axis + 2) % 3;
+            let n = (g.n[a1] * g.n[a2] * g.halo[axis]) as u32;
+            let cfg = LaunchConfig::for_num_elems(n);
+            let (u, axis, side, c1, c2) = (self.dev.ptr(&self.u), axis as i32, side as i32, R::of(c[0]), R::of(c[1]));
+            // SAFETY: u is this grid's padded 5-component array; the kernel writes the energy of
+            // ghost cells of one face only.
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&self.f_hydrostatic)
+                    .arg(&self.params)
+                    .arg(&u)
+                    .arg(&axis)
+                    .arg(&side)
+                    .arg(&c1)
+                    .arg(&c2)
+                    .launch(cfg)?
+            };
+        }
+        Ok(())
+    }
+
+    /// One PLM + SSP-RK3 step: u0 = u, then three stages u -> u2 (swapped after each).
+    fn rk3_step(&mut self, dt: f64) -> Result<()> {
+        self.dev.stream.memcpy_dtod(&self.u, &mut self.u0)?;
+        let g = &self.setup.grid;
+        let t = self.params.tile.map(|v| v as u32);
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (g.n[0] as u32).div_ceil(t[0]),
+                (g.n[1] as u32).div_ceil(t[1]),
+                (g.n[2] as u32).div_ceil(t[2]),
+            ),
+            block_dim: (t[0] * t[1] * t[2], 1, 1),
+            shared_mem_bytes: stage_shared_bytes(t, g.cells, std::mem::size_of::<R>()),
+        };
+        for (a, b) in RK3_WEIGHTS {
+            self.fill_ghosts()?;
+            let sp = stage_params::<R>(&self.setup, a, b, dt);
+            let params = ParamsC {
+                wa: sp.a,
+                wb: sp.b,
+                dt: sp.dt,
+                inv_h: sp.inv_h,
+                grav: sp.gravity,
+                ..self.params
+            };
+            let (u, u0, out) = (self.dev.ptr(&self.u), self.dev.ptr(&self.u0), self.dev.ptr(&self.u2));
+            // SAFETY: u, u0 and out are distinct padded 5-component arrays of this grid; the
+            // block and shared memory sizes are those the kernel indexes by `tile`.
+            unsafe {
+                self.dev
+                    .stream
+                    .launch_builder(&self.f_stage)
+                    .arg(&params)
+                    .arg(&u)
+                    .arg(&u0)
+                    .arg(&out)
+                    .launch(cfg)?
+            };
+            std::mem::swap(&mut self.u, &mut self.u2);
+        }
+        Ok(())
+    }
+
     fn interior(&self) -> Result<Vec<R>> {
         Ok(self.setup.grid.unpad(&self.dev.download(&self.u)?))
     }
@@ -191,8 +327,11 @@ impl<R: Real> Simulation for CudaEuler<R> {
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
+        if self.setup.scheme == Scheme::PlmRk3 {
+            return self.rk3_step(dt);
+        }
         for a in sweep_order(&self.setup, clock.step) {
-            self.halo.fill(self.dev.ptr(&self.u))?;
+            self.fill_ghosts()?;
             self.sweep(a, dt)?;
             std::mem::swap(&mut self.u, &mut self.u2);
         }

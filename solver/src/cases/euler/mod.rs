@@ -1,15 +1,18 @@
 //! The compressible Euler equations of an ideal gas on cell-centred structured grids (1D, 2D,
-//! 3D): conservative variables (rho, rho u, rho v, rho w, E), dimensionally split
-//! MUSCL-Hancock with the exact Riemann solver (or HLLC, HLL) and four slope limiters (Toro; the paper
-//! `euler-2d-muscl-hancock-gpu.md`), a CFL step from the fastest signal, Toro's tests 1-5
-//! against their exact solutions, on the CPU (`cpu.rs`) and CUDA (`cuda.rs`, kernels/cuda/euler.cu),
-//! f32 and f64. PLM + HLL + SSP-RK3 with gravity and the Rayleigh-Taylor templates are the rest
-//! of the Euler issue.
+//! 3D): conservative variables (rho, rho u, rho v, rho w, E), two schemes with interchangeable
+//! Riemann solvers (exact, HLLC, HLL) and limiters: dimensionally split MUSCL-Hancock (Toro;
+//! the paper `euler-2d-muscl-hancock-gpu.md`, `muscl.rs`) and unsplit PLM + SSP-RK3 with
+//! gravity (the paper `euler-3d-rayleigh-taylor-hll-rk3-gpu.md`, `plm.rs`); a CFL step from
+//! the fastest signal, Toro's tests 1-5 against their exact solutions, Rayleigh-Taylor
+//! (`rayleigh_taylor.rs`), on the CPU (`cpu.rs`) and CUDA (`cuda.rs`, kernels/cuda/euler.cu),
+//! f32 and f64.
 
 pub mod cpu;
 pub mod cuda;
 pub mod gas;
 pub mod muscl;
+pub mod plm;
+pub mod rayleigh_taylor;
 pub mod section;
 
 use crate::backend::Target;
@@ -22,7 +25,7 @@ use crate::grid::{BoundarySet, GridSection, StructuredGrid};
 use crate::numerics::fv::limiters::Limiter;
 use crate::output::{Centring, Field, Geometry};
 use crate::real::Real;
-use section::{EulerSection, Initial, Riemann};
+use section::{EulerSection, Initial, RayleighTaylor, Riemann, Scheme};
 use serde::{Deserialize, Serialize};
 
 /// Ghost layers on every active axis: MUSCL-Hancock's flux at a face reads two cells each side.
@@ -40,6 +43,9 @@ const TEMPLATES: &[Template] = &[
     template("euler-toro-5", "Toro's test 5: collision of the shocks of tests 3 and 4", include_str!("templates/euler-toro-5.toml")),
     template("euler-density-wave", "smooth density wave advected diagonally, periodic: the order of accuracy", include_str!("templates/euler-density-wave.toml")),
     template("euler-riemann-2d", "the paper's benchmark: Lax & Liu's 2D Riemann problem, configuration 3, 1000 x 1000", include_str!("templates/euler-riemann-2d.toml")),
+    template("euler-rt-2d", "Rayleigh-Taylor, single mode, 2D: PLM + HLL + SSP-RK3 with gravity, hydrostatic walls", include_str!("templates/euler-rt-2d.toml")),
+    template("euler-rt-3d", "Rayleigh-Taylor, single mode, 3D, 64 x 64 x 192 (the PLM paper's grid)", include_str!("templates/euler-rt-3d.toml")),
+    template("euler-rt-3d-multimode", "Rayleigh-Taylor from a random perturbation, 3D, 64 x 64 x 192", include_str!("templates/euler-rt-3d-multimode.toml")),
 ];
 
 /// A CPU-vs-CUDA check of `template` (the same arithmetic in the same order on both
@@ -116,7 +122,29 @@ const CHECKS: &[CheckSpec] = &[
         &["grid.dims=[240,240,1]", HLLC],
         100,
     ),
+    check("toro-1 200 plm-rk3 hll", "euler-toro-1", &[D200, PLM, HLL, MINMOD], 100),
+    check("toro-2 200 plm-rk3 hll", "euler-toro-2", &[D200, PLM, HLL, MINMOD], 90),
+    check("toro-3 200 plm-rk3 hllc", "euler-toro-3", &[D200, PLM, HLLC], 100),
+    check(
+        "toro-1 12x10x200 along z plm-rk3",
+        "euler-toro-1",
+        &["grid.dims=[12,10,200]", "euler.initial.axis=2", PLM, HLL],
+        100,
+    ),
+    check("density-wave 64x64 plm-rk3 exact", "euler-density-wave", &[PLM], 100),
+    check("rt-2d 64x192", "euler-rt-2d", &[], 100),
+    check("rt-3d 32x32x96", "euler-rt-3d", &["grid.dims=[32,32,96]"], 100),
+    check(
+        "rt-3d multimode 32x32x96",
+        "euler-rt-3d-multimode",
+        &["grid.dims=[32,32,96]"],
+        100,
+    ),
 ];
+
+/// The PLM paper's scheme and limiter.
+const PLM: &str = "euler.scheme=\"plm-rk3\"";
+const MINMOD: &str = "euler.limiter=\"minmod\"";
 
 /// The approximate Riemann solvers.
 const HLLC: &str = "euler.riemann=\"hllc\"";
@@ -149,6 +177,19 @@ const BENCHES: &[BenchSpec] = &[
         sets: &[HLLC],
         sizes: Sizes::GridSquares(&[1000, 2048, 4096]),
     },
+    // The PLM paper's scheme: PLM + HLL + SSP-RK3 with gravity, one fused kernel per stage.
+    BenchSpec {
+        name: "rt-3d plm-rk3 hll",
+        template: "euler-rt-3d",
+        sets: &[],
+        sizes: Sizes::GridCubes(&[128, 256, 512]),
+    },
+    BenchSpec {
+        name: "riemann-2d plm-rk3 hll",
+        template: "euler-riemann-2d",
+        sets: &[PLM, HLL, MINMOD],
+        sizes: Sizes::GridSquares(&[1000, 2048, 4096]),
+    },
 ];
 
 /// The family: compressible Euler on a cell-centred structured grid.
@@ -168,11 +209,20 @@ pub struct EulerSetup {
     pub grid: StructuredGrid,
     pub bc: BoundarySet,
     pub gamma: f64,
+    pub scheme: Scheme,
     pub limiter: Limiter,
     pub riemann: Riemann,
+    pub gravity: [f64; 3],
+    /// Reflecting walls across gravity: (axis, side, energy per unit density of ghost layers
+    /// 1 and 2), the hydrostatic ghost states (`plm::hydrostatic_energy`).
+    pub hydrostatic_walls: Vec<(usize, usize, [f64; 2])>,
     pub initial: Initial,
     doc: EulerDoc,
 }
+
+/// The largest Courant number of both schemes: MUSCL-Hancock's per sweep (Toro sec. 14.4),
+/// PLM + SSP-RK3's with the unsplit step dt = cfl / max sum_a (|u_a| + c) / h_a.
+const MAX_CFL: f64 = 1.0;
 
 impl EulerSetup {
     fn parse(doc: &CaseDoc) -> Result<Self> {
@@ -184,6 +234,18 @@ impl EulerSetup {
         if let Some((key, message)) = e.initial.problem() {
             return Err(doc.error(&key, message));
         }
+        if doc.time.cfl > MAX_CFL {
+            return Err(doc.error(
+                "time.cfl",
+                format!("{} is above {MAX_CFL}, the stable limit of {}", doc.time.cfl, e.scheme.name()),
+            ));
+        }
+        if e.gravity.iter().any(|g| !g.is_finite()) {
+            return Err(doc.error("euler.gravity", format!("must be finite, got {:?}", e.gravity)));
+        }
+        if e.scheme == Scheme::MusclHancock && e.gravity != [0.0; 3] {
+            return Err(doc.error("euler.gravity", "needs euler.scheme = \"plm-rk3\" (muscl-hancock has no source term)"));
+        }
         let spec = view.grid.spec(doc)?;
         let bc = e.boundary.set();
         if let Some(p) = bc.problem(5) {
@@ -194,12 +256,36 @@ impl EulerSetup {
         if let Some(a) = (0..3).find(|&a| halo[a] > 0 && grid.n[a] < HALO) {
             return Err(doc.error("grid.dims", format!("axis {a} needs at least {HALO} cells")));
         }
+        if let Initial::RayleighTaylor(rt) = &e.initial {
+            if RayleighTaylor::vertical(e.gravity).is_none() {
+                return Err(doc.error(
+                    "euler.gravity",
+                    format!("rayleigh-taylor needs gravity along exactly one axis, got {:?}", e.gravity),
+                ));
+            }
+            let p = rt.min_pressure(&grid, e.gravity);
+            if p <= 0.0 {
+                return Err(doc.error(
+                    "euler.initial.pressure",
+                    format!("the hydrostatic column reaches pressure {p} at the top: raise it"),
+                ));
+            }
+        }
+        let hydrostatic_walls = (0..3)
+            .flat_map(|a| [(a, 0), (a, 1)])
+            .filter_map(|(a, side)| {
+                plm::hydrostatic_energy(&grid, &bc.faces[a][side], e.gravity, e.gamma, a, side).map(|c| (a, side, c))
+            })
+            .collect();
         Ok(EulerSetup {
             grid,
             bc,
             gamma: e.gamma,
+            scheme: e.scheme,
             limiter: e.limiter,
             riemann: e.riemann,
+            gravity: e.gravity,
+            hydrostatic_walls,
             initial: e.initial.clone(),
             doc: view,
         })
@@ -212,8 +298,7 @@ impl EulerSetup {
 
     /// Conservative initial values, components one after another, x fastest.
     pub fn initial_field(&self) -> Vec<f64> {
-        let state = |x: [f64; 3]| self.initial.conservative_at(x, self.gamma);
-        (0..5).flat_map(|c| self.grid.sample(|x| state(x)[c])).collect()
+        self.initial.field(&self.grid, self.gamma, self.gravity)
     }
 }
 
@@ -251,6 +336,13 @@ impl Setup for EulerSetup {
         Some(Field::scalar("density", Centring::Cell, rho))
     }
     fn summary(&self) -> serde_json::Value {
-        serde_json::json!({"grid": self.grid.cells, "gamma": self.gamma, "limiter": self.limiter.name()})
+        serde_json::json!({
+            "grid": self.grid.cells,
+            "gamma": self.gamma,
+            "scheme": self.scheme.name(),
+            "riemann": self.riemann.name(),
+            "limiter": self.limiter.name(),
+            "gravity": self.gravity,
+        })
     }
 }

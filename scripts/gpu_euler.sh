@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The Euler family on the device machine (carry .gpu; gpu_run.sh runs it too): CPU-vs-CUDA
+# checks, the paper's 2D benchmark run to its end time, the Rayleigh-Taylor growth rate at two
+# resolutions with each HLL-type solver (scripts/rt_growth.py, numpy only), and the benchmarks.
+# Results in $OUT (or .gpu/results). Knobs: EULER_BENCH=0 (no benchmarks), RT_DIMS (default
+# "128 256": N x 3N cells), EULER_PROFILE=1 (an nsys profile of the 2D benchmark, if nsys is there).
+set -uo pipefail
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+S=.gpu/solver
+R=${OUT:-.gpu/results}
+W=$(mktemp -d)
+mkdir -p "$R"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+echo "== CPU vs CUDA: euler checks"
+$S check euler 2>&1 | tee "$R/check-euler.txt" || fail "check euler"
+
+echo "== the paper's benchmark run to t = 0.2 (1000^2, van Leer, CFL 0.95, f32), no output but the last"
+$S cases euler-riemann-2d > "$W/r2d.toml"
+for riemann in exact hllc; do
+  for sch in muscl-hancock plm-rk3; do
+    lim=van-leer
+    $S run "$W/r2d.toml" --backend cuda -q --set run.precision=f32 --set euler.riemann=\"$riemann\" \
+      --set euler.scheme=\"$sch\" -o "$W/r2d-$sch-$riemann" || fail "run r2d $sch $riemann"
+    python3 -c "
+import json; d = json.load(open('$W/r2d-$sch-$riemann/summary.json'))
+print('riemann-2d 1000^2 f32 %-14s %-6s steps %d  stepping %.4f s  (run %.3f s, output %.3f s)' % ('$sch', '$riemann', d['steps'], d['wall_seconds'] - d['output_seconds'], d['wall_seconds'], d['output_seconds']))" \
+      | tee -a "$R/euler-runs.txt"
+  done
+done
+
+echo "== Rayleigh-Taylor single mode, 2D: growth rate against sqrt(A g k)"
+$S cases euler-rt-2d > "$W/rt.toml"
+for n in ${RT_DIMS:-128 256}; do
+  for riemann in hll hllc; do
+    for amp in 0.01 0.001; do
+      end=4.0; every=0.1; [ "$amp" = 0.001 ] && end=6.0 && every=0.2
+      o="$W/rt-$n-$riemann-$amp"
+      $S run "$W/rt.toml" --backend cuda -q --set "grid.dims=[$n,$((3 * n)),1]" --set euler.riemann=\"$riemann\" \
+        --set euler.initial.amplitude=$amp --set time.end_time=$end --set output.interval=$every -o "$o" || fail "rt $n $riemann"
+      printf "rt-2d %-4s %-5s A=%-6s " "$n" "$riemann" "$amp" | tee -a "$R/euler-runs.txt"
+      python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+    done
+  done
+done
+
+if [ "${EULER_PROFILE:-0}" = 1 ] && command -v nsys >/dev/null; then
+  echo "== nsys: the paper's benchmark, HLLC"
+  nsys profile -o "$W/prof" --force-overwrite true $S run "$W/r2d.toml" --backend cuda -q --set run.precision=f32 \
+    --set euler.riemann=\"hllc\" -o "$W/prof-out" >/dev/null 2>&1
+  nsys stats --report cuda_gpu_kern_sum,cuda_api_sum --format csv "$W/prof.nsys-rep" 2>/dev/null | head -40 | tee "$R/euler-profile.txt"
+fi
+
+if [ "${EULER_BENCH:-1}" = 1 ]; then
+  echo "== benchmarks: euler"
+  $S bench euler --steps ${BENCH_STEPS:-10} --reps ${BENCH_REPS:-2} --json "$R/bench-euler.json" 2>&1 | tee "$R/bench-euler.txt" || fail "bench euler"
+fi
+
+echo
+echo "================ euler summary ================"
+grep -E "PASS|FAIL" "$R/check-euler.txt" | sed 's/  */ /g'
+cat "$R/euler-runs.txt"
+[ -f "$R/bench-euler.txt" ] && cat "$R/bench-euler.txt"
+exit $status
