@@ -48,13 +48,14 @@ __device__ __forceinline__ int pick(int axis, int a, int b, int c) { return axis
 __device__ __forceinline__ REAL slope(int limiter, REAL d_minus, REAL d_plus) {
     const REAL zero = (REAL)0, one = (REAL)1, two = (REAL)2, half = (REAL)0.5;
     if (limiter == LIMITER_FIRST_ORDER || d_plus == zero) return zero;
-    const REAL r = d_minus / d_plus;
-    if (r <= zero) return zero;
     if (limiter == LIMITER_MINMOD) {
+        if (d_minus * d_plus <= zero) return zero;  // limiters.rs: no ratio needed
         const REAL theta = (REAL)MINMOD_THETA;
         const REAL m = fmin(fmin(theta * fabs(d_minus), theta * fabs(d_plus)), half * fabs(d_minus + d_plus));
         return d_plus > zero ? m : -m;
     }
+    const REAL r = d_minus / d_plus;
+    if (r <= zero) return zero;
     const REAL xi_r = two / (one + r);
     REAL xi;
     if (limiter == LIMITER_MINBEE) {
@@ -223,7 +224,7 @@ __device__ __forceinline__ void conservative_in_frame(const REAL* w, int axis, R
     u[1] = rho * vn;
     u[2] = rho * t1;
     u[3] = rho * t2;
-    u[4] = w[4] / (gamma - (REAL)1) + kinetic;
+    u[4] = w[4] * ((REAL)1 / (gamma - (REAL)1)) + kinetic;
 }
 
 // One unsplit PLM + SSP-RK3 stage (plm.rs, stage): out = wa u0 + wb (u + dt L(u)) on a tile of
@@ -231,9 +232,10 @@ __device__ __forceinline__ void conservative_in_frame(const REAL* w, int axis, R
 // layers along each active axis to primitives in shared memory once; then per active axis its
 // threads compute each face of the tile once (limited linear reconstruction from four cells,
 // the Riemann flux) into shared memory and every cell takes the difference of its two faces;
-// then the gravity source and the RK combination. u's ghosts are filled. Dynamic shared
-// memory: 5 (tile + ghosts) + 5 (most faces along one axis) REAL.
-extern "C" __global__ void euler_rk_stage(Params s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
+// then the gravity source and the RK combination. u's ghosts are filled. A block has as many
+// threads as the most faces along one axis (one pass per axis; threads beyond the tile's
+// cells only compute faces). Dynamic shared memory: 5 (tile + ghosts) + 5 (that many faces) REAL.
+extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
                                           REAL* __restrict__ out) {
     const Layout& g = s.g;
     const int T[3] = {s.tx, s.ty, s.tz};
@@ -244,7 +246,10 @@ extern "C" __global__ void euler_rk_stage(Params s, const REAL* __restrict__ u, 
         E[a] = T[a] + 2 * H[a];
     }
     const int ne = E[0] * E[1] * E[2];
-    const int nf = max(max((T[0] + 1) * T[1] * T[2], T[0] * (T[1] + 1) * T[2]), T[0] * T[1] * (T[2] + 1));
+    int nf = 0;  // the most faces along one active axis (cuda.rs, stage_threads)
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+        if ((s.active >> a) & 1) nf = max(nf, (T[0] + (a == 0)) * (T[1] + (a == 1)) * (T[2] + (a == 2)));
     extern __shared__ unsigned char smem_raw[];
     REAL* W = (REAL*)smem_raw;  // [5][ne] primitives
     REAL* F = W + 5 * ne;       // [5][nf] fluxes of one axis's faces
@@ -268,7 +273,8 @@ extern "C" __global__ void euler_rk_stage(Params s, const REAL* __restrict__ u, 
     }
     __syncthreads();
     const int c3[3] = {t % T[0], (t / T[0]) % T[1], t / (T[0] * T[1])};
-    const bool mine = o[0] + c3[0] < g.n[0] && o[1] + c3[1] < g.n[1] && o[2] + c3[2] < g.n[2];
+    const bool mine = t < T[0] * T[1] * T[2] && o[0] + c3[0] < g.n[0] && o[1] + c3[1] < g.n[1] &&
+                      o[2] + c3[2] < g.n[2];
     REAL acc[5] = {0, 0, 0, 0, 0};
     for (int a = 0; a < 3; ++a) {
         if (!((s.active >> a) & 1)) continue;

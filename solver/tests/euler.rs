@@ -223,3 +223,48 @@ fn the_rayleigh_taylor_mode_grows_at_the_linear_rate() {
     );
     assert!((ratio - 1.0).abs() < 0.05, "ratio {ratio}");
 }
+
+/// Bad input is refused before anything is written: exit 2, the key and what is wrong named.
+#[test]
+fn bad_input_is_refused_naming_the_key_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("euler-toro-1", "euler.gamma=1.0", "euler.gamma: must be above 1"),
+        ("euler-toro-1", "time.cfl=1.2", "time.cfl: 1.2 is above 1"),
+        ("euler-toro-1", "euler.limiter=\"vanleer\"", "expected one of"),
+        (
+            "euler-toro-1",
+            "euler.initial.left=[-1.0,0.0,1.0]",
+            "euler.initial.left: density and pressure must be positive",
+        ),
+        (
+            "euler-toro-1",
+            "euler.gravity=[0.0,-1.0,0.0]",
+            "needs euler.scheme = \"plm-rk3\"",
+        ),
+        (
+            "euler-rt-2d",
+            "euler.gravity=[0.1,-0.1,0.0]",
+            "gravity along exactly one axis",
+        ),
+        (
+            "euler-rt-2d",
+            "euler.initial.pressure=0.05",
+            "euler.initial.pressure: the hydrostatic column",
+        ),
+        (
+            "euler-rt-2d",
+            "euler.initial.densities=[1.0,0.0]",
+            "densities and pressure must be positive",
+        ),
+    ];
+    for (template, set, needle) in cases {
+        let case = dir.path().join(format!("{template}.toml"));
+        std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
+        let out = dir.path().join("out");
+        let o = run_cpu(&case, &out, &["--set", set]);
+        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{set}: {}", stderr(&o));
+        assert!(!out.exists(), "{set}: output written");
+    }
+}

@@ -25,6 +25,9 @@ pub struct BenchOptions {
     /// Meshes of the unstructured families (default: Kuhn boxes of each benchmark's sizes).
     #[arg(long = "mesh", value_delimiter = ',')]
     pub meshes: Vec<PathBuf>,
+    /// Only the benchmarks whose name contains this, e.g. "plm-rk3".
+    #[arg(long)]
+    pub only: Option<String>,
     #[arg(long, default_value_t = 20)]
     pub steps: u64,
     /// Timed runs of `steps` steps; the best counts.
@@ -71,7 +74,8 @@ pub fn bench(opts: &BenchOptions) -> Result<()> {
     print_header();
     let mut rows = vec![];
     for family in families {
-        for spec in family.benches() {
+        let wanted = |spec: &&BenchSpec| opts.only.as_ref().is_none_or(|o| spec.name.contains(o.as_str()));
+        for spec in family.benches().iter().filter(wanted) {
             for (label, sets, mesh) in sizes(spec, opts, scratch.path())? {
                 for &p in &opts.precisions {
                     let doc = specs::spec_doc(spec.template, &sets, mesh.as_deref(), p)?;

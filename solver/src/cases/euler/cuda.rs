@@ -126,15 +126,20 @@ fn stage_tile(cells: [usize; 3], real_bytes: usize) -> [u32; 3] {
     t
 }
 
+/// The most faces of `tile` along one active axis: the RK3 stage kernel's threads per block.
+fn stage_threads(tile: [u32; 3], cells: [usize; 3]) -> u32 {
+    (0..3)
+        .filter(|&a| cells[a] > 1)
+        .map(|a| (0..3).map(|b| tile[b] + u32::from(a == b)).product::<u32>())
+        .max()
+        .unwrap_or(1)
+}
+
 /// Dynamic shared memory of the RK3 stage kernel for `tile`: primitives of the tile and two
 /// ghost layers per active axis, and the fluxes of the most faces along one axis.
 fn stage_shared_bytes(tile: [u32; 3], cells: [usize; 3], real_bytes: usize) -> u32 {
     let ext: u32 = (0..3).map(|a| tile[a] + if cells[a] > 1 { 4 } else { 0 }).product();
-    let faces = (0..3)
-        .map(|a| (0..3).map(|b| tile[b] + u32::from(a == b)).product::<u32>())
-        .max()
-        .unwrap_or(0);
-    5 * (ext + faces) * real_bytes as u32
+    5 * (ext + stage_threads(tile, cells)) * real_bytes as u32
 }
 
 impl<R: Real> CudaEuler<R> {
@@ -281,7 +286,7 @@ impl<R: Real> CudaEuler<R> {
                 (g.n[1] as u32).div_ceil(t[1]),
                 (g.n[2] as u32).div_ceil(t[2]),
             ),
-            block_dim: (t[0] * t[1] * t[2], 1, 1),
+            block_dim: (stage_threads(t, g.cells), 1, 1),
             shared_mem_bytes: stage_shared_bytes(t, g.cells, std::mem::size_of::<R>()),
         };
         for (a, b) in RK3_WEIGHTS {

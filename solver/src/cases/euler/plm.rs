@@ -48,7 +48,7 @@ fn conservative_in_frame<R: Real>(w: &Prim<R>, axis: usize, gamma: R) -> Cons<R>
     let half = R::of(0.5);
     let (rho, vn, t1, t2) = (w[0], w[1 + axis], w[1 + (axis + 1) % 3], w[1 + (axis + 2) % 3]);
     let kinetic = half * rho * (vn * vn + t1 * t1 + t2 * t2);
-    [rho, rho * vn, rho * t1, rho * t2, w[4] / (gamma - R::one()) + kinetic]
+    [rho, rho * vn, rho * t1, rho * t2, w[4] * (R::one() / (gamma - R::one())) + kinetic]
 }
 
 /// The flux through the face between `w[1]` and `w[2]`, four consecutive cells along `axis`,

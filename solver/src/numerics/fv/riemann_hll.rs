@@ -45,12 +45,14 @@ struct Side<R> {
 #[inline]
 fn side<R: Real>(u: &[R; 5], gamma: R) -> Side<R> {
     let p = pressure(u, gamma);
+    let vel = u[1] / u[0];
     Side {
         u: *u,
-        vel: u[1] / u[0],
+        vel,
         p,
         a: (gamma * p / u[0]).sqrt(),
-        f: flux(u, gamma),
+        // flux(u) with the pressure and velocity at hand
+        f: [u[1], u[1] * vel + p, u[2] * vel, u[3] * vel, vel * (u[4] + p)],
     }
 }
 
@@ -102,9 +104,11 @@ pub fn hll_flux<R: Real>(l: &[R; 5], r: &[R; 5], gamma: R) -> [R; 5] {
         ControlFlow::Break(f) => return f,
         ControlFlow::Continue(fan) => fan,
     };
+    // One division, not five (the CUDA port does the same).
+    let inv = R::one() / (sr - sl);
     let mut f = [R::zero(); 5];
     for c in 0..5 {
-        f[c] = (sr * l.f[c] - sl * r.f[c] + sl * sr * (r.u[c] - l.u[c])) / (sr - sl);
+        f[c] = (sr * l.f[c] - sl * r.f[c] + sl * sr * (r.u[c] - l.u[c])) * inv;
     }
     f
 }
