@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The Euler family on the device machine (carry .gpu; gpu_run.sh runs it too): CPU-vs-CUDA
 # checks, the paper's 2D benchmark run to its end time, the Rayleigh-Taylor growth rate at two
-# resolutions with each HLL-type solver (scripts/rt_growth.py, numpy only), and the benchmarks.
-# Results in $OUT (or .gpu/results). Knobs: EULER_BENCH=0 (no benchmarks), RT_DIMS (default
-# "128 256": N x 3N cells), EULER_PROFILE=1 (an nsys profile of the 2D benchmark, if nsys is there).
+# resolutions with each HLL-type solver (scripts/rt_growth.py, numpy only), where the time of a
+# step goes (the CFL reduction's share, the reconstruction's share), Rayleigh-Taylor frames for
+# scripts/render_rt.py, and the benchmarks. Results in $OUT (or .gpu/results). Knobs:
+# EULER_BENCH=0 (no benchmarks), RT_DIMS (default "128 256": N x 3N cells), RT_HLL_FINE (default
+# "512 1024": the finer grids HLL needs, f32), EULER_PROFILE=1 (an nsys profile of the 2D
+# benchmark, if nsys is there).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 S=.gpu/solver
@@ -29,6 +32,26 @@ print('riemann-2d 1000^2 f32 %-14s %-6s steps %d  stepping %.4f s  (run %.3f s, 
       | tee -a "$R/euler-runs.txt"
   done
 done
+stepping() {  # name, summary.json: seconds per step without output
+  python3 -c "import json; d = json.load(open('$2')); s = d['wall_seconds'] - d['output_seconds']; print('%-58s steps %5d  %.3e s/step' % ('$1', d['steps'], s / d['steps']))" | tee -a "$R/euler-runs.txt"
+}
+echo "== where a step goes: the same benchmark at a fixed dt (no CFL reduction, no host round trip)"
+for riemann in exact hllc; do
+  $S run "$W/r2d.toml" --backend cuda -q --set run.precision=f32 --set euler.riemann=\"$riemann\" --set time.dt=3.7e-4 -o "$W/r2d-fixed-$riemann" || fail "fixed dt"
+  stepping "riemann-2d 1000^2 f32 muscl-hancock $riemann, fixed dt" "$W/r2d-fixed-$riemann/summary.json"
+done
+echo "== where a step goes: PLM + HLL + RK3 on 256^3 f32 with and without the reconstruction"
+$S cases euler-rt-3d > "$W/rt3.toml"
+for lim in minmod first-order; do
+  $S run "$W/rt3.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[256,256,256]" --set euler.limiter=\"$lim\" \
+    --set time.steps=40 --set output.every=0 -o "$W/rt3-$lim" || fail "rt3 $lim"
+  stepping "rt-3d 256^3 f32 plm-rk3 hll $lim" "$W/rt3-$lim/summary.json"
+done
+echo "== the PLM paper's 3D run: 64 x 64 x 192 to t = 12"
+for p in f32 f64; do
+  $S run "$W/rt3.toml" --backend cuda -q --set run.precision=$p --set output.every=0 -o "$W/rt3-paper-$p" || fail "rt3 paper"
+  stepping "rt-3d 64x64x192 $p to t = 12" "$W/rt3-paper-$p/summary.json"
+done
 
 echo "== Rayleigh-Taylor single mode, 2D: growth rate against sqrt(A g k)"
 $S cases euler-rt-2d > "$W/rt.toml"
@@ -44,6 +67,20 @@ for n in ${RT_DIMS:-128 256}; do
     done
   done
 done
+
+for n in ${RT_HLL_FINE:-512 1024}; do
+  o="$W/rt-$n-hll-fine"
+  $S run "$W/rt.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[$n,$((3 * n)),1]" \
+    --set euler.initial.amplitude=0.001 --set time.end_time=6.0 --set output.interval=0.2 -o "$o" || fail "rt $n hll"
+  printf "rt-2d %-4s %-5s A=%-6s f32 " "$n" hll 0.001 | tee -a "$R/euler-runs.txt"
+  python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+done
+
+echo "== Rayleigh-Taylor frames for scripts/render_rt.py (2D 128 x 384 to t = 10, 3D 32 x 32 x 96 to t = 12, f32: small enough to bring back)"
+$S run "$W/rt.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[128,384,1]" --set time.end_time=10.0 \
+  --set output.interval=2.5 -o "$W/frames/rt2d" || fail "rt2d frames"
+$S run "$W/rt3.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[32,32,96]" --set output.interval=4.0 -o "$W/frames/rt3d" || fail "rt3d frames"
+tar -czf "$R/rt-frames.tar.gz" -C "$W/frames" rt2d rt3d
 
 if [ "${EULER_PROFILE:-0}" = 1 ] && command -v nsys >/dev/null; then
   echo "== nsys: the paper's benchmark, HLLC"

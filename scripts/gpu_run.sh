@@ -6,7 +6,9 @@
 # 0.1M and 1M cells; "110" is 8M); ADVECT_ORDERS (default "none rcm hilbert"); SKIP_CHANNEL=1
 # (no 1M-tet Gmsh channel); BENCH_SIZES (structured sizes instead of each benchmark's own);
 # BENCH_STEPS, BENCH_REPS;
-# WITH_1024=0 (skip the 1024^3 f32 heat row); CPU=1 (also time the CPU backend).
+# WITH_1024=0 (skip the 1024^3 f32 heat row); CPU=1 (also time the CPU backend);
+# SKIP_EULER_RUNS=1 (not gpu_euler.sh's runs; with a 600 s limit per command, run
+# `SKIP_EULER_RUNS=1 bash .gpu/gpu_run.sh` and `EULER_BENCH=0 bash .gpu/gpu_euler.sh` as two calls).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 S=.gpu/solver
@@ -66,9 +68,15 @@ if [ "${WITH_1024:-1}" = 1 ]; then
   $S bench heat --sizes 1024 --precision f32 --steps 10 --reps 2 2>&1 | tail -n +3 | tee -a "$R/bench.txt" || fail "bench 1024"
 fi
 
+if [ "${SKIP_EULER_RUNS:-0}" != 1 ]; then
+  echo "== the Euler family's runs (growth rates, time to solution, frames): gpu_euler.sh"
+  EULER_BENCH=0 OUT="$R" bash "$(dirname "$0")/gpu_euler.sh" > "$R/euler.txt" 2>&1 || fail "gpu_euler.sh"
+fi
+
 echo
 echo "================ summary ================"
 grep -E "PASS|FAIL" "$R/check.txt"
 grep -E "identical|expected|linf|FAIL" "$R/runs.txt"
 cat "$R/bench.txt"
+[ -f "$R/euler-runs.txt" ] && cat "$R/euler-runs.txt"
 exit $status
