@@ -5,7 +5,7 @@
 # step goes (the CFL reduction's share, the reconstruction's share), Rayleigh-Taylor frames for
 # scripts/render_rt.py, and the benchmarks. Results in $OUT (or .gpu/results). Knobs:
 # EULER_BENCH=0 (no benchmarks), RT_DIMS (default "128 256": N x 3N cells), RT_HLL_FINE (default
-# "512 1024": the finer grids HLL needs, f32), EULER_PROFILE=1 (an nsys profile of the 2D
+# "512"; "512 1024" adds 4 minutes: the finer grids HLL needs, f32), EULER_PROFILE=1 (an nsys profile of the 2D
 # benchmark, if nsys is there).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
@@ -44,7 +44,7 @@ echo "== where a step goes: PLM + HLL + RK3 on 256^3 f32 with and without the re
 $S cases euler-rt-3d > "$W/rt3.toml"
 for lim in minmod first-order; do
   $S run "$W/rt3.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[256,256,256]" --set euler.limiter=\"$lim\" \
-    --set time.steps=40 --set output.every=0 -o "$W/rt3-$lim" || fail "rt3 $lim"
+    --set time.end_time=0.05 --set output.every=0 -o "$W/rt3-$lim" || fail "rt3 $lim"
   stepping "rt-3d 256^3 f32 plm-rk3 hll $lim" "$W/rt3-$lim/summary.json"
 done
 echo "== the PLM paper's 3D run: 64 x 64 x 192 to t = 12"
@@ -68,7 +68,7 @@ for n in ${RT_DIMS:-128 256}; do
   done
 done
 
-for n in ${RT_HLL_FINE:-512 1024}; do
+for n in ${RT_HLL_FINE:-512}; do
   o="$W/rt-$n-hll-fine"
   $S run "$W/rt.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[$n,$((3 * n)),1]" \
     --set euler.initial.amplitude=0.001 --set time.end_time=6.0 --set output.interval=0.2 -o "$o" || fail "rt $n hll"

@@ -111,9 +111,25 @@ fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
 
 /// The RK3 stage's tile of cells: 32 along the first active axis (16 in 3D double precision,
 /// for shared memory), 4 along the others in 3D, 16 in 2D; 256 in 1D; 1 on inactive axes.
+/// (8 x 8 x 4 measured 8 % faster at 256^3 on the H100, `benchmarks/euler-tiles-h100-2026-11-23.txt`,
+/// but has not been through `solver check` yet: try it with the knob below.)
+/// `CFD_EULER_TILE=a,b,c` sets the tile along the active axes instead (a tuning knob; at most
+/// 640 faces along an axis, the kernel's launch bound).
 fn stage_tile(cells: [usize; 3], real_bytes: usize) -> [u32; 3] {
     let active: Vec<usize> = (0..3).filter(|&a| cells[a] > 1).collect();
     let mut t = [1; 3];
+    let knob: Option<Vec<u32>> = std::env::var("CFD_EULER_TILE")
+        .ok()
+        .and_then(|v| v.split(',').map(|x| x.trim().parse().ok()).collect());
+    if let Some(k) = knob.filter(|k| k.len() >= active.len() && k.iter().all(|&x| x > 0)) {
+        for (rank, &a) in active.iter().enumerate() {
+            t[a] = k[rank];
+        }
+        if stage_threads(t, cells) <= 640 {
+            return t;
+        }
+        t = [1; 3];
+    }
     for (rank, &a) in active.iter().enumerate() {
         t[a] = match (active.len(), rank) {
             (1, _) => 256,
