@@ -242,7 +242,7 @@ mod tests {
                         let lo = face_flux([&w[0], &w[1], &w[2], &w[3]], a, s.gamma, s.scheme);
                         let hi = face_flux([&w[1], &w[2], &w[3], &w[4]], a, s.gamma, s.scheme);
                         for c in 0..5 {
-                            acc[c] = acc[c] - (hi[c] - lo[c]) * s.inv_h[a];
+                            acc[c] -= (hi[c] - lo[c]) * s.inv_h[a];
                         }
                     }
                     let uc = cons(p);
