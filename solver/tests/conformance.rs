@@ -59,6 +59,7 @@ fn shrink(text: &str, mesh: &Path) -> toml::Table {
         .or_insert(toml::Table::new().into())
         .as_table_mut()
         .unwrap();
+    output.remove("interval");
     output.insert("every".into(), 3.into());
     t
 }

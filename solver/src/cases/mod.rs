@@ -17,4 +17,5 @@ registry! {
     heat,
     advect,
     euler,
+    swe,
 }

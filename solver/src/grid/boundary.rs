@@ -1,6 +1,8 @@
 //! One set of boundary conditions for every structured family: what fills the ghost values on
 //! each of the six faces.
 
+use serde::{Deserialize, Serialize};
+
 /// The condition on one face of the grid.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FaceBc {
@@ -71,5 +73,74 @@ impl BoundarySet {
             }
         }
         None
+    }
+}
+
+/// The `boundary` key of a family's section for the families whose faces are walls, outflow or
+/// periodic (Euler, shallow water): one condition per axis, `x = "reflect"`, or `[low, high]`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BoundarySection {
+    #[serde(default)]
+    pub x: AxisBc,
+    #[serde(default)]
+    pub y: AxisBc,
+    #[serde(default)]
+    pub z: AxisBc,
+}
+
+impl Default for BoundarySection {
+    fn default() -> Self {
+        BoundarySection {
+            x: AxisBc::Both(Side::Outflow),
+            y: AxisBc::Both(Side::Outflow),
+            z: AxisBc::Both(Side::Outflow),
+        }
+    }
+}
+
+/// One condition for both faces of an axis, or `[low, high]`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum AxisBc {
+    Both(Side),
+    Sides([Side; 2]),
+}
+
+impl Default for AxisBc {
+    fn default() -> Self {
+        AxisBc::Both(Side::Outflow)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    /// Zero gradient.
+    Outflow,
+    /// A wall: the normal momentum is reflected.
+    Reflect,
+    Periodic,
+}
+
+impl BoundarySection {
+    /// The boundary set; component `first_momentum + a` (the momentum along axis a) is the
+    /// one a wall across axis a negates.
+    pub fn set(&self, first_momentum: usize) -> BoundarySet {
+        let face = |s: Side| match s {
+            Side::Outflow => FaceBc::Outflow,
+            Side::Reflect => FaceBc::Reflect,
+            Side::Periodic => FaceBc::Periodic,
+        };
+        let mut set = BoundarySet::periodic();
+        for (axis, bc) in [self.x, self.y, self.z].iter().enumerate() {
+            let [lo, hi] = match *bc {
+                AxisBc::Both(s) => [s, s],
+                AxisBc::Sides(s) => s,
+            };
+            set.faces[axis] = [face(lo), face(hi)];
+            set.normal_component[axis] = Some(first_momentum + axis);
+        }
+        set
     }
 }

@@ -9,7 +9,7 @@ pub mod cuda;
 pub mod halo;
 pub mod layout;
 
-pub use boundary::{BoundarySet, FaceBc};
+pub use boundary::{BoundarySection, BoundarySet, FaceBc, Side};
 pub use layout::StructuredGrid;
 
 use crate::error::Result;

@@ -83,7 +83,8 @@ pub fn write_text(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Relative L1, L2 and Linf differences of `a` from `reference`, the first two weighted
-/// (cell volumes on unstructured meshes).
+/// (cell volumes on unstructured meshes); absolute ones, marked `absolute`, where the
+/// reference is zero everywhere (a fluid that should stay at rest).
 pub fn relative_errors(a: &[f64], reference: &[f64], weights: Option<&[f64]>) -> serde_json::Value {
     let (mut e1, mut e2, mut einf, mut r1, mut r2, mut rinf) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for (i, (x, r)) in a.iter().zip(reference).enumerate() {
@@ -95,6 +96,11 @@ pub fn relative_errors(a: &[f64], reference: &[f64], weights: Option<&[f64]>) ->
         r1 += w * r.abs();
         r2 += w * r * r;
         rinf = rinf.max(r.abs());
+    }
+    if rinf == 0.0 {
+        // A zero reference (a fluid at rest): the errors themselves, weighted means and max.
+        let total: f64 = (0..a.len()).map(|i| weights.map_or(1.0, |w| w[i])).sum();
+        return serde_json::json!({"l1": e1 / total, "l2": (e2 / total).sqrt(), "linf": einf, "absolute": true});
     }
     serde_json::json!({"l1": e1 / r1, "l2": (e2 / r2).sqrt(), "linf": einf / rinf})
 }

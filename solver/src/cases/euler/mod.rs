@@ -247,7 +247,7 @@ impl EulerSetup {
             return Err(doc.error("euler.gravity", "needs euler.scheme = \"plm-rk3\" (muscl-hancock has no source term)"));
         }
         let spec = view.grid.spec(doc)?;
-        let bc = e.boundary.set();
+        let bc = e.boundary.set(1);
         if let Some(p) = bc.problem(5) {
             return Err(doc.error("euler.boundary", p));
         }

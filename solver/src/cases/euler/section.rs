@@ -1,6 +1,6 @@
 //! The `[euler]` section of a case file.
 
-use crate::grid::{BoundarySet, FaceBc, StructuredGrid};
+use crate::grid::{BoundarySection, StructuredGrid};
 use crate::numerics::fv::limiters::Limiter;
 use crate::numerics::fv::riemann_exact::{sample, Primitive};
 use serde::{Deserialize, Serialize};
@@ -28,7 +28,7 @@ pub struct EulerSection {
     pub gravity: [f64; 3],
     pub initial: Initial,
     #[serde(default)]
-    pub boundary: EulerBoundary,
+    pub boundary: BoundarySection,
 }
 
 fn default_gamma() -> f64 {
@@ -283,70 +283,4 @@ pub fn conservative(rho: f64, v: [f64; 3], p: f64, gamma: f64) -> [f64; 5] {
 
 fn half() -> f64 {
     0.5
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct EulerBoundary {
-    #[serde(default)]
-    pub x: AxisBc,
-    #[serde(default)]
-    pub y: AxisBc,
-    #[serde(default)]
-    pub z: AxisBc,
-}
-
-impl Default for EulerBoundary {
-    fn default() -> Self {
-        EulerBoundary {
-            x: AxisBc::Both(Side::Outflow),
-            y: AxisBc::Both(Side::Outflow),
-            z: AxisBc::Both(Side::Outflow),
-        }
-    }
-}
-
-/// One condition for both faces of an axis, or `[low, high]`.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
-pub enum AxisBc {
-    Both(Side),
-    Sides([Side; 2]),
-}
-
-impl Default for AxisBc {
-    fn default() -> Self {
-        AxisBc::Both(Side::Outflow)
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Side {
-    /// Zero gradient.
-    Outflow,
-    /// A wall: the normal momentum is reflected.
-    Reflect,
-    Periodic,
-}
-
-impl EulerBoundary {
-    /// The grid layer's boundary set; the momentum along each axis is the wall-normal one.
-    pub fn set(&self) -> BoundarySet {
-        let face = |s: Side| match s {
-            Side::Outflow => FaceBc::Outflow,
-            Side::Reflect => FaceBc::Reflect,
-            Side::Periodic => FaceBc::Periodic,
-        };
-        let mut set = BoundarySet::periodic();
-        for (axis, bc) in [self.x, self.y, self.z].iter().enumerate() {
-            let [lo, hi] = match *bc {
-                AxisBc::Both(s) => [s, s],
-                AxisBc::Sides(s) => s,
-            };
-            set.faces[axis] = [face(lo), face(hi)];
-            set.normal_component[axis] = Some(1 + axis);
-        }
-        set
-    }
 }

@@ -1,0 +1,239 @@
+//! Shallow water with a passive pollutant on a cell-centred Cartesian grid (the paper
+//! `shallow-water-pollutant-multi-gpu.md`, Viñas et al.): unknowns (h, q_x, q_y, hC), the bed's
+//! depth H below the reference level, the first-order path-conservative Roe scheme with its
+//! well-balanced bed term (`roe.rs`), wet/dry fronts that keep h >= 0 and a lake at rest at rest
+//! across emerged banks, walls, outflow or periodic faces, a CFL step. CPU backend (`cpu.rs`);
+//! the CUDA backend, the bathymetry files, friction, tides and several GPUs are the rest of
+//! issues 13 and 14.
+
+pub mod cpu;
+pub mod initial;
+pub mod roe;
+pub mod section;
+
+use crate::backend::Target;
+use crate::error::{Result, SolverError};
+use crate::framework::{
+    build_in_precision, BuildIn, CaseDoc, Clock, DtPolicy, FamilyInfo, Precision, Setup, Simulation, Template,
+};
+use crate::grid::{BoundarySet, FaceBc, GridSection, StructuredGrid};
+use crate::output::{Centring, Field, Geometry};
+use crate::real::Real;
+use section::{Initial, SweSection};
+use serde::{Deserialize, Serialize};
+
+const fn template(name: &'static str, about: &'static str, text: &'static str) -> Template {
+    Template { name, about, text }
+}
+
+const TEMPLATES: &[Template] = &[
+    template("swe-lake-at-rest", "still water over a bump that emerges (SWASHES 3.1.2): must stay at rest", include_str!("templates/swe-lake-at-rest.toml")),
+    template("swe-dam-break-dry", "Ritter's dam break onto a dry bed (SWASHES 4.1.2), exact solution", include_str!("templates/swe-dam-break-dry.toml")),
+    template("swe-dam-break-wet", "Stoker's dam break onto a wet bed (SWASHES 4.1.1), exact solution", include_str!("templates/swe-dam-break-wet.toml")),
+    template("swe-thacker", "Thacker's planar surface oscillating in a paraboloid (SWASHES 4.2.2), exact solution", include_str!("templates/swe-thacker.toml")),
+    template("swe-column", "a water column falling into a tank, with a pollutant (the paper's sec. 6.4)", include_str!("templates/swe-column.toml")),
+];
+
+/// The family: shallow water with a pollutant on a structured grid (CPU for now).
+pub static FAMILY: FamilyInfo = FamilyInfo::new("shallow-water", &["grid"], TEMPLATES, &[], &[], |doc| {
+    Ok(Box::new(SweSetup::parse(doc)?))
+});
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+struct SweDoc {
+    #[serde(rename = "shallow-water")]
+    swe: SweSection,
+    grid: GridSection,
+}
+
+#[derive(Clone, Debug)]
+pub struct SweSetup {
+    pub grid: StructuredGrid,
+    pub bc: BoundarySet,
+    /// The bed's ghosts: copies of the cells beside them (periodic where the state is).
+    pub bed_bc: BoundarySet,
+    pub gravity: f64,
+    pub dry: f64,
+    /// Below this depth velocities are desingularized (Kurganov & Petrova 2007).
+    pub thin: f64,
+    pub initial: Initial,
+    section: SweSection,
+    doc: SweDoc,
+}
+
+impl SweSetup {
+    fn parse(doc: &CaseDoc) -> Result<Self> {
+        let view: SweDoc = doc.section()?;
+        let s = &view.swe;
+        if !(s.gravity > 0.0 && s.gravity.is_finite()) {
+            return Err(doc.error("shallow-water.gravity", format!("must be positive, got {}", s.gravity)));
+        }
+        if doc.time.cfl > 1.0 {
+            return Err(doc.error("time.cfl", format!("{} is above 1, the scheme's stable limit", doc.time.cfl)));
+        }
+        let spec = view.grid.spec(doc)?;
+        if spec.cells[2] != 1 {
+            return Err(doc.error("grid.dims", "shallow water is 2D: the third entry must be 1"));
+        }
+        if let Some((key, msg)) = problem(&s.initial) {
+            return Err(doc.error(&key, msg));
+        }
+        let bc = s.boundary.set(1);
+        if let Some(p) = bc.problem(4) {
+            return Err(doc.error("shallow-water.boundary", p));
+        }
+        let mut bed_bc = bc.clone();
+        for faces in bed_bc.faces.iter_mut() {
+            for f in faces.iter_mut().filter(|f| **f != FaceBc::Periodic) {
+                *f = FaceBc::Outflow;
+            }
+        }
+        bed_bc.normal_component = [None; 3];
+        let halo = [1, usize::from(spec.cells[1] > 1), 0];
+        let grid = StructuredGrid::new(&spec, Centring::Cell, &bc, halo, 4);
+        let dry = s.dry_depth.unwrap_or(match doc.run.precision {
+            Precision::F64 => 1e-6,
+            Precision::F32 => 1e-5,
+        });
+        let mut setup = SweSetup {
+            grid,
+            bc,
+            bed_bc,
+            gravity: s.gravity,
+            dry,
+            thin: 0.0,
+            initial: s.initial.clone(),
+            section: s.clone(),
+            doc: view,
+        };
+        // Desingularize below a thousandth of the deepest initial water (never below dry).
+        let deepest = setup.initial_fields().0[..setup.grid.points()].iter().fold(0.0f64, |m, &h| m.max(h));
+        setup.thin = setup.section.thin_depth.unwrap_or((1e-3 * deepest).max(dry));
+        Ok(setup)
+    }
+
+    /// The axes with more than one cell.
+    pub fn axes(&self) -> Vec<usize> {
+        (0..2).filter(|&a| self.grid.cells[a] > 1).collect()
+    }
+
+    /// Interior cells as padded indices, x fastest.
+    pub fn cells(&self) -> Vec<usize> {
+        let [nx, ny, _] = self.grid.n;
+        (0..ny).flat_map(|j| (0..nx).map(move |i| self.grid.at(i as isize, j as isize, 0))).collect()
+    }
+
+    fn centre(&self) -> [f64; 2] {
+        [0, 1].map(|a| self.grid.origin[a] + 0.5 * self.grid.extent[a])
+    }
+
+    /// The initial (h, q_x, q_y, hC), components one after another, and H.
+    pub fn initial_fields(&self) -> (Vec<f64>, Vec<f64>) {
+        let centre = self.centre();
+        let at = |x: [f64; 3]| initial::at(&self.initial, x, centre, self.gravity);
+        let mut w: Vec<f64> = (0..3).flat_map(|k| self.grid.sample(|x| at(x).0[k])).collect();
+        let polluted = |x: [f64; 3]| {
+            let inside = self.section.pollutant.iter().any(|d| {
+                (x[0] - d.center[0]).powi(2) + (x[1] - d.center[1]).powi(2) < d.radius * d.radius
+            });
+            if inside {
+                at(x).0[0]
+            } else {
+                0.0
+            }
+        };
+        w.extend(self.grid.sample(polluted));
+        (w, self.grid.sample(|x| at(x).1))
+    }
+}
+
+/// The key and what is wrong with the initial data, if anything.
+fn problem(initial: &Initial) -> Option<(String, String)> {
+    let positive = |v: f64| v > 0.0 && v.is_finite();
+    match *initial {
+        Initial::DamBreak { left, right, .. } if !(positive(left) && right >= 0.0 && right.is_finite()) => Some((
+            "shallow-water.initial".into(),
+            format!("depths must be positive (left) and not negative (right), got {left}, {right}"),
+        )),
+        Initial::Thacker { a, h0, eta } if !(positive(a) && positive(h0) && eta.is_finite()) => {
+            Some(("shallow-water.initial".into(), "a and h0 must be positive".into()))
+        }
+        Initial::Column { depth, height, radius, .. } if !(depth >= 0.0 && depth + height >= 0.0 && positive(radius)) => {
+            Some(("shallow-water.initial".into(), format!("negative initial depth: depth {depth}, height {height}")))
+        }
+        Initial::LakeAtRest { level, .. } if !level.is_finite() => {
+            Some(("shallow-water.initial.level".into(), "must be finite".into()))
+        }
+        _ => None,
+    }
+}
+
+/// The output fields of interior (h, q_x, q_y, hC) and H: depth, velocity, free surface, bed
+/// elevation, pollutant concentration.
+pub fn fields(values: &[f64], bed: &[f64], dry: f64) -> Vec<Field> {
+    let n = bed.len();
+    let wet = |i: usize| values[i] > dry;
+    let velocity = (0..n)
+        .flat_map(|i| {
+            let h = values[i];
+            if wet(i) {
+                [values[n + i] / h, values[2 * n + i] / h]
+            } else {
+                [0.0, 0.0]
+            }
+        })
+        .collect();
+    let conc = (0..n).map(|i| if wet(i) { values[3 * n + i] / values[i] } else { 0.0 }).collect();
+    vec![
+        Field::scalar("depth", Centring::Cell, values[..n].to_vec()),
+        Field::vector("velocity", 2, Centring::Cell, velocity),
+        Field::scalar("surface", Centring::Cell, (0..n).map(|i| values[i] - bed[i]).collect()),
+        Field::scalar("bed", Centring::Cell, bed.iter().map(|b| -b).collect()),
+        Field::scalar("concentration", Centring::Cell, conc),
+    ]
+}
+
+impl BuildIn for SweSetup {
+    fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        match target {
+            Target::Cpu => {
+                let (w, bed) = self.initial_fields();
+                Ok(Box::new(cpu::CpuSwe::<R>::new(self.clone(), &w, &bed)))
+            }
+            Target::Cuda(_) => Err(SolverError::Other(
+                "the shallow-water family runs on the CPU backend only so far (its CUDA kernels are issue 13's next step): use --backend cpu".into(),
+            )),
+        }
+    }
+}
+
+impl Setup for SweSetup {
+    fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
+        build_in_precision(self, target, precision)
+    }
+    /// The step follows the fastest wave, which changes as the flow does.
+    fn dt_policy(&self) -> DtPolicy {
+        DtPolicy::Adaptive
+    }
+    fn physics(&self) -> toml::Table {
+        toml::Table::try_from(&self.doc).expect("serializable")
+    }
+    fn geometry(&self) -> Geometry {
+        self.grid.geometry()
+    }
+    /// The exact depth (dam breaks, Thacker), or the velocity of a lake at rest (zero).
+    fn exact(&self, clock: &Clock) -> Option<Field> {
+        let centre = self.centre();
+        if let Initial::LakeAtRest { .. } = self.initial {
+            return Some(Field::vector("velocity", 2, Centring::Cell, vec![0.0; 2 * self.grid.points()]));
+        }
+        initial::exact_depth(&self.initial, [0.0; 3], centre, self.gravity, clock.time)?;
+        let h = self.grid.sample(|x| {
+            initial::exact_depth(&self.initial, x, centre, self.gravity, clock.time).unwrap_or(f64::NAN)
+        });
+        Some(Field::scalar("depth", Centring::Cell, h))
+    }
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({"grid": self.grid.cells, "gravity": self.gravity, "dry_depth": self.dry})
+    }
+}

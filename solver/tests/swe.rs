@@ -1,0 +1,153 @@
+//! Shallow water (CPU): a lake at rest over an emerging bump stays exactly at rest for 10,000
+//! steps, the dam breaks and Thacker's oscillation converge to their exact solutions, water and
+//! pollutant are conserved in a closed tank, bad input is refused.
+
+mod common;
+
+use common::{run_cpu, solver, stderr, vtk_python};
+
+/// Run a template on the CPU with overrides; its output folder and summary.json.
+fn run(dir: &std::path::Path, template: &str, sets: &[String]) -> (std::path::PathBuf, serde_json::Value) {
+    let case = dir.join(format!("{template}.toml"));
+    std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
+    let out = dir.join(format!(
+        "out-{template}-{}",
+        sets.join("-").replace(['/', '"', '=', '[', ']', ','], "_")
+    ));
+    let extra: Vec<&str> = sets.iter().flat_map(|s| ["--set", s.as_str()]).collect();
+    let o = run_cpu(&case, &out, &extra);
+    assert!(o.status.success(), "{template} {sets:?}: {}", stderr(&o));
+    let summary = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    (out, summary)
+}
+
+fn sets(s: &[&str]) -> Vec<String> {
+    s.iter().map(|x| x.to_string()).collect()
+}
+
+#[test]
+fn a_lake_at_rest_over_an_emerging_bump_stays_at_rest_for_10000_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    for (precision, bound) in [("f64", 1e-12), ("f32", 1e-6)] {
+        let p = format!("run.precision=\"{precision}\"");
+        let (_, s) = run(dir.path(), "swe-lake-at-rest", &sets(&["time.end_time=1150.0", &p]));
+        let (speed, steps) = (s["errors"]["linf"].as_f64().unwrap(), s["steps"].as_u64().unwrap());
+        println!("lake at rest, 1D bump, {precision}, {steps} steps: max |u| = {speed:.3e}");
+        assert!(steps >= 10_000 && speed <= bound, "{precision}: {steps} steps, {speed}");
+        assert!(s["final_min"].as_f64().unwrap() >= 0.0);
+    }
+    // A round island on a 2D grid.
+    let island = [
+        "grid.dims=[50,20,1]",
+        "grid.extent=[25.0,10.0,1.0]",
+        "shallow-water.initial.island=true",
+        "time.end_time=100.0",
+    ];
+    let (_, s) = run(dir.path(), "swe-lake-at-rest", &sets(&island));
+    let (speed, steps) = (s["errors"]["linf"].as_f64().unwrap(), s["steps"].clone());
+    println!("lake at rest, 2D island, {steps} steps: max |u| = {speed:.3e}");
+    assert!(speed <= 1e-12, "{speed}");
+}
+
+/// Relative L1 errors of the depth at three resolutions, each smaller than the last by `ratio`.
+fn assert_converges(template: &str, dims: [&str; 3], ratio: f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let errors: Vec<f64> = dims
+        .iter()
+        .map(|d| {
+            let (_, s) = run(dir.path(), template, &[format!("grid.dims={d}")]);
+            assert!(
+                s["final_min"].as_f64().unwrap() >= 0.0,
+                "{template} {d}: negative depth"
+            );
+            s["errors"]["l1"].as_f64().unwrap()
+        })
+        .collect();
+    println!("{template}: depth L1 {errors:?}");
+    for w in errors.windows(2) {
+        assert!(w[0] / w[1] > ratio, "{template}: {errors:?}");
+    }
+}
+
+/// Stoker (wet bed): L1 6.73e-3, 3.91e-3, 2.28e-3 at 200, 400, 800 cells (ratios 1.72, 1.71).
+#[test]
+fn stokers_dam_break_converges() {
+    assert_converges("swe-dam-break-wet", ["[200,1,1]", "[400,1,1]", "[800,1,1]"], 1.6);
+}
+
+/// Ritter (dry bed): L1 1.29e-2, 9.40e-3, 7.06e-3 (ratios 1.37, 1.33): the wet/dry front lags
+/// (VALIDATION.md), so the error falls slowly.
+#[test]
+fn ritters_dam_break_converges() {
+    assert_converges("swe-dam-break-dry", ["[200,1,1]", "[400,1,1]", "[800,1,1]"], 1.25);
+}
+
+/// Thacker's planar oscillation after one period: L1 0.362, 0.122, 0.0509 on 50^2, 100^2, 200^2.
+#[test]
+fn thackers_oscillation_converges() {
+    assert_converges("swe-thacker", ["[50,50,1]", "[100,100,1]", "[200,200,1]"], 2.0);
+}
+
+/// The water column in a closed tank: the sums of h and hC over the cells (VTK's reader) at
+/// t = 0 and t = 1 agree to round-off.
+#[test]
+fn water_and_pollutant_are_conserved_in_a_closed_tank() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = run(dir.path(), "swe-column", &sets(&["grid.dims=[60,60,1]"]));
+    let script = concat!(
+        "import sys, glob, vtk\n",
+        "from vtk.util.numpy_support import vtk_to_numpy as n\n",
+        "fs = sorted(glob.glob(sys.argv[1] + '/*.vti'))\n",
+        "fs = fs[:1] + fs[-1:]\n",
+        "rs = [vtk.vtkXMLImageDataReader() for f in fs]\n",
+        "_ = [(r.SetFileName(f), r.Update()) for r, f in zip(rs, fs)]\n",
+        "ds = [r.GetOutput().GetCellData() for r in rs]\n",
+        "hs = [n(d.GetArray('depth')) for d in ds]\n",
+        "cs = [n(d.GetArray('concentration')) for d in ds]\n",
+        "_ = [print(repr(float(h.sum())), repr(float((h * c).sum()))) for h, c in zip(hs, cs)]\n",
+    );
+    let Some(text) = vtk_python(script, &out) else { return };
+    let sums: Vec<Vec<f64>> = text
+        .lines()
+        .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let (water, pollutant) = (
+        (sums[1][0] - sums[0][0]) / sums[0][0],
+        (sums[1][1] - sums[0][1]) / sums[0][1],
+    );
+    println!("closed tank, t = 1: water {water:.2e}, pollutant {pollutant:.2e} relative change");
+    assert!(water.abs() < 1e-13 && pollutant.abs() < 1e-12, "{water} {pollutant}");
+}
+
+#[test]
+fn bad_input_is_refused_naming_the_key_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "swe-column",
+            "shallow-water.initial.height=-2.0",
+            "negative initial depth",
+        ),
+        (
+            "swe-dam-break-dry",
+            "shallow-water.initial.left=-0.1",
+            "depths must be positive",
+        ),
+        (
+            "swe-thacker",
+            "shallow-water.gravity=0.0",
+            "shallow-water.gravity: must be positive",
+        ),
+        ("swe-thacker", "time.cfl=1.5", "time.cfl"),
+        ("swe-thacker", "grid.dims=[10,10,10]", "grid.dims"),
+    ];
+    for (template, set, needle) in cases {
+        let case = dir.path().join(format!("{template}.toml"));
+        std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
+        let out = dir.path().join("out");
+        let o = run_cpu(&case, &out, &["--set", set]);
+        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{set}: {}", stderr(&o));
+        assert!(!out.exists(), "{set}: output written");
+    }
+}
