@@ -260,12 +260,6 @@ fn bad_input_is_refused_naming_the_key_and_nothing_is_written() {
         ),
     ];
     for (template, set, needle) in cases {
-        let case = dir.path().join(format!("{template}.toml"));
-        std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
-        let out = dir.path().join("out");
-        let o = run_cpu(&case, &out, &["--set", set]);
-        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
-        assert!(stderr(&o).contains(needle), "{set}: {}", stderr(&o));
-        assert!(!out.exists(), "{set}: output written");
+        common::assert_refused(dir.path(), template, set, needle);
     }
 }

@@ -45,3 +45,15 @@ pub fn run_cpu(case: &Path, out: &Path, extra: &[&str]) -> Output {
     a.extend_from_slice(extra);
     solver(&a)
 }
+
+/// Run `template` on the CPU with one bad override: exit 2, `needle` in the message, nothing
+/// written.
+pub fn assert_refused(dir: &Path, template: &str, set: &str, needle: &str) {
+    let case = dir.join(format!("{template}.toml"));
+    std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
+    let out = dir.join("out");
+    let o = run_cpu(&case, &out, &["--set", set]);
+    assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+    assert!(stderr(&o).contains(needle), "{set}: {}", stderr(&o));
+    assert!(!out.exists(), "{set}: output written");
+}
