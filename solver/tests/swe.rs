@@ -145,3 +145,54 @@ fn bad_input_is_refused_naming_the_key_and_nothing_is_written() {
         common::assert_refused(dir.path(), template, set, needle);
     }
 }
+
+/// A bay with an island from an ESRI ASCII grid (bed elevations; the island above the still
+/// water) stays at rest; a file with a hole or the wrong size is refused, naming it.
+#[test]
+fn still_water_over_a_bathymetry_file_stays_at_rest_and_bad_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nx, ny) = (24, 12);
+    let mut asc = format!("ncols {nx}\nnrows {ny}\nxllcorner 0\nyllcorner 0\ncellsize 10\nNODATA_value -9999\n");
+    for j in (0..ny).rev() {
+        let row: Vec<String> = (0..nx)
+            .map(|i| {
+                let (x, y) = (i as f64 * 10.0 + 5.0, j as f64 * 10.0 + 5.0);
+                let island = 3.0 - ((x - 120.0).powi(2) + (y - 60.0).powi(2)) / 400.0;
+                format!("{:.3}", island.max(-2.0 - 0.01 * x))
+            })
+            .collect();
+        asc.push_str(&row.join(" "));
+        asc.push('\n');
+    }
+    std::fs::write(dir.path().join("bay.asc"), &asc).unwrap();
+    let bay = [
+        "shallow-water.initial={ kind = \"still-water\", level = 0.0, bathymetry = \"bay.asc\" }".to_string(),
+        format!("grid.dims=[{nx},{ny},1]"),
+        "grid.extent=[240.0,120.0,1.0]".to_string(),
+        "time.end_time=200.0".to_string(),
+    ];
+    let (_, s) = run(dir.path(), "swe-lake-at-rest", &bay);
+    let speed = s["errors"]["linf"].as_f64().unwrap();
+    println!(
+        "still water over a bathymetry file with an island, {} steps: max |u| = {speed:.3e}",
+        s["steps"]
+    );
+    assert!(speed <= 1e-12, "{speed}");
+    assert!(s["final_min"].as_f64().unwrap() == 0.0, "the island is dry");
+
+    let case = dir.path().join("swe-lake-at-rest.toml");
+    let refused = |file_text: &str, set: &[String], needle: &str| {
+        std::fs::write(dir.path().join("bay.asc"), file_text).unwrap();
+        let extra: Vec<&str> = set.iter().flat_map(|s| ["--set", s.as_str()]).collect();
+        let out = dir.path().join("refused");
+        let o = run_cpu(&case, &out, &extra);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{needle}: {}", stderr(&o));
+        assert!(!out.exists());
+    };
+    refused(&asc.replacen("-2.050", "NaN", 1), &bay, "bay.asc line");
+    refused(&asc.replacen("ncols 24", "nclos 24", 1), &bay, "no `ncols`");
+    let mut small = bay.clone();
+    small[1] = "grid.dims=[20,12,1]".into();
+    refused(&asc, &small, "set grid.dims = [24, 12, 1]");
+}

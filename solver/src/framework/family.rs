@@ -154,6 +154,11 @@ pub trait Simulation {
     fn sync(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Quantities the scheme conserves (e.g. the water volume), by name: the run prints them at
+    /// each output and summary.json reports their change.
+    fn totals(&mut self) -> Result<Vec<(String, f64)>> {
+        Ok(Vec::new())
+    }
 }
 
 /// Context of a check or benchmark: a scratch folder and the meshes given on the command line.

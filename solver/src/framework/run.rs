@@ -185,7 +185,8 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     let initial_output_seconds = out.seconds;
     let loop_start = Instant::now();
     let bar = progress(opts.quiet, &case, &start);
-    let result = time_loop(&mut case, doc, &mut out, &mut clock, &bar);
+    let initial_totals = case.sim.totals()?;
+    let result = time_loop(&mut case, doc, &mut out, &mut clock, &bar, opts.quiet);
     if result.is_err() {
         bar.abandon();
     }
@@ -193,7 +194,8 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
     let loop_output = out.seconds - initial_output_seconds;
-    let summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, opts.restart)?;
+    let mut summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, opts.restart)?;
+    add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),
@@ -201,7 +203,14 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     Ok(summary)
 }
 
-fn time_loop(case: &mut Case, doc: &CaseDoc, out: &mut Outputs, clock: &mut Clock, bar: &ProgressBar) -> Result<()> {
+fn time_loop(
+    case: &mut Case,
+    doc: &CaseDoc,
+    out: &mut Outputs,
+    clock: &mut Clock,
+    bar: &ProgressBar,
+    quiet: bool,
+) -> Result<()> {
     while !case.schedule.done(clock) {
         let next = case.advance(clock)?;
         let is_output = case.schedule.is_output(clock, &next);
@@ -223,6 +232,17 @@ fn time_loop(case: &mut Case, doc: &CaseDoc, out: &mut Outputs, clock: &mut Cloc
         }
         if is_output {
             out.write(case, clock)?;
+            let totals = case.sim.totals()?;
+            if !totals.is_empty() && !quiet {
+                let shown: Vec<String> = totals.iter().map(|(k, v)| format!("{k} {v:.12e}")).collect();
+                let line = format!("t = {:.6e}: {}", clock.time, shown.join(", "));
+                // Above the bar on a terminal; plainly into a log otherwise.
+                if bar.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    bar.println(line);
+                }
+            }
         }
         let interrupted = INTERRUPTED.load(Ordering::SeqCst);
         let every = doc.output.checkpoint_every;
@@ -238,6 +258,22 @@ fn time_loop(case: &mut Case, doc: &CaseDoc, out: &mut Outputs, clock: &mut Cloc
         update_bar(bar, case, clock);
     }
     Ok(())
+}
+
+/// The conserved totals at the start of this run and at its end, and their relative change.
+fn add_totals(summary: &mut serde_json::Value, initial: &[(String, f64)], end: &[(String, f64)]) {
+    if end.is_empty() {
+        return;
+    }
+    let entries: serde_json::Map<String, serde_json::Value> = initial
+        .iter()
+        .zip(end)
+        .map(|((name, a), (_, b))| {
+            let change = if *a != 0.0 { (b - a) / a } else { b - a };
+            (name.clone(), json!({"start": a, "end": b, "relative_change": change}))
+        })
+        .collect();
+    summary["totals"] = serde_json::Value::Object(entries);
 }
 
 #[allow(clippy::too_many_arguments)]

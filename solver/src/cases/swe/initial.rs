@@ -18,7 +18,13 @@ pub fn at(initial: &Initial, x: [f64; 3], centre: [f64; 2], g: f64) -> ([f64; 3]
             let inside = (x[0] - center[0]).powi(2) + (x[1] - center[1]).powi(2) < radius * radius;
             ([depth + if inside { height } else { 0.0 }, 0.0, 0.0], depth)
         }
+        Initial::StillWater { .. } => unreachable!("the bed comes from the file, cell by cell"),
     }
+}
+
+/// Still water at `level` over a bed elevation z: the state and H.
+pub fn still_water(level: f64, z: f64) -> ([f64; 3], f64) {
+    ([(level - z).max(0.0), 0.0, 0.0], -z)
 }
 
 /// Thacker's planar solution at time t: (h, q_x, q_y) and H.

@@ -6,6 +6,7 @@
 //! the CUDA backend, the bathymetry files, friction, tides and several GPUs are the rest of
 //! issues 13 and 14.
 
+pub mod bathymetry;
 pub mod cpu;
 pub mod initial;
 pub mod roe;
@@ -56,6 +57,9 @@ pub struct SweSetup {
     pub dry: f64,
     /// Below this depth velocities are desingularized (Kurganov & Petrova 2007).
     pub thin: f64,
+    pub manning: f64,
+    /// Bed elevations per cell (x fastest) read from a bathymetry file.
+    pub bed_file: Option<Vec<f64>>,
     pub initial: Initial,
     section: SweSection,
     doc: SweDoc,
@@ -77,6 +81,9 @@ impl SweSetup {
         }
         if let Some((key, msg)) = problem(&s.initial) {
             return Err(doc.error(&key, msg));
+        }
+        if !(s.manning >= 0.0 && s.manning.is_finite()) {
+            return Err(doc.error("shallow-water.manning", format!("must be 0 or positive, got {}", s.manning)));
         }
         let bc = s.boundary.set(1);
         if let Some(p) = bc.problem(4) {
@@ -102,10 +109,28 @@ impl SweSetup {
             gravity: s.gravity,
             dry,
             thin: 0.0,
+            manning: s.manning,
+            bed_file: None,
             initial: s.initial.clone(),
             section: s.clone(),
             doc: view,
         };
+        if let Initial::StillWater { bathymetry, .. } = &setup.initial {
+            let b = bathymetry::read(&doc.resolve(bathymetry))
+                .map_err(|e| doc.error("shallow-water.initial.bathymetry", e))?;
+            if b.cells != [setup.grid.cells[0], setup.grid.cells[1]] {
+                let [nx, ny] = b.cells;
+                let (w, h) = (nx as f64 * b.cellsize, ny as f64 * b.cellsize);
+                return Err(doc.error(
+                    "grid.dims",
+                    format!(
+                        "the bathymetry has {nx} x {ny} cells, the grid {:?}: set grid.dims = [{nx}, {ny}, 1], grid.extent = [{w}, {h}, 1.0], grid.origin = [{}, {}, 0.0]",
+                        setup.grid.cells, b.corner[0], b.corner[1]
+                    ),
+                ));
+            }
+            setup.bed_file = Some(b.elevation);
+        }
         // Desingularize below a thousandth of the deepest initial water (never below dry).
         let deepest = setup.initial_fields().0[..setup.grid.points()].iter().fold(0.0f64, |m, &h| m.max(h));
         setup.thin = setup.section.thin_depth.unwrap_or((1e-3 * deepest).max(dry));
@@ -131,19 +156,28 @@ impl SweSetup {
     pub fn initial_fields(&self) -> (Vec<f64>, Vec<f64>) {
         let centre = self.centre();
         let at = |x: [f64; 3]| initial::at(&self.initial, x, centre, self.gravity);
-        let mut w: Vec<f64> = (0..3).flat_map(|k| self.grid.sample(|x| at(x).0[k])).collect();
-        let polluted = |x: [f64; 3]| {
-            let inside = self.section.pollutant.iter().any(|d| {
-                (x[0] - d.center[0]).powi(2) + (x[1] - d.center[1]).powi(2) < d.radius * d.radius
-            });
-            if inside {
-                at(x).0[0]
-            } else {
-                0.0
+        let (mut w, bed): (Vec<f64>, Vec<f64>) = match (&self.initial, &self.bed_file) {
+            (Initial::StillWater { level, .. }, Some(z)) => {
+                let cells: Vec<_> = z.iter().map(|&z| initial::still_water(*level, z)).collect();
+                let w = (0..3).flat_map(|k| cells.iter().map(move |c| c.0[k])).collect();
+                (w, cells.iter().map(|c| c.1).collect())
             }
+            // Before the file is read (the setup's own first look): a flat, dry bed.
+            (Initial::StillWater { .. }, None) => (vec![0.0; 3 * self.grid.points()], vec![0.0; self.grid.points()]),
+            _ => (
+                (0..3).flat_map(|k| self.grid.sample(|x| at(x).0[k])).collect(),
+                self.grid.sample(|x| at(x).1),
+            ),
         };
-        w.extend(self.grid.sample(polluted));
-        (w, self.grid.sample(|x| at(x).1))
+        let depth = w[..self.grid.points()].to_vec();
+        let inside = |x: [f64; 3]| {
+            self.section.pollutant.iter().any(|d| {
+                (x[0] - d.center[0]).powi(2) + (x[1] - d.center[1]).powi(2) < d.radius * d.radius
+            })
+        };
+        let polluted = self.grid.sample(|x| f64::from(u8::from(inside(x))));
+        w.extend(polluted.iter().zip(&depth).map(|(c, h)| c * h));
+        (w, bed)
     }
 }
 
@@ -221,10 +255,10 @@ impl Setup for SweSetup {
     fn geometry(&self) -> Geometry {
         self.grid.geometry()
     }
-    /// The exact depth (dam breaks, Thacker), or the velocity of a lake at rest (zero).
+    /// The exact depth (dam breaks, Thacker), or the velocity of still water (zero).
     fn exact(&self, clock: &Clock) -> Option<Field> {
         let centre = self.centre();
-        if let Initial::LakeAtRest { .. } = self.initial {
+        if matches!(self.initial, Initial::LakeAtRest { .. } | Initial::StillWater { .. }) {
             return Some(Field::vector("velocity", 2, Centring::Cell, vec![0.0; 2 * self.grid.points()]));
         }
         initial::exact_depth(&self.initial, [0.0; 3], centre, self.gravity, clock.time)?;

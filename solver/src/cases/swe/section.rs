@@ -23,6 +23,10 @@ pub struct SweSection {
     /// max(h^4, eps^4)) (Kurganov & Petrova 2007). Default 1e-3 of the deepest initial water.
     #[serde(default)]
     pub thin_depth: Option<f64>,
+    /// Manning's roughness n (s / m^(1/3)); 0: no friction. Applied semi-implicitly after each
+    /// step: q / (1 + dt g n^2 |u| / h^(4/3)).
+    #[serde(default)]
+    pub manning: f64,
 }
 
 fn default_gravity() -> f64 {
@@ -68,6 +72,9 @@ pub enum Initial {
     /// A column of water falling into a tank (the paper's sec. 6.4): flat bed at `depth`, the
     /// surface raised by `height` inside the disc.
     Column { depth: f64, height: f64, center: [f64; 2], radius: f64 },
+    /// Still water at `level` over the bed elevations of an ESRI ASCII grid (`.asc`, relative to
+    /// the case file; its ncols x nrows must be the grid's cells).
+    StillWater { level: f64, bathymetry: std::path::PathBuf },
 }
 
 fn level() -> f64 {
