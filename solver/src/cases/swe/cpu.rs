@@ -19,7 +19,7 @@ pub struct CpuSwe<R: Real> {
     /// The bed's depth H, padded, ghosts filled once, and its one-component grid.
     bed: Vec<R>,
     bed_grid: crate::grid::StructuredGrid,
-    /// Water volume clipped at dry fronts so far (h * cell area).
+    /// Water volume added so far by clipping negative depths at dry fronts (h * cell area).
     pub clipped: f64,
 }
 
@@ -175,12 +175,17 @@ impl<R: Real> Simulation for CpuSwe<R> {
         "roe-path-conservative".into()
     }
 
-    /// The water volume and the pollutant mass (sum of h and hC times the cell area).
+    /// The water volume and the pollutant mass (sum of h and hC times the cell area), and the
+    /// water volume added so far by clipping negative depths at dry fronts.
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let (n, area) = (self.setup.grid.points(), self.setup.grid.h[0] * self.setup.grid.h[1]);
         let values = self.interior();
         let sum = |k: usize| values[k * n..(k + 1) * n].iter().map(|v| v.f64()).sum::<f64>() * area;
-        Ok(vec![("water".into(), sum(0)), ("pollutant".into(), sum(3))])
+        Ok(vec![
+            ("water".into(), sum(0)),
+            ("pollutant".into(), sum(3)),
+            ("water_clipped".into(), self.clipped),
+        ])
     }
 }
 
