@@ -7,33 +7,12 @@
 
 mod common;
 
-use common::{run_cpu, solver, stderr};
-
-/// Run a template on the CPU with overrides; its output folder.
-fn run_template(dir: &std::path::Path, template: &str, sets: &[String]) -> std::path::PathBuf {
-    let case = dir.join(format!("{template}.toml"));
-    std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
-    let out = dir.join(format!(
-        "out-{template}-{}",
-        sets.join("-").replace(['/', '"', '=', '[', ']', ','], "_")
-    ));
-    let extra: Vec<&str> = sets.iter().flat_map(|s| ["--set", s.as_str()]).collect();
-    let o = run_cpu(&case, &out, &extra);
-    assert!(o.status.success(), "{template} {sets:?}: {}", stderr(&o));
-    out
-}
+use common::{run_template, sets, stderr, summary};
 
 /// Relative L1 error of the density and the smallest density of a template run with overrides.
 fn run(dir: &std::path::Path, template: &str, sets: &[String]) -> (f64, f64) {
-    let out = run_template(dir, template, sets);
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s = summary(&run_template(dir, template, sets));
     (s["errors"]["l1"].as_f64().unwrap(), s["final_min"].as_f64().unwrap())
-}
-
-/// Overrides from string literals.
-fn sets(s: &[&str]) -> Vec<String> {
-    s.iter().map(|x| x.to_string()).collect()
 }
 
 /// Toro's tests 1-5 at 100, 200, 400 cells with overrides: the density stays positive, and

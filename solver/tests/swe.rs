@@ -4,25 +4,13 @@
 
 mod common;
 
-use common::{run_cpu, solver, stderr, vtk_python};
+use common::{run_cpu, run_template, sets, stderr, summary, vtk_python};
 
 /// Run a template on the CPU with overrides; its output folder and summary.json.
 fn run(dir: &std::path::Path, template: &str, sets: &[String]) -> (std::path::PathBuf, serde_json::Value) {
-    let case = dir.join(format!("{template}.toml"));
-    std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
-    let out = dir.join(format!(
-        "out-{template}-{}",
-        sets.join("-").replace(['/', '"', '=', '[', ']', ','], "_")
-    ));
-    let extra: Vec<&str> = sets.iter().flat_map(|s| ["--set", s.as_str()]).collect();
-    let o = run_cpu(&case, &out, &extra);
-    assert!(o.status.success(), "{template} {sets:?}: {}", stderr(&o));
-    let summary = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    (out, summary)
-}
-
-fn sets(s: &[&str]) -> Vec<String> {
-    s.iter().map(|x| x.to_string()).collect()
+    let out = run_template(dir, template, sets);
+    let s = summary(&out);
+    (out, s)
 }
 
 #[test]

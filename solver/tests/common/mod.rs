@@ -46,11 +46,41 @@ pub fn run_cpu(case: &Path, out: &Path, extra: &[&str]) -> Output {
     solver(&a)
 }
 
+/// The template's text written to DIR/TEMPLATE.toml.
+pub fn write_template(dir: &Path, template: &str) -> std::path::PathBuf {
+    let case = dir.join(format!("{template}.toml"));
+    std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
+    case
+}
+
+/// Run a template on the CPU with overrides, asserting success; its output folder (named
+/// after the overrides, so runs of one test do not overwrite each other).
+pub fn run_template(dir: &Path, template: &str, sets: &[String]) -> std::path::PathBuf {
+    let case = write_template(dir, template);
+    let out = dir.join(format!(
+        "out-{template}-{}",
+        sets.join("-").replace(['/', '"', '=', '[', ']', ','], "_")
+    ));
+    let extra: Vec<&str> = sets.iter().flat_map(|s| ["--set", s.as_str()]).collect();
+    let o = run_cpu(&case, &out, &extra);
+    assert!(o.status.success(), "{template} {sets:?}: {}", stderr(&o));
+    out
+}
+
+/// A run's summary.json.
+pub fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Overrides from string literals.
+pub fn sets(s: &[&str]) -> Vec<String> {
+    s.iter().map(|x| x.to_string()).collect()
+}
+
 /// Run `template` on the CPU with one bad override: exit 2, `needle` in the message, nothing
 /// written.
 pub fn assert_refused(dir: &Path, template: &str, set: &str, needle: &str) {
-    let case = dir.join(format!("{template}.toml"));
-    std::fs::write(&case, solver(&["cases", template]).stdout).unwrap();
+    let case = write_template(dir, template);
     let out = dir.join("out");
     let o = run_cpu(&case, &out, &["--set", set]);
     assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));

@@ -157,13 +157,12 @@ impl SweSetup {
         let centre = self.centre();
         let at = |x: [f64; 3]| initial::at(&self.initial, x, centre, self.gravity);
         let (mut w, bed): (Vec<f64>, Vec<f64>) = match (&self.initial, &self.bed_file) {
+            // `parse` reads the file before anything samples the initial state.
             (Initial::StillWater { level, .. }, Some(z)) => {
                 let cells: Vec<_> = z.iter().map(|&z| initial::still_water(*level, z)).collect();
                 let w = (0..3).flat_map(|k| cells.iter().map(move |c| c.0[k])).collect();
                 (w, cells.iter().map(|c| c.1).collect())
             }
-            // Before the file is read (the setup's own first look): a flat, dry bed.
-            (Initial::StillWater { .. }, None) => (vec![0.0; 3 * self.grid.points()], vec![0.0; self.grid.points()]),
             _ => (
                 (0..3).flat_map(|k| self.grid.sample(|x| at(x).0[k])).collect(),
                 self.grid.sample(|x| at(x).1),
