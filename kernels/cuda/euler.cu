@@ -347,12 +347,6 @@ extern "C" __global__ void euler_hydrostatic_ghosts(Params s, REAL* u, int axis,
     }
 }
 
-// The padded index of interior cell q (x fastest).
-__device__ __forceinline__ u64 cell_at(const Layout& g, u64 q) {
-    const u64 nx = (u64)g.n[0], ny = (u64)g.n[1];
-    return grid_at(g, (int)(q % nx), (int)((q / nx) % ny), (int)(q / (nx * ny)));
-}
-
 // The state at padded index `at` in the frame of `axis`.
 __device__ __forceinline__ void load_frame(const Layout& g, const REAL* u, u64 at, int axis, REAL* s) {
     u64 off[5];

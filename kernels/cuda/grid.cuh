@@ -17,6 +17,12 @@ __device__ __forceinline__ u64 grid_at(const Layout& g, int i, int j, int k) {
     return (u64)(i + g.xo) + (u64)g.px * ((u64)(j + g.halo[1]) + (u64)g.py * (u64)(k + g.halo[2]));
 }
 
+// The padded index of interior cell q (x fastest).
+__device__ __forceinline__ u64 cell_at(const Layout& g, u64 q) {
+    const u64 nx = (u64)g.n[0], ny = (u64)g.n[1];
+    return grid_at(g, (int)(q % nx), (int)((q / nx) % ny), (int)(q / (nx * ny)));
+}
+
 // Face conditions (solver/src/grid/boundary.rs, FaceBc::code).
 #define BC_PERIODIC 0
 #define BC_DIRICHLET 1

@@ -7,7 +7,7 @@
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
 //! NVRTC's include search: the binary needs no files at run time, and the cache key covers
 //! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`]); a test checks them against the
+//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`]); a test checks them against the
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
@@ -43,17 +43,21 @@ pub enum Module {
     /// The compressible Euler equations on the structured grid: MUSCL-Hancock sweeps and
     /// PLM + SSP-RK3 stages (`euler.cu`).
     Euler,
+    /// Shallow water with a pollutant on the structured grid: the Roe step and the device
+    /// clock (`swe.cu`).
+    Swe,
 }
 
 impl Module {
     /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 6] = [
+    pub const ALL: [Module; 7] = [
         Module::Reduce,
         Module::Grid,
         Module::Sl,
         Module::Heat,
         Module::Advect,
         Module::Euler,
+        Module::Swe,
     ];
 
     /// The stem of its `.cu` file; it also names the module in errors and cache files.
@@ -65,6 +69,7 @@ impl Module {
             Module::Sl => "sl",
             Module::Advect => "advect",
             Module::Euler => "euler",
+            Module::Swe => "swe",
         }
     }
 
@@ -77,6 +82,7 @@ impl Module {
             Module::Sl => "sl.cu",
             Module::Advect => "advect.cu",
             Module::Euler => "euler.cu",
+            Module::Swe => "swe.cu",
         }
     }
 
@@ -89,6 +95,7 @@ impl Module {
             Module::Sl => include_str!("../cuda/sl.cu"),
             Module::Advect => include_str!("../cuda/advect.cu"),
             Module::Euler => include_str!("../cuda/euler.cu"),
+            Module::Swe => include_str!("../cuda/swe.cu"),
         }
     }
 
@@ -102,6 +109,8 @@ impl Module {
             // The Euler sweeps repeat the CPU's arithmetic operation by operation (CPU vs CUDA
             // to rounding): no fused multiply-adds.
             Module::Euler => &["--fmad=false"],
+            // The same: both backends must take the same adaptive steps.
+            Module::Swe => &["--fmad=false"],
         }
     }
 
@@ -114,6 +123,7 @@ impl Module {
             Module::Sl => sl::ALL,
             Module::Advect => advect::ALL,
             Module::Euler => euler::ALL,
+            Module::Swe => swe::ALL,
         }
     }
 
@@ -127,6 +137,7 @@ impl Module {
             Module::Sl => sl::NAMES,
             Module::Advect => advect::NAMES,
             Module::Euler => euler::NAMES,
+            Module::Swe => swe::NAMES,
         }
     }
 }
@@ -233,6 +244,20 @@ pub mod euler {
         STABLE_DT = "euler_stable_dt",
         /// The first cell whose density or pressure is not positive, or not finite.
         FIRST_UNSOUND = "euler_first_unsound",
+    }
+}
+
+/// Kernels of [`Module::Swe`] (`swe.cu`).
+pub mod swe {
+    kernels! { Swe:
+        /// The wave-speed rate of the state folded into one atomic maximum.
+        RATE = "swe_rate",
+        /// One explicit Roe step (dry cells, friction), and the rate of the new state.
+        STEP = "swe_step",
+        /// The device clock: advance by the step taken, the next step from the rate.
+        CLOCK = "swe_clock",
+        /// The first cell with a negative depth or a state that is not finite.
+        FIRST_BAD = "swe_first_bad",
     }
 }
 

@@ -81,6 +81,23 @@ impl Case {
         Ok(self.schedule.advance(clock, dt))
     }
 
+    /// Up to `max_steps` steps from `clock` (at least one): a batch on the device where the
+    /// simulation finds adaptive steps itself (`Simulation::advance_batch`), one step otherwise.
+    /// A batch stops on the next output or end time and at the step limit.
+    pub fn advance_batch(&mut self, clock: &Clock, max_steps: u64) -> Result<Clock> {
+        let max_steps = self
+            .schedule
+            .steps
+            .map_or(max_steps, |n| max_steps.min(n.saturating_sub(clock.step)));
+        if !self.schedule.constant() && max_steps > 1 {
+            let until = self.schedule.next_target(clock.time);
+            if let Some(next) = self.sim.advance_batch(clock, self.schedule.cfl, until, max_steps)? {
+                return Ok(next);
+            }
+        }
+        self.advance(clock)
+    }
+
     /// What a checkpoint must match: the parsed physics, the precision and the step rule.
     pub fn physics(&self) -> String {
         let mut t = self.setup.physics();

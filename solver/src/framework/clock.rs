@@ -79,6 +79,15 @@ impl Schedule {
         })
     }
 
+    /// The nearest time after `t` that adaptive steps must land on: the next output or the end
+    /// (infinite if neither).
+    pub fn next_target(&self, t: f64) -> f64 {
+        [self.next_output_time(t), self.end_time]
+            .into_iter()
+            .flatten()
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// The step to take from `c`: the constant step, or the simulation's stable step cut to
     /// the next output time and the end time.
     pub fn dt(&self, c: &Clock, stable: impl FnOnce() -> crate::Result<f64>) -> crate::Result<f64> {

@@ -154,6 +154,13 @@ pub trait Simulation {
     fn sync(&mut self) -> Result<()> {
         Ok(())
     }
+    /// Up to `max_steps` adaptive steps at once, each `cfl` times the stable step and cut so as
+    /// to land on `until` and go no further: for devices that find the step size themselves,
+    /// with one round trip to the host per batch instead of one per step. The clock reached,
+    /// or None where the simulation takes one step at a time (the default).
+    fn advance_batch(&mut self, _clock: &Clock, _cfl: f64, _until: f64, _max_steps: u64) -> Result<Option<Clock>> {
+        Ok(None)
+    }
     /// Quantities the scheme conserves (e.g. the water volume), by name: the run prints them at
     /// each output and summary.json reports their change.
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {

@@ -145,10 +145,7 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let values = self.interior();
         let n = self.setup.grid.points();
         let bad = (0..n).find(|&i| values[i] < R::zero() || (0..4).any(|k| !values[k * n + i].is_finite()));
-        Ok(bad.map(|i| Unhealthy {
-            field: "depth".into(),
-            what: format!("depth {:e} in cell {i} (x fastest)", values[i].f64()),
-        }))
+        Ok(bad.map(|i| super::unhealthy(i, values[i].f64())))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
@@ -167,25 +164,16 @@ impl<R: Real> Simulation for CpuSwe<R> {
     }
 
     fn bytes_per_step(&self) -> f64 {
-        // Read (h, q_x, q_y, hC) and H, write the state: 9 values per cell at the least.
-        9.0 * std::mem::size_of::<R>() as f64 * self.setup.grid.points() as f64
+        super::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }
 
     fn variant(&self) -> String {
         "roe-path-conservative".into()
     }
 
-    /// The water volume and the pollutant mass (sum of h and hC times the cell area), and the
-    /// water volume added so far by clipping negative depths at dry fronts.
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
-        let (n, area) = (self.setup.grid.points(), self.setup.grid.h[0] * self.setup.grid.h[1]);
-        let values = self.interior();
-        let sum = |k: usize| values[k * n..(k + 1) * n].iter().map(|v| v.f64()).sum::<f64>() * area;
-        Ok(vec![
-            ("water".into(), sum(0)),
-            ("pollutant".into(), sum(3)),
-            ("water_clipped".into(), self.clipped),
-        ])
+        let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
+        Ok(super::totals(&self.setup, &values, self.clipped))
     }
 }
 

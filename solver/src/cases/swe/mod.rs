@@ -8,14 +8,16 @@
 
 pub mod bathymetry;
 pub mod cpu;
+pub mod cuda;
 pub mod initial;
 pub mod roe;
 pub mod section;
 
 use crate::backend::Target;
-use crate::error::{Result, SolverError};
+use crate::error::Result;
 use crate::framework::{
-    build_in_precision, BuildIn, CaseDoc, Clock, DtPolicy, FamilyInfo, Precision, Setup, Simulation, Template,
+    build_in_precision, BenchSpec, BuildIn, CaseDoc, CheckSpec, Clock, DtPolicy, FamilyInfo, Precision, Setup, Simulation,
+    Sizes, Template, Unhealthy,
 };
 use crate::grid::{BoundarySet, FaceBc, GridSection, StructuredGrid};
 use crate::output::{Centring, Field, Geometry};
@@ -35,8 +37,44 @@ const TEMPLATES: &[Template] = &[
     template("swe-column", "a water column falling into a tank, with a pollutant (the paper's sec. 6.4)", include_str!("templates/swe-column.toml")),
 ];
 
-/// The family: shallow water with a pollutant on a structured grid (CPU for now).
-pub static FAMILY: FamilyInfo = FamilyInfo::new("shallow-water", &["grid"], TEMPLATES, &[], &[], |doc| {
+/// A CPU-vs-CUDA check of `template` for `steps` steps: the same arithmetic in the same order on
+/// both backends (fused multiply-adds off), so the same adaptive steps and the same fields; only
+/// Manning's `pow` may round differently on the device.
+const fn check(name: &'static str, template: &'static str, sets: &'static [&'static str], steps: u64) -> CheckSpec {
+    CheckSpec {
+        name,
+        template,
+        sets,
+        steps,
+        tolerance: [1e-12, 1e-6],
+        extra: None,
+    }
+}
+
+/// Every template, the wet/dry fronts of Ritter and Thacker, the emerged island, friction, and
+/// the other boundaries (outflow, periodic) around a pollutant.
+const CHECKS: &[CheckSpec] = &[
+    check("lake-at-rest", "swe-lake-at-rest", &[], 200),
+    check("lake-at-rest island", "swe-lake-at-rest", &["shallow-water.initial.island=true", "grid.dims=[64,64,1]"], 200),
+    check("dam-break dry", "swe-dam-break-dry", &[], 300),
+    check("dam-break wet", "swe-dam-break-wet", &[], 300),
+    check("thacker", "swe-thacker", &[], 300),
+    check("column", "swe-column", &[], 200),
+    check("column manning", "swe-column", &["shallow-water.manning=0.03"], 200),
+    check("column outflow", "swe-column", &["shallow-water.boundary={x=\"outflow\",y=\"outflow\"}"], 300),
+    check("column periodic", "swe-column", &["shallow-water.boundary={x=\"periodic\",y=\"reflect\"}", "grid.dims=[128,96,1]"], 300),
+];
+
+/// The paper's tank at the sizes of its scaling tables, run long (no end within a benchmark).
+const BENCHES: &[BenchSpec] = &[BenchSpec {
+    name: "column",
+    template: "swe-column",
+    sets: &["time.end_time=1e9", "output.interval=0"],
+    sizes: Sizes::GridSquares(&[1000, 2000, 4000, 8000]),
+}];
+
+/// The family: shallow water with a pollutant on a structured grid.
+pub static FAMILY: FamilyInfo = FamilyInfo::new("shallow-water", &["grid"], TEMPLATES, CHECKS, BENCHES, |doc| {
     Ok(Box::new(SweSetup::parse(doc)?))
 });
 
@@ -226,6 +264,33 @@ pub fn fields(values: &[f64], bed: &[f64], dry: f64) -> Vec<Field> {
     ]
 }
 
+/// What stops a run: a negative depth or a state that is not finite in interior cell `cell`.
+pub fn unhealthy(cell: usize, depth: f64) -> Unhealthy {
+    Unhealthy {
+        field: "depth".into(),
+        what: format!("depth {depth:e} in cell {cell} (x fastest)"),
+    }
+}
+
+/// The roofline's bytes of a step: read (h, q_x, q_y, hC) and H, write the state, 9 values a
+/// cell at the least.
+pub fn min_bytes_per_step(setup: &SweSetup, real_bytes: usize) -> f64 {
+    9.0 * real_bytes as f64 * setup.grid.points() as f64
+}
+
+/// The water volume and the pollutant mass (sums of h and hC times the cell area) of interior
+/// (h, q_x, q_y, hC), and the water volume added so far by clipping negative depths at dry
+/// fronts.
+pub fn totals(setup: &SweSetup, values: &[f64], clipped: f64) -> Vec<(String, f64)> {
+    let (n, area) = (setup.grid.points(), setup.grid.h[0] * setup.grid.h[1]);
+    let sum = |k: usize| values[k * n..(k + 1) * n].iter().sum::<f64>() * area;
+    vec![
+        ("water".into(), sum(0)),
+        ("pollutant".into(), sum(3)),
+        ("water_clipped".into(), clipped),
+    ]
+}
+
 impl BuildIn for SweSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         match target {
@@ -233,9 +298,10 @@ impl BuildIn for SweSetup {
                 let (w, bed) = self.initial_fields();
                 Ok(Box::new(cpu::CpuSwe::<R>::new(self.clone(), &w, &bed)))
             }
-            Target::Cuda(_) => Err(SolverError::Other(
-                "the shallow-water family runs on the CPU backend only so far (its CUDA kernels are issue 13's next step): use --backend cpu".into(),
-            )),
+            Target::Cuda(dev) => {
+                let (w, bed) = self.initial_fields();
+                Ok(Box::new(cuda::CudaSwe::<R>::new(self.clone(), dev.clone(), &w, &bed)?))
+            }
         }
     }
 }
