@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-pkgs=(libgmsh-dev gmsh python3-gmsh python3-numpy python3-vtk9 pkg-config)
+pkgs=(libgmsh-dev gmsh python3-gmsh python3-numpy python3-vtk9 pkg-config libopenmpi-dev openmpi-bin libclang-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -26,5 +26,5 @@ if ! ls "$NVRTC_DIR"/nvidia/cu13/lib/libnvrtc.so* >/dev/null 2>&1 && ! ls "$NVRT
 fi
 
 echo "setup: building release binaries"
-cargo build --release --features meshtool/gmsh --bins -q
+cargo build --release --features meshtool/gmsh,solver/mpi --bins -q
 echo "setup: done (target/release/meshtool, target/release/solver)"

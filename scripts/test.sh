@@ -8,9 +8,9 @@ scripts/setup.sh
 source scripts/env.sh
 cargo fmt --all -- --check
 python3 scripts/check_layout.py
-cargo clippy --release --all-targets --features meshtool/gmsh -q -- -D warnings
+cargo clippy --release --all-targets --features meshtool/gmsh,solver/mpi -q -- -D warnings
 log=$(mktemp)
-cargo test --release --features meshtool/gmsh --workspace 2>&1 | tee "$log"
+cargo test --release --features meshtool/gmsh,solver/mpi --workspace 2>&1 | tee "$log"
 # GPU checks run on a device (scripts/gpu_stage.sh, then bash .gpu/gpu_run.sh there); say so here.
 if target/release/solver devices | grep -q "^no CUDA devices"; then
   echo "GPU checks: SKIPPED on this machine ($(target/release/solver devices | sed 's/^no CUDA devices: //')); CUDA kernels were compiled with NVRTC above"

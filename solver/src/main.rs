@@ -28,10 +28,24 @@ enum Command {
 }
 
 fn main() {
-    if let Err(e) = dispatch(Cli::parse().command) {
-        eprintln!("error: {e}");
-        std::process::exit(e.exit_code());
+    let cli = Cli::parse();
+    let exit = |e: SolverError| -> ! {
+        // Bad input is refused by every rank alike: rank 0 says so; other errors name their rank.
+        let world = solver::framework::ranks::world();
+        if world.rank() == 0 {
+            eprintln!("error: {e}");
+        } else if e.exit_code() != 2 {
+            eprintln!("error (rank {}): {e}", world.rank());
+        }
+        // Under mpirun, one rank's error ends them all (the others may wait in a collective).
+        solver::framework::ranks::world().abort(e.exit_code())
+    };
+    // MPI (under mpirun) lives until the end of main.
+    let guard = solver::framework::ranks::init().unwrap_or_else(|e| exit(e));
+    if let Err(e) = dispatch(cli.command) {
+        exit(e);
     }
+    drop(guard);
 }
 
 fn dispatch(command: Command) -> Result<(), SolverError> {

@@ -1,5 +1,6 @@
 //! The framework: knows no family. Case files (`config`), the registry lookup and the prepared
-//! case (`case`), the clock, the one time loop (`run`), checkpoints, and the generic
+//! case (`case`), the clock, the one time loop (`run`), checkpoints, the processes of a
+//! decomposed run (`ranks`), and the generic
 //! CPU-vs-CUDA checks and benchmarks driven by each family's specs.
 
 pub mod bench;
@@ -9,6 +10,7 @@ pub mod checkpoint;
 pub mod clock;
 pub mod config;
 pub mod family;
+pub mod ranks;
 pub mod run;
 pub mod specs;
 

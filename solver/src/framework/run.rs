@@ -6,6 +6,7 @@ use super::case::Case;
 use super::checkpoint::{self, Checkpoint};
 use super::clock::Clock;
 use super::config::CaseDoc;
+use super::ranks;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::output::{self, pvd::Series};
@@ -53,7 +54,7 @@ pub fn run_command(opts: &RunOptions) -> Result<()> {
         doc.run.backend = b;
     }
     let s = run(&doc, opts)?;
-    if !opts.quiet {
+    if !opts.quiet && ranks::is_root() {
         let errors = s.get("errors").map(|e| format!("  errors {e}")).unwrap_or_default();
         let text = |k: &str| s[k].as_str().unwrap_or("").to_string();
         let number = |k: &str| s[k].as_f64().unwrap_or(0.0);
@@ -72,6 +73,9 @@ pub fn run_command(opts: &RunOptions) -> Result<()> {
 
 /// Where a run writes, and what it has written.
 struct Outputs {
+    /// Whether this process writes (rank 0 of a decomposed run; the others only take part in
+    /// the collective calls that gather fields and state).
+    root: bool,
     dir: PathBuf,
     checkpoint: PathBuf,
     pvd: PathBuf,
@@ -84,9 +88,11 @@ impl Outputs {
     fn write(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
         let t = Instant::now();
         let fields = case.sim.fields(clock)?;
-        let stem = self.dir.join(format!("step_{:07}", clock.step));
-        let file = output::write_fields(&stem, &case.geometry, &fields)?;
-        self.series.add(clock.time, &file)?;
+        if self.root {
+            let stem = self.dir.join(format!("step_{:07}", clock.step));
+            let file = output::write_fields(&stem, &case.geometry, &fields)?;
+            self.series.add(clock.time, &file)?;
+        }
         self.last = Some(clock.step);
         self.seconds += t.elapsed().as_secs_f64();
         Ok(())
@@ -98,6 +104,9 @@ impl Outputs {
             physics: case.physics(),
             state: case.sim.save_state()?,
         };
+        if !self.root {
+            return Ok(());
+        }
         checkpoint::write(&self.checkpoint, &c)
     }
 
@@ -162,7 +171,10 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         .unwrap_or_else(|| PathBuf::from("out").join(&name));
     std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
     let pvd = dir.join(format!("{name}.pvd"));
+    let root = ranks::is_root();
+    let quiet = opts.quiet || !root;
     let mut out = Outputs {
+        root,
         checkpoint: dir.join("checkpoint.bin"),
         series: Series::new(&pvd),
         pvd,
@@ -173,7 +185,7 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     let mut clock = Clock::default();
     if opts.restart {
         clock = out.restart(&mut case, doc)?;
-        if !opts.quiet {
+        if !quiet {
             eprintln!("restart: from step {} (t = {:.6e})", clock.step, clock.time);
         }
     } else {
@@ -184,9 +196,9 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     // Only the outputs written inside the loop count against its wall time.
     let initial_output_seconds = out.seconds;
     let loop_start = Instant::now();
-    let bar = progress(opts.quiet, &case, &start);
+    let bar = progress(quiet, &case, &start);
     let initial_totals = case.sim.totals()?;
-    let result = time_loop(&mut case, doc, &mut out, &mut clock, &bar, opts.quiet);
+    let result = time_loop(&mut case, doc, &mut out, &mut clock, &bar, quiet);
     if result.is_err() {
         bar.abandon();
     }
@@ -196,6 +208,9 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     let loop_output = out.seconds - initial_output_seconds;
     let mut summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, opts.restart)?;
     add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
+    if !root {
+        return Ok(summary);
+    }
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),
@@ -324,6 +339,11 @@ fn summarize(
     let (lo, hi) = first.range();
     summary["final_min"] = json!(lo);
     summary["final_max"] = json!(hi);
+    summary["ranks"] = json!(ranks::world().size());
+    // Only rank 0 holds the gathered fields.
+    if !ranks::is_root() {
+        return Ok(summary);
+    }
     if let Some(exact) = case.setup.exact(end) {
         if let Some(f) = fields.iter().find(|f| f.name == exact.name) {
             let w = case.geometry.weights(f.centring);

@@ -4,16 +4,22 @@
 //! zero, and counted).
 
 use super::roe::{edge, State};
-use super::SweSetup;
+use super::{slab, SweSetup};
 use crate::error::Result;
+use crate::framework::ranks::{Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::halo;
 use crate::output::Field;
-use crate::real::{from_bytes, to_bytes, Real};
+use crate::real::{from_bytes, Real};
 use rayon::prelude::*;
 
 pub struct CpuSwe<R: Real> {
+    /// The setup of this rank's slab (the whole grid's when there is one rank).
     pub setup: SweSetup,
+    ranks: &'static dyn Ranks,
+    slab: Slab,
+    /// The whole grid's cells along x and y.
+    whole: [usize; 2],
     /// (h, q_x, q_y, hC), padded, one component after another.
     w: Vec<R>,
     /// The bed's depth H, padded, ghosts filled once, and its one-component grid.
@@ -24,13 +30,14 @@ pub struct CpuSwe<R: Real> {
 }
 
 impl<R: Real> CpuSwe<R> {
-    pub fn new(setup: SweSetup, initial: &[f64], bed: &[f64]) -> Self {
+    /// The simulation of `slab` of a grid of `whole` cells: its setup, interior initial state
+    /// and padded bed (`slab::local_setup`, `slab::local_fields`).
+    pub fn new(setup: SweSetup, ranks: &'static dyn Ranks, slab: Slab, whole: [usize; 2], initial: &[f64], bed: &[f64]) -> Self {
         let g = &setup.grid;
         let w = g.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let bed_grid = crate::grid::StructuredGrid { components: 1, ..g.clone() };
-        let mut b = bed_grid.pad(&bed.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
-        halo::fill(&bed_grid, &setup.bed_bc, &mut b);
-        CpuSwe { setup, w, bed: b, bed_grid, clipped: 0.0 }
+        let bed = bed.iter().map(|&v| R::of(v)).collect();
+        CpuSwe { setup, ranks, slab, whole, w, bed, bed_grid, clipped: 0.0 }
     }
 
     /// The state at padded index p in the frame of axis a.
@@ -82,12 +89,14 @@ impl<R: Real> Simulation for CpuSwe<R> {
                     .sum::<f64>()
             })
             .reduce(|| 0.0, f64::max);
+        let rate = self.ranks.max(rate);
         Ok(if rate > 0.0 { cfl / rate } else { f64::INFINITY })
     }
 
     fn step(&mut self, _clock: &Clock, dt: f64) -> Result<()> {
         let s = &self.setup;
         halo::fill(&s.grid, &s.bc, &mut self.w);
+        slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
         let (len, g, dry) = (s.grid.padded_len(), R::of(s.gravity), R::of(s.dry));
         let strides = [1, s.grid.padded()[0]];
         let axes = s.axes();
@@ -145,21 +154,30 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let values = self.interior();
         let n = self.setup.grid.points();
         let bad = (0..n).find(|&i| values[i] < R::zero() || (0..4).any(|k| !values[k * n + i].is_finite()));
-        Ok(bad.map(|i| super::unhealthy(i, values[i].f64())))
+        // The first bad cell of the whole grid (x fastest), and its depth from its rank.
+        let offset = self.slab.start * self.whole[0];
+        let first = -self.ranks.max(bad.map_or(f64::NEG_INFINITY, |i| -((offset + i) as f64)));
+        if !first.is_finite() {
+            return Ok(None);
+        }
+        let mine = bad.filter(|&i| (offset + i) as f64 == first);
+        let depth = self.ranks.sum(&[mine.map_or(0.0, |i| values[i].f64())])[0];
+        Ok(Some(super::unhealthy(first as usize, depth)))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
         let bed: Vec<f64> = self.bed_grid.unpad(&self.bed).iter().map(|v| v.f64()).collect();
-        Ok(super::fields(&values, &bed, self.setup.dry))
+        Ok(slab::gather_fields(self.ranks, super::fields(&values, &bed, self.setup.dry)))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
-        Ok(to_bytes(&self.interior()))
+        Ok(slab::gather_state(self.ranks, &self.interior()))
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        self.w = self.setup.grid.pad(&from_bytes::<R>(bytes));
+        let [nx, ny] = self.whole;
+        self.w = self.setup.grid.pad(&slab::cut_state(nx, ny, &self.slab, &from_bytes::<R>(bytes)));
         Ok(())
     }
 
@@ -173,7 +191,9 @@ impl<R: Real> Simulation for CpuSwe<R> {
 
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
-        Ok(super::totals(&self.setup, &values, self.clipped))
+        let local = super::totals(&self.setup, &values, self.clipped);
+        let sums = self.ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
+        Ok(local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect())
     }
 }
 

@@ -12,9 +12,11 @@ pub mod cuda;
 pub mod initial;
 pub mod roe;
 pub mod section;
+pub mod slab;
 
 use crate::backend::Target;
-use crate::error::Result;
+use crate::error::{Result, SolverError};
+use crate::framework::ranks::{self, Slab};
 use crate::framework::{
     build_in_precision, BenchSpec, BuildIn, CaseDoc, CheckSpec, Clock, DtPolicy, FamilyInfo, Precision, Setup, Simulation,
     Sizes, Template, Unhealthy,
@@ -169,10 +171,24 @@ impl SweSetup {
             }
             setup.bed_file = Some(b.elevation);
         }
+        let ranks = ranks::world();
+        if let Err(e) = setup.slab_of(ranks.rank(), ranks.size()) {
+            return Err(doc.error("grid.dims", e));
+        }
         // Desingularize below a thousandth of the deepest initial water (never below dry).
         let deepest = setup.initial_fields().0[..setup.grid.points()].iter().fold(0.0f64, |m, &h| m.max(h));
         setup.thin = setup.section.thin_depth.unwrap_or((1e-3 * deepest).max(dry));
         Ok(setup)
+    }
+
+    /// Rank `rank`'s slab of rows when `size` ranks share the grid, or why they cannot.
+    pub fn slab_of(&self, rank: usize, size: usize) -> std::result::Result<Slab, String> {
+        if size > 1 && self.bc.is_periodic(1) {
+            return Err(format!(
+                "{size} ranks split the grid along y, which is periodic here: periodic y is not decomposed; make y walls or outflow, or run one rank"
+            ));
+        }
+        Slab::of(self.grid.cells[1], rank, size, 1)
     }
 
     /// The axes with more than one cell.
@@ -295,8 +311,13 @@ impl BuildIn for SweSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         match target {
             Target::Cpu => {
+                let ranks = ranks::world();
+                let part = self.slab_of(ranks.rank(), ranks.size()).map_err(SolverError::Other)?;
+                let local = slab::local_setup(self, &part);
                 let (w, bed) = self.initial_fields();
-                Ok(Box::new(cpu::CpuSwe::<R>::new(self.clone(), &w, &bed)))
+                let (w, bed) = slab::local_fields(self, &local, &part, &w, &bed);
+                let whole = [self.grid.cells[0], self.grid.cells[1]];
+                Ok(Box::new(cpu::CpuSwe::<R>::new(local, ranks, part, whole, &w, &bed)))
             }
             Target::Cuda(dev) => {
                 let (w, bed) = self.initial_fields();

@@ -1,0 +1,125 @@
+//! A rank's part of a decomposed shallow-water run: a slab of rows along y (`ranks::Slab`),
+//! its setup (neighbour faces where other ranks are), its share of the initial state and of the
+//! bed (ghost rows included, cut from the whole bed), and the moves between the slab and the
+//! whole grid: the ghost rows exchanged each step, fields and state gathered for output and
+//! checkpoints, the state of a checkpoint cut back into slabs.
+
+use super::SweSetup;
+use crate::framework::ranks::{Ranks, Slab};
+use crate::grid::{halo, FaceBc, GridSpec, StructuredGrid};
+use crate::output::{Centring, Field};
+use crate::real::{from_bytes, to_bytes, Real};
+
+/// The state's components: (h, q_x, q_y, hC).
+const COMPONENTS: usize = 4;
+
+/// The setup of `slab`'s rows: its grid (the whole grid's rows start..end), neighbour faces
+/// on the sides where other ranks are.
+pub fn local_setup(setup: &SweSetup, slab: &Slab) -> SweSetup {
+    let mut local = setup.clone();
+    if slab.size == 1 {
+        return local;
+    }
+    let g = &setup.grid;
+    let spec = GridSpec {
+        cells: [g.cells[0], slab.rows(), 1],
+        origin: [g.origin[0], g.origin[1] + slab.start as f64 * g.h[1], g.origin[2]],
+        extent: [g.extent[0], slab.rows() as f64 * g.h[1], g.extent[2]],
+    };
+    for bc in [&mut local.bc, &mut local.bed_bc] {
+        if slab.has_below() {
+            bc.faces[1][0] = FaceBc::Neighbour;
+        }
+        if slab.has_above() {
+            bc.faces[1][1] = FaceBc::Neighbour;
+        }
+    }
+    local.grid = StructuredGrid::new(&spec, Centring::Cell, &local.bc, g.halo, COMPONENTS);
+    local
+}
+
+/// `slab`'s rows of interior values stored component after component (`components` of
+/// `nx * rows` values each).
+fn rows_of<T: Copy>(values: &[T], nx: usize, rows: usize, components: usize, slab: &Slab) -> Vec<T> {
+    let n = nx * rows;
+    (0..components)
+        .flat_map(|k| values[k * n + slab.start * nx..k * n + slab.end * nx].iter().copied())
+        .collect()
+}
+
+/// The rank's interior initial state and its padded bed (ghost rows from the whole bed), from
+/// the whole grid's initial state `w` and bed `bed`.
+pub fn local_fields(setup: &SweSetup, local: &SweSetup, slab: &Slab, w: &[f64], bed: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let g = &setup.grid;
+    let whole_bed_grid = StructuredGrid { components: 1, ..g.clone() };
+    let mut padded = whole_bed_grid.pad(bed);
+    halo::fill(&whole_bed_grid, &setup.bed_bc, &mut padded);
+    // Padded rows start..end + 2 halo of the whole grid are the slab's padded rows (same x
+    // layout: the same cells along x).
+    let (px, hy) = (whole_bed_grid.padded()[0], g.halo[1]);
+    let local_bed = padded[slab.start * px..(slab.end + 2 * hy) * px].to_vec();
+    debug_assert_eq!(local_bed.len(), local.grid.padded_len());
+    (rows_of(w, g.cells[0], g.cells[1], COMPONENTS, slab), local_bed)
+}
+
+/// Exchange the ghost rows of the padded state `w` (grid `g`) with the ranks below and above:
+/// each sends its first and last owned rows, every component, and receives the neighbours'.
+pub fn exchange_ghost_rows<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, slab: &Slab, w: &mut [R]) {
+    if slab.size == 1 {
+        return;
+    }
+    let (len, px, ny) = (g.padded_len(), g.padded()[0], g.n[1] as isize);
+    let row = |k: usize, j: isize| k * len + g.at(0, j, 0) - g.xoff;
+    let pack = |w: &[R], j: isize| -> Vec<u8> {
+        let values: Vec<R> = (0..COMPONENTS).flat_map(|k| w[row(k, j)..row(k, j) + px].to_vec()).collect();
+        to_bytes(&values)
+    };
+    let (down, up) = (pack(w, 0), pack(w, ny - 1));
+    let (mut below, mut above) = (vec![0u8; down.len()], vec![0u8; up.len()]);
+    ranks.exchange(&down, &up, &mut below, &mut above);
+    let mut unpack = |bytes: &[u8], j: isize| {
+        for (k, values) in from_bytes::<R>(bytes).chunks(px).enumerate() {
+            w[row(k, j)..row(k, j) + px].copy_from_slice(values);
+        }
+    };
+    if slab.has_below() {
+        unpack(&below, -1);
+    }
+    if slab.has_above() {
+        unpack(&above, ny);
+    }
+}
+
+/// The whole grid's fields on rank 0 (each field's values are rows, x fastest, so the ranks'
+/// slabs follow one another); the rank's own fields elsewhere.
+pub fn gather_fields(ranks: &dyn Ranks, fields: Vec<Field>) -> Vec<Field> {
+    if ranks.size() == 1 {
+        return fields;
+    }
+    fields
+        .into_iter()
+        .map(|f| {
+            let all = ranks.gather(&to_bytes(&f.values));
+            if ranks.rank() == 0 {
+                Field { values: from_bytes(&all), ..f }
+            } else {
+                f
+            }
+        })
+        .collect()
+}
+
+/// The whole interior state (component after component) on rank 0, from the ranks' interiors.
+pub fn gather_state<R: Real>(ranks: &dyn Ranks, local: &[R]) -> Vec<u8> {
+    if ranks.size() == 1 {
+        return to_bytes(local);
+    }
+    let n = local.len() / COMPONENTS;
+    local.chunks(n).flat_map(|component| ranks.gather(&to_bytes(component))).collect()
+}
+
+/// The slab's rows of a whole interior state of `nx` x `ny` cells (a checkpoint's, which every
+/// rank reads).
+pub fn cut_state<R: Real>(nx: usize, ny: usize, slab: &Slab, whole: &[R]) -> Vec<R> {
+    rows_of(whole, nx, ny, COMPONENTS, slab)
+}

@@ -1,0 +1,210 @@
+//! Shallow water decomposed into slabs over MPI ranks (CPU backend, `mpirun -np 2` and `-np 4`):
+//! every output file equals the single-rank run's byte for byte (f64 and f32: the ranks take
+//! the same global steps and every cell the same arithmetic), a checkpoint written by 2 ranks
+//! restarts on 4, and a rank count the grid cannot share is refused with exit 2 and nothing
+//! written. Needs the `mpi` feature and Open MPI's `mpirun` (scripts/setup.sh installs both);
+//! skipped with a message otherwise, except under CI.
+
+mod common;
+
+use common::write_template;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `solver ARGS` on `ranks` MPI ranks (oversubscribed: CI has 2 cores).
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args([
+            "-np",
+            &ranks.to_string(),
+            "--oversubscribe",
+            env!("CARGO_BIN_EXE_solver"),
+        ])
+        .args(args)
+        // Containers and CI run as root; Open MPI refuses that unless told.
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap()
+}
+
+fn available() -> bool {
+    let mpi = cfg!(feature = "mpi") && Command::new("mpirun").arg("--version").output().is_ok();
+    if !mpi {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the mpi feature and mpirun are required under CI"
+        );
+        eprintln!("SKIPPED: decomposed runs (build with --features solver/mpi and install openmpi-bin)");
+    }
+    mpi
+}
+
+/// Run `case` on `ranks` ranks into `out` with overrides; panics with stderr on failure.
+fn run(ranks: usize, case: &Path, out: &Path, sets: &[&str]) {
+    let mut args = vec![
+        "run",
+        case.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let o = mpirun(ranks, &args);
+    assert!(
+        o.status.success(),
+        "{ranks} ranks: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The VTK files of an output folder, by name.
+fn frames(out: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vti"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn assert_same_files(a: &Path, b: &Path) {
+    let (fa, fb) = (frames(a), frames(b));
+    assert!(fa.len() >= 2, "{}: {fa:?}", a.display());
+    assert_eq!(
+        fa.iter().map(|p| p.file_name()).collect::<Vec<_>>(),
+        fb.iter().map(|p| p.file_name()).collect::<Vec<_>>()
+    );
+    for (x, y) in fa.iter().zip(&fb) {
+        assert!(
+            std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
+            "{} differs from {}",
+            y.display(),
+            x.display()
+        );
+    }
+}
+
+#[test]
+fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Thacker: moving wet/dry fronts crossing the slab boundaries; the tank: a pollutant, Manning
+    // friction, outflow faces; 2 and 4 ranks, uneven slabs (30 rows over 4 ranks).
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "swe-thacker",
+            &["grid.dims=[40,30,1]", "time.end_time=1.0", "output.interval=0.25"],
+        ),
+        (
+            "swe-column",
+            &[
+                "grid.dims=[36,30,1]",
+                "shallow-water.manning=0.03",
+                "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}",
+            ],
+        ),
+        ("swe-column", &["grid.dims=[36,30,1]", "run.precision=\"f32\""]),
+    ];
+    for (k, (template, sets)) in cases.iter().enumerate() {
+        let case = write_template(dir.path(), template);
+        let one = dir.path().join(format!("one-{k}"));
+        run(1, &case, &one, sets);
+        for ranks in [2, 4] {
+            let many = dir.path().join(format!("ranks{ranks}-{k}"));
+            run(ranks, &case, &many, sets);
+            assert_same_files(&one, &many);
+            let s: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(many.join("summary.json")).unwrap()).unwrap();
+            assert_eq!(s["ranks"], ranks);
+            println!(
+                "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",
+                frames(&many).len()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_of_two_ranks_restarts_on_four() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let case = write_template(dir.path(), "swe-thacker");
+    let dims = "grid.dims=[40,30,1]";
+    let (whole, split) = (dir.path().join("whole"), dir.path().join("split"));
+    run(1, &case, &whole, &[dims, "time.end_time=1.0", "output.interval=0.5"]);
+    // Two ranks stop at t = 0.5 leaving a checkpoint; four finish the run from it.
+    run(
+        2,
+        &case,
+        &split,
+        &[
+            dims,
+            "time.end_time=0.5",
+            "output.interval=0.5",
+            "output.checkpoint_every=1",
+        ],
+    );
+    let mut args = vec![
+        "run",
+        case.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "-q",
+        "-o",
+        split.to_str().unwrap(),
+        "--restart",
+    ];
+    for s in [
+        dims,
+        "time.end_time=1.0",
+        "output.interval=0.5",
+        "output.checkpoint_every=1",
+    ] {
+        args.extend(["--set", s]);
+    }
+    let o = mpirun(4, &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_same_files(&whole, &split);
+}
+
+#[test]
+fn a_rank_count_the_grid_cannot_share_is_refused() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let case = write_template(dir.path(), "swe-column");
+    let out = dir.path().join("out");
+    for (sets, needle) in [
+        (["--set", "grid.dims=[40,6,1]"], "use at most 3 ranks"),
+        (
+            ["--set", "shallow-water.boundary={x=\"reflect\",y=\"periodic\"}"],
+            "periodic y is not decomposed",
+        ),
+    ] {
+        let mut args = vec![
+            "run",
+            case.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(sets);
+        let o = mpirun(4, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("grid.dims") && err.contains(needle), "{err}");
+        assert!(!out.exists(), "nothing is written");
+    }
+}
