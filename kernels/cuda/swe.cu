@@ -176,11 +176,15 @@ constexpr int TY = sizeof(REAL) == 4 ? 8 : 4;
 // each edge once into shared memory, then updates its cells as cpu.rs does (x edges, then y,
 // each cell's lower edge before its upper one). With no step to take (dt = 0) the state is
 // copied as it is.
+// Tile rows `first_row`, first_row + 1, ... (blockIdx.y from there): a decomposed run updates
+// the rows beside other ranks apart, once their ghost rows have arrived.
 extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const REAL* __restrict__ w,
-    const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped) {
+    const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped,
+    int first_row) {
     const Layout& g = s.g;
     const int ti = threadIdx.x % TX, tj = threadIdx.x / TX;
-    const int i = blockIdx.x * TX + ti, j = blockIdx.y * TY + tj;
+    const int tile_row = blockIdx.y + first_row;
+    const int i = blockIdx.x * TX + ti, j = tile_row * TY + tj;
     const bool inside = i < g.n[0] && j < g.n[1];
     const u64 cs = g.cstride;
     const double dt = clock[CLOCK_DT];
@@ -197,7 +201,7 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     __shared__ REAL xm[4][TY][TX + 1], xp[4][TY][TX + 1];
     __shared__ REAL ym[4][TY + 1][TX], yp[4][TY + 1][TX];
     for (int t = threadIdx.x; t < (TX + 2) * (TY + 2); t += blockDim.x) {
-        const int ci = blockIdx.x * TX + t % (TX + 2) - 1, cj = blockIdx.y * TY + t / (TX + 2) - 1;
+        const int ci = blockIdx.x * TX + t % (TX + 2) - 1, cj = tile_row * TY + t / (TX + 2) - 1;
         // The tile's ring reaches one ghost layer on active axes only.
         if (ci >= -1 && ci <= g.n[0] && cj >= -g.halo[1] && cj < g.n[1] + g.halo[1])
             cells[t / (TX + 2)][t % (TX + 2)] = cell_state(s, w, bed, grid_at(g, ci, cj, 0));
@@ -206,7 +210,7 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     if (x_on) {
         for (int e = threadIdx.x; e < (TX + 1) * TY; e += blockDim.x) {
             const int ex = e % (TX + 1), ey = e / (TX + 1);
-            const int ci = blockIdx.x * TX + ex, cj = blockIdx.y * TY + ey;  // the cell above the edge
+            const int ci = blockIdx.x * TX + ex, cj = tile_row * TY + ey;  // the cell above the edge
             if (ci > g.n[0] || cj >= g.n[1]) continue;
             REAL fm[4], fp[4];
             edge(cells[ey + 1][ex], cells[ey + 1][ex + 1], 0, s.grav, s.dry, fm, fp);
@@ -219,7 +223,7 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     if (y_on) {
         for (int e = threadIdx.x; e < TX * (TY + 1); e += blockDim.x) {
             const int ex = e % TX, ey = e / TX;
-            const int ci = blockIdx.x * TX + ex, cj = blockIdx.y * TY + ey;
+            const int ci = blockIdx.x * TX + ex, cj = tile_row * TY + ey;
             if (ci >= g.n[0] || cj > g.n[1]) continue;
             REAL fm[4], fp[4];
             edge(cells[ey][ex + 1], cells[ey + 1][ex + 1], 1, s.grav, s.dry, fm, fp);

@@ -17,7 +17,8 @@ pub struct Device {
     pub ctx: Arc<CudaContext>,
     /// The compute stream: every kernel of a step, in order.
     pub stream: Arc<CudaStream>,
-    /// A second stream for work that overlaps compute (halo exchange, transfers).
+    /// A second stream, of high priority, for work that overlaps compute (halo exchange,
+    /// transfers).
     pub aux: Arc<CudaStream>,
     pub name: String,
     /// e.g. "sm_90"
@@ -64,7 +65,10 @@ impl Device {
         // SAFETY: work on `aux` is ordered against `stream` by the callers' events.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        let aux = ctx.new_stream()?;
+        // High priority: communication on `aux` (e.g. NCCL's kernels) gets SMs as soon as blocks
+        // of the compute kernel it overlaps retire, instead of after the whole kernel.
+        let (_, greatest) = cudarc::driver::result::stream::get_priority_range()?;
+        let aux = ctx.new_stream_with_priority(greatest)?;
         let (major, minor) = ctx.compute_capability()?;
         let sm_count =
             ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;

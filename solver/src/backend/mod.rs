@@ -3,6 +3,7 @@
 //! the compiled kernel modules and the shared reductions.
 
 pub mod cuda;
+pub mod nccl;
 
 use crate::error::Result;
 use crate::framework::config::Backend;

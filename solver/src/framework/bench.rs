@@ -43,6 +43,10 @@ pub struct BenchOptions {
     /// Write the rows as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Devices per run (`run.gpus`) for families that decompose their grid; the copy bandwidth
+    /// column is then that of all of them.
+    #[arg(long, default_value_t = 1)]
+    pub gpus: usize,
 }
 
 #[derive(Serialize)]
@@ -79,7 +83,7 @@ pub fn bench(opts: &BenchOptions) -> Result<()> {
             for (label, sets, mesh) in sizes(spec, opts, scratch.path())? {
                 for &p in &opts.precisions {
                     let doc = specs::spec_doc(spec.template, &sets, mesh.as_deref(), p)?;
-                    let row = measure(family, spec, &label, &doc, &dev, copy_bw, opts)?;
+                    let row = measure(family, spec, &label, &doc, &dev, copy_bw * opts.gpus as f64, opts)?;
                     print_row(&row);
                     rows.push(row);
                 }
@@ -101,6 +105,9 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
     let sets = |extra: Option<String>| {
         let mut s: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
         s.extend(extra);
+        if opts.gpus > 1 {
+            s.push(format!("run.gpus={}", opts.gpus));
+        }
         s
     };
     Ok(match spec.sizes {

@@ -44,6 +44,12 @@ pub struct Case {
 impl Case {
     pub fn prepare(doc: &CaseDoc, target: Target) -> Result<Case> {
         let setup = parse_setup(doc)?;
+        if doc.run.gpus > setup.max_gpus() {
+            return Err(doc.error(
+                "run.gpus",
+                format!("{}: this family runs on one device per process; set run.gpus = 1", doc.run.gpus),
+            ));
+        }
         let precision = doc.run.precision;
         let mut sim = setup.build(&target, precision)?;
         let policy = setup.dt_policy();

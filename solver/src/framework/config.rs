@@ -87,9 +87,17 @@ pub struct RunSection {
     pub backend: Backend,
     #[serde(default)]
     pub precision: Precision,
-    /// CUDA device ordinal.
+    /// CUDA device ordinal (the first, with several).
     #[serde(default)]
     pub device: usize,
+    /// CUDA devices this process drives, from `device` on, each a slab of the grid (families
+    /// that decompose their grid: shallow-water). Under mpirun, each rank takes as many.
+    #[serde(default = "one")]
+    pub gpus: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Default for RunSection {
@@ -98,6 +106,7 @@ impl Default for RunSection {
             backend: Backend::Auto,
             precision: Precision::F64,
             device: 0,
+            gpus: 1,
         }
     }
 }
@@ -343,6 +352,9 @@ fn validate_common(doc: &CaseDoc) -> Result<(), SolverError> {
         }
         (None, Some(e)) if !positive(e) => return bad("time.end_time", format!("must be positive, got {e}")),
         _ => {}
+    }
+    if doc.run.gpus == 0 {
+        return bad("run.gpus", "must be at least 1".into());
     }
     if t.check_every == 0 {
         return bad("time.check_every", "must be at least 1".into());

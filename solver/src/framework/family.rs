@@ -106,6 +106,11 @@ pub trait Setup: Send + Sync {
     fn exact(&self, _clock: &Clock) -> Option<Field> {
         None
     }
+    /// The most CUDA devices one process may drive for this case (`run.gpus`): 1 unless the
+    /// family decomposes its grid.
+    fn max_gpus(&self) -> usize {
+        1
+    }
     /// Family-specific entries for summary.json.
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({})

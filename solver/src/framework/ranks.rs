@@ -21,6 +21,8 @@ pub trait Ranks: Send + Sync {
     fn exchange(&self, down: &[u8], up: &[u8], from_below: &mut [u8], from_above: &mut [u8]);
     /// Every rank's `local` concatenated in rank order on rank 0 (empty elsewhere).
     fn gather(&self, local: &[u8]) -> Vec<u8>;
+    /// Rank 0's `bytes` on every rank.
+    fn broadcast(&self, bytes: &mut [u8]);
     /// End every rank with exit status `code`.
     fn abort(&self, code: i32) -> ! {
         std::process::exit(code)
@@ -47,6 +49,7 @@ impl Ranks for Solo {
     fn gather(&self, local: &[u8]) -> Vec<u8> {
         local.to_vec()
     }
+    fn broadcast(&self, _: &mut [u8]) {}
 }
 
 static WORLD: OnceLock<Box<dyn Ranks>> = OnceLock::new();
@@ -59,6 +62,16 @@ pub fn world() -> &'static dyn Ranks {
 /// Whether this process writes files (rank 0).
 pub fn is_root() -> bool {
     world().rank() == 0
+}
+
+/// This process's rank among those on its machine (Open MPI's local rank; 0 without MPI): the
+/// first GPU it takes.
+pub fn local_rank() -> usize {
+    std::env::var("OMPI_COMM_WORLD_LOCAL_RANK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|_| world().size() > 1)
+        .unwrap_or(0)
 }
 
 /// What keeps MPI initialised until the end of `main` (finalised when dropped).
@@ -224,6 +237,9 @@ mod mpi_ranks {
             let mut partition = PartitionMut::new(&mut all[..], counts, displs);
             root.gather_varcount_into_root(local, &mut partition);
             all
+        }
+        fn broadcast(&self, bytes: &mut [u8]) {
+            self.world.process_at_rank(0).broadcast_into(bytes);
         }
         fn abort(&self, code: i32) -> ! {
             self.world.abort(code)

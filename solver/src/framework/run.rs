@@ -157,7 +157,9 @@ fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
 }
 
 pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
-    let target = Target::resolve(doc.run.backend, doc.run.device, opts.quiet)?;
+    // Under mpirun, each rank of a machine takes its own devices.
+    let device = doc.run.device + ranks::local_rank() * doc.run.gpus;
+    let target = Target::resolve(doc.run.backend, device, opts.quiet || !ranks::is_root())?;
     run_case(Case::prepare(doc, target)?, doc, opts)
 }
 

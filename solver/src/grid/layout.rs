@@ -57,6 +57,22 @@ impl StructuredGrid {
         }
     }
 
+    /// A padded array of this grid laid out for `to`, the same grid with other row offsets
+    /// (e.g. `aligned_for`): every stored value, ghosts included, moves to its place in `to`.
+    pub fn relayout<T: Copy + Default>(&self, to: &StructuredGrid, padded: &[T]) -> Vec<T> {
+        let mut out = vec![T::default(); to.padded_len() * self.components];
+        let (h, row) = (self.halo[0], self.n[0] + 2 * self.halo[0]);
+        let rows = self.padded_len() / self.pitch;
+        for c in 0..self.components {
+            for r in 0..rows {
+                let src = c * self.padded_len() + r * self.pitch + self.xoff - h;
+                let dst = c * to.padded_len() + r * to.pitch + to.xoff - h;
+                out[dst..dst + row].copy_from_slice(&padded[src..src + row]);
+            }
+        }
+        out
+    }
+
     /// Interior values per component.
     pub fn points(&self) -> usize {
         self.n.iter().product()

@@ -154,15 +154,9 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let values = self.interior();
         let n = self.setup.grid.points();
         let bad = (0..n).find(|&i| values[i] < R::zero() || (0..4).any(|k| !values[k * n + i].is_finite()));
-        // The first bad cell of the whole grid (x fastest), and its depth from its rank.
         let offset = self.slab.start * self.whole[0];
-        let first = -self.ranks.max(bad.map_or(f64::NEG_INFINITY, |i| -((offset + i) as f64)));
-        if !first.is_finite() {
-            return Ok(None);
-        }
-        let mine = bad.filter(|&i| (offset + i) as f64 == first);
-        let depth = self.ranks.sum(&[mine.map_or(0.0, |i| values[i].f64())])[0];
-        Ok(Some(super::unhealthy(first as usize, depth)))
+        let mine = bad.map(|i| (offset + i, values[i].f64()));
+        Ok(slab::first_bad(self.ranks, mine).map(|(cell, depth)| super::unhealthy(cell, depth)))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
@@ -191,9 +185,9 @@ impl<R: Real> Simulation for CpuSwe<R> {
 
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
-        let local = super::totals(&self.setup, &values, self.clipped);
-        let sums = self.ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
-        Ok(local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect())
+        let g = &self.setup.grid;
+        let local = super::totals(g.points(), g.h[0] * g.h[1], &values, self.clipped);
+        Ok(slab::sum_totals(self.ranks, local))
     }
 }
 

@@ -1,24 +1,35 @@
-//! Shallow water on a CUDA device (kernels/cuda/swe.cu): per step the device halo fill and one
-//! step kernel from `w` into `w2` (swapped after), the dry-cell rules and friction fused in; the
-//! same arithmetic in the same order as the CPU (`cpu.rs`, `roe.rs`), so both take the same
-//! adaptive steps. The step size is found on the device: each step folds the wave-speed rate of
-//! the state it wrote into one atomic maximum, and a one-thread clock kernel turns it into the
-//! next step, so a batch of steps (`advance_batch`) needs one round trip to the host, not one
-//! per step.
+//! Shallow water on CUDA devices (kernels/cuda/swe.cu): one device or several, each holding a
+//! slab of rows (`slab.rs`; several devices of this process, or one per MPI rank, or both).
+//! Per step, on each device: the halo fill of the physical faces and the tiled step kernel from
+//! `w` into `w2` (swapped after), the dry-cell rules and friction fused in; the same arithmetic
+//! in the same order as the CPU (`cpu.rs`, `roe.rs`), so every backend and decomposition takes
+//! the same adaptive steps. The step size is found on the devices: each step folds the wave-speed
+//! rate of the state it wrote into one atomic maximum per device, NCCL reduces it across devices,
+//! and a one-thread clock kernel turns it into the next step; a batch of steps (`advance_batch`)
+//! needs one round trip to the host, not one per step.
+//!
+//! Between devices, the ghost rows travel by NCCL on each device's second stream while the
+//! compute stream updates the tile rows that do not need them; the rows beside other devices
+//! follow once they have arrived (`CFD_SWE_EXCHANGE=serial` runs the exchange on the compute
+//! stream instead, `off` skips it: timing diagnostics only, the results are then wrong).
 
-use super::SweSetup;
+use super::{slab, SweSetup};
 use crate::backend::cuda::Device;
+use crate::backend::nccl::{self, Comms};
 use crate::error::{Result, SolverError};
+use crate::framework::ranks::{Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::cuda::{DeviceHalo, LayoutC};
-use crate::grid::{halo, StructuredGrid};
+use crate::grid::StructuredGrid;
 use crate::output::Field;
-use crate::real::{from_bytes, to_bytes, Real};
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use crate::real::{from_bytes, Real};
+use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Threads per block of the step and rate kernels (their reduction assumes a multiple of 32).
+/// Threads per block of the rate kernel (its reduction assumes a multiple of 32).
 const THREADS: u32 = 256;
+/// The step kernel's tile: 32 cells along x, TY rows (`TX`, `TY` in swe.cu).
+const TX: u32 = 32;
 
 /// The device clock's slots (`CLOCK_*` in swe.cu).
 const CLOCK_TIME: usize = 0;
@@ -47,14 +58,16 @@ struct ParamsC<R> {
 // SAFETY: plain-old-data with the same layout as the C struct.
 unsafe impl<R: DeviceRepr> DeviceRepr for ParamsC<R> {}
 
-pub struct CudaSwe<R: Real> {
-    /// The setup, its grid's rows aligned for the device.
-    pub setup: SweSetup,
+/// One device's slab: its state, bed, clock and kernels.
+struct Part<R: Real> {
+    /// The slab's setup, its grid's rows aligned for the device.
+    setup: SweSetup,
+    slab: Slab,
     dev: Arc<Device>,
     /// (h, q_x, q_y, hC), padded, one component after another; the step's output (swapped).
     w: CudaSlice<R>,
     w2: CudaSlice<R>,
-    /// The bed's depth H, padded, ghosts filled once on the host.
+    /// The bed's depth H, padded, ghosts included.
     bed: CudaSlice<R>,
     bed_grid: StructuredGrid,
     /// The device clock (`CLOCK_*`), the folded rate, the clipped water volume.
@@ -67,16 +80,22 @@ pub struct CudaSwe<R: Real> {
     f_step: CudaFunction,
     f_clock: CudaFunction,
     f_bad: CudaFunction,
+    /// The state is complete (compute stream) / the ghost rows have arrived (second stream).
+    ready: CudaEvent,
+    arrived: CudaEvent,
 }
 
-impl<R: Real> CudaSwe<R> {
-    pub fn new(mut setup: SweSetup, dev: Arc<Device>, initial: &[f64], bed: &[f64]) -> Result<Self> {
+impl<R: Real> Part<R> {
+    /// The part of `slab` on `dev`: its setup (`slab::local_setup`), interior initial state
+    /// and padded bed in the CPU's layout (`slab::local_fields`).
+    fn new(mut setup: SweSetup, slab: Slab, dev: Arc<Device>, initial: &[f64], bed: &[f64]) -> Result<Self> {
+        let cpu_bed_grid = StructuredGrid { components: 1, ..setup.grid.clone() };
         setup.grid = setup.grid.aligned_for(std::mem::size_of::<R>());
         let g = &setup.grid;
         let host = g.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let bed_grid = StructuredGrid { components: 1, ..g.clone() };
-        let mut b = bed_grid.pad(&bed.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
-        halo::fill(&bed_grid, &setup.bed_bc, &mut b);
+        let b: Vec<R> = bed.iter().map(|&v| R::of(v)).collect();
+        let b = cpu_bed_grid.relayout(&bed_grid, &b);
         let params = ParamsC {
             layout: LayoutC::of(g),
             gravity: setup.gravity,
@@ -90,7 +109,7 @@ impl<R: Real> CudaSwe<R> {
             active: setup.axes().iter().map(|&a| 1 << a).sum(),
         };
         let stream = &dev.stream;
-        Ok(CudaSwe {
+        Ok(Part {
             w: dev.upload(&host)?,
             w2: dev.upload(&host)?,
             bed: dev.upload(&b)?,
@@ -104,57 +123,60 @@ impl<R: Real> CudaSwe<R> {
             f_step: dev.function::<R>(kernels::swe::STEP, &[])?,
             f_clock: dev.function::<R>(kernels::swe::CLOCK, &[])?,
             f_bad: dev.function::<R>(kernels::swe::FIRST_BAD, &[])?,
+            ready: dev.ctx.new_event(None)?,
+            arrived: dev.ctx.new_event(None)?,
             setup,
+            slab,
             dev,
         })
     }
 
-    /// The step kernel's tiles: 32 x 8 cells (32 x 4 in double precision), a thread each
-    /// (`TX`, `TY` in swe.cu).
-    fn tiles_config(&self) -> LaunchConfig {
-        let ty = if std::mem::size_of::<R>() == 4 { 8 } else { 4 };
-        let n = self.setup.grid.cells;
-        LaunchConfig {
-            grid_dim: ((n[0] as u32).div_ceil(32), (n[1] as u32).div_ceil(ty), 1),
-            block_dim: (32 * ty, 1, 1),
-            shared_mem_bytes: 0,
+    /// Rows of the step kernel's tile: 8 (4 in double precision, for shared memory).
+    fn tile_rows() -> u32 {
+        if std::mem::size_of::<R>() == 4 {
+            8
+        } else {
+            4
         }
     }
 
-    /// One thread per interior cell.
-    fn cells_config(&self) -> LaunchConfig {
+    /// Tile rows of the slab.
+    fn tiles(&self) -> u32 {
+        (self.setup.grid.cells[1] as u32).div_ceil(Self::tile_rows())
+    }
+
+    /// The rate of the current state folded into `rate` (zeroed first).
+    fn fold_rate(&mut self) -> Result<()> {
+        self.dev.stream.memset_zeros(&mut self.rate)?;
+        let (w, rate) = (self.dev.ptr(&self.w), self.dev.ptr(&self.rate));
         let points = self.setup.grid.points() as u32;
-        LaunchConfig {
+        let cfg = LaunchConfig {
             grid_dim: (points.div_ceil(THREADS), 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
-        }
-    }
-
-    /// The rate of the current state folded into `rate` (which must be 0).
-    fn fold_rate(&self) -> Result<()> {
-        let (w, rate) = (self.dev.ptr(&self.w), self.dev.ptr(&self.rate));
-        // SAFETY: w is this grid's padded 4-component state, rate one u64; one thread per cell.
-        unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f_rate)
-                .arg(&self.params)
-                .arg(&w)
-                .arg(&rate)
-                .launch(self.cells_config())?
         };
+        // SAFETY: w is this grid's padded 4-component state, rate one u64; one thread per cell.
+        unsafe { self.dev.stream.launch_builder(&self.f_rate).arg(&self.params).arg(&w).arg(&rate).launch(cfg)? };
         Ok(())
     }
 
-    /// The halo fill, then one step of the device clock's dt from `w` into `w2`, swapped after.
-    fn queue_step(&mut self) -> Result<()> {
-        self.halo.fill(self.dev.ptr(&self.w))?;
+    /// The step of the device clock's dt from `w` into `w2` over `count` tile rows from `first`.
+    fn queue_tiles(&self, first: u32, count: u32) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
         let d = &self.dev;
         let (w, bed, out) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.w2));
         let (clock, rate, clipped) = (d.ptr(&self.clock), d.ptr(&self.rate), d.ptr(&self.clipped));
+        let ty = Self::tile_rows();
+        let cfg = LaunchConfig {
+            grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(TX), count, 1),
+            block_dim: (TX * ty, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let first = first as i32;
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
-        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double; the tiles swe.cu expects.
+        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double; tiles of TX x TY cells.
         unsafe {
             d.stream
                 .launch_builder(&self.f_step)
@@ -165,15 +187,20 @@ impl<R: Real> CudaSwe<R> {
                 .arg(&clock)
                 .arg(&rate)
                 .arg(&clipped)
-                .launch(self.tiles_config())?
+                .arg(&first)
+                .launch(cfg)?
         };
-        std::mem::swap(&mut self.w, &mut self.w2);
         Ok(())
     }
 
-    /// The clock kernel: advance by the step taken, the next step from the folded rate.
+    /// The clock kernel: advance by the step taken, the next step from the (reduced) rate.
     fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
         let (clock, rate) = (self.dev.ptr(&self.clock), self.dev.ptr(&self.rate));
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
         // SAFETY: clock is CLOCK_LEN doubles, rate one u64; one thread.
         unsafe {
             self.dev
@@ -183,11 +210,7 @@ impl<R: Real> CudaSwe<R> {
                 .arg(&rate)
                 .arg(&cfl)
                 .arg(&until)
-                .launch(LaunchConfig {
-                    grid_dim: (1, 1, 1),
-                    block_dim: (1, 1, 1),
-                    shared_mem_bytes: 0,
-                })?
+                .launch(one)?
         };
         Ok(())
     }
@@ -199,35 +222,236 @@ impl<R: Real> CudaSwe<R> {
         Ok(())
     }
 
+    /// The device address and byte length of interior row j of component k of `w`.
+    fn row(&self, k: usize, j: isize) -> (u64, usize) {
+        let g = &self.setup.grid;
+        let size = std::mem::size_of::<R>();
+        let at = k * g.padded_len() + g.at(0, j, 0);
+        (self.dev.ptr(&self.w) + (at * size) as u64, g.cells[0] * size)
+    }
+
     fn interior(&self) -> Result<Vec<R>> {
         Ok(self.setup.grid.unpad(&self.dev.download(&self.w)?))
+    }
+
+    /// The first bad interior cell of the slab (x fastest) and its depth, if any.
+    fn first_bad(&self) -> Result<Option<(usize, f64)>> {
+        let first = self.dev.stream.clone_htod(&[u64::MAX])?;
+        let (w, out) = (self.dev.ptr(&self.w), self.dev.ptr(&first));
+        let cfg = LaunchConfig {
+            grid_dim: (8 * self.dev.sm_count.max(1), 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: w is this grid's padded state, out one u64; a grid-stride loop over cells.
+        unsafe { self.dev.stream.launch_builder(&self.f_bad).arg(&self.params).arg(&w).arg(&out).launch(cfg)? };
+        let cell = self.dev.stream.clone_dtoh(&first)?[0];
+        if cell == u64::MAX {
+            return Ok(None);
+        }
+        Ok(Some((cell as usize, self.interior()?[cell as usize].f64())))
+    }
+}
+
+/// How the ghost rows travel between devices (`CFD_SWE_EXCHANGE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exchange {
+    /// On the second stream, overlapped with the tile rows that do not need them.
+    Overlap,
+    /// On the compute stream, before the step.
+    Serial,
+    /// Not at all (timing only: wrong results).
+    Off,
+}
+
+pub struct CudaSwe<R: Real> {
+    parts: Vec<Part<R>>,
+    /// The processes of the run, and the communicators of the ghost rows (second streams) and
+    /// of the rate (compute streams) when there is more than one part in all.
+    ranks: &'static dyn Ranks,
+    halo_comms: Option<Comms>,
+    rate_comms: Option<Comms>,
+    /// The first part of this process, the parts in all, the whole grid's cells along x and y.
+    first: usize,
+    total: usize,
+    whole: [usize; 2],
+    exchange: Exchange,
+}
+
+impl<R: Real> CudaSwe<R> {
+    /// The run on `gpus` devices of this process from `dev`'s ordinal (and as many on each other
+    /// rank): the whole setup, its initial state and bed.
+    pub fn new(setup: &SweSetup, ranks: &'static dyn Ranks, dev: Arc<Device>, gpus: usize, w: &[f64], bed: &[f64]) -> Result<Self> {
+        let total = ranks.size() * gpus;
+        let first = ranks.rank() * gpus;
+        let mut parts = Vec::with_capacity(gpus);
+        for g in 0..gpus {
+            let slab = setup.slab_of(first + g, total).map_err(SolverError::Other)?;
+            let local = slab::local_setup(setup, &slab);
+            let (lw, lbed) = slab::local_fields(setup, &local, &slab, w, bed);
+            let d = if g == 0 { dev.clone() } else { Device::open(dev.ctx.ordinal() + g)? };
+            parts.push(Part::new(local, slab, d, &lw, &lbed)?);
+        }
+        let devices: Vec<Arc<Device>> = parts.iter().map(|p| p.dev.clone()).collect();
+        let (halo_comms, rate_comms) = if total > 1 {
+            (Some(Comms::new(ranks, &devices, first, total)?), Some(Comms::new(ranks, &devices, first, total)?))
+        } else {
+            (None, None)
+        };
+        let exchange = match std::env::var("CFD_SWE_EXCHANGE").as_deref() {
+            Ok("serial") => Exchange::Serial,
+            Ok("off") => Exchange::Off,
+            _ => Exchange::Overlap,
+        };
+        Ok(CudaSwe {
+            parts,
+            ranks,
+            halo_comms,
+            rate_comms,
+            first,
+            total,
+            whole: [setup.grid.cells[0], setup.grid.cells[1]],
+            exchange,
+        })
+    }
+
+    /// Each part sends its first and last owned rows to the parts below and above and receives
+    /// theirs into its ghost rows, on `stream_of(part)`; one NCCL group for all.
+    fn send_ghost_rows(&self, on_aux: bool) -> Result<()> {
+        let Some(comms) = &self.halo_comms else { return Ok(()) };
+        nccl::group(|| {
+            for (k, p) in self.parts.iter().enumerate() {
+                let me = self.first + k;
+                let stream = if on_aux { &p.dev.aux } else { &p.dev.stream };
+                let ny = p.setup.grid.cells[1] as isize;
+                for c in 0..4 {
+                    // SAFETY: rows of this part's padded state; the stream orders them after the
+                    // step that wrote the owned rows and before the one that reads the ghosts.
+                    unsafe {
+                        if p.slab.has_below() {
+                            let ((own, n), (ghost, _)) = (p.row(c, 0), p.row(c, -1));
+                            comms.send(k, own, n, me - 1, stream)?;
+                            comms.recv(k, ghost, n, me - 1, stream)?;
+                        }
+                        if p.slab.has_above() {
+                            let ((own, n), (ghost, _)) = (p.row(c, ny - 1), p.row(c, ny));
+                            comms.send(k, own, n, me + 1, stream)?;
+                            comms.recv(k, ghost, n, me + 1, stream)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The rate folded on each part, reduced to its maximum over all parts.
+    fn reduce_rates(&self) -> Result<()> {
+        let Some(comms) = &self.rate_comms else { return Ok(()) };
+        nccl::group(|| {
+            for (k, p) in self.parts.iter().enumerate() {
+                // SAFETY: `rate` is one u64 on the part's device, written by the compute stream.
+                unsafe { comms.max_u64(k, p.dev.ptr(&p.rate), &p.dev.stream)? };
+            }
+            Ok(())
+        })
+    }
+
+    /// One step on every part (queued, not waited for).
+    fn queue_step(&mut self, cfl: f64, until: f64) -> Result<()> {
+        let split = self.total > 1 && self.exchange == Exchange::Overlap;
+        if split {
+            for p in &self.parts {
+                p.ready.record(&p.dev.stream)?;
+                p.dev.aux.wait(&p.ready)?;
+            }
+            self.send_ghost_rows(true)?;
+            for p in &self.parts {
+                p.arrived.record(&p.dev.aux)?;
+            }
+        } else if self.exchange == Exchange::Serial {
+            self.send_ghost_rows(false)?;
+        }
+        for p in &self.parts {
+            p.halo.fill(p.dev.ptr(&p.w))?;
+            let tiles = p.tiles();
+            if !split {
+                p.queue_tiles(0, tiles)?;
+                continue;
+            }
+            // Tile rows beside other parts wait for the ghost rows; the rest go first.
+            let (lo, hi) = (u32::from(p.slab.has_below()), u32::from(p.slab.has_above()));
+            let inner = tiles.saturating_sub(lo + hi);
+            p.queue_tiles(lo.min(tiles), inner)?;
+            p.dev.stream.wait(&p.arrived)?;
+            if lo == 1 {
+                p.queue_tiles(0, 1)?;
+            }
+            if hi == 1 && (tiles > 1 || lo == 0) {
+                p.queue_tiles(tiles - 1, 1)?;
+            }
+        }
+        self.reduce_rates()?;
+        for p in &mut self.parts {
+            p.queue_clock(cfl, until)?;
+            std::mem::swap(&mut p.w, &mut p.w2);
+        }
+        Ok(())
+    }
+
+    /// The process's parts' interiors as one component-major array of its rows.
+    fn interior(&self) -> Result<Vec<R>> {
+        let locals: Vec<Vec<R>> = self.parts.iter().map(|p| p.interior()).collect::<Result<_>>()?;
+        Ok((0..4)
+            .flat_map(|k| {
+                locals.iter().flat_map(move |v| {
+                    let n = v.len() / 4;
+                    v[k * n..(k + 1) * n].to_vec()
+                })
+            })
+            .collect())
+    }
+
+    /// The process's rows, first to last.
+    fn rows(&self) -> std::ops::Range<usize> {
+        self.parts[0].slab.start..self.parts[self.parts.len() - 1].slab.end
     }
 }
 
 impl<R: Real> Simulation for CudaSwe<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
-        self.dev.stream.memset_zeros(&mut self.rate)?;
-        self.fold_rate()?;
-        let rate = f64::from_bits(self.dev.stream.clone_dtoh(&self.rate)?[0]);
+        for p in &mut self.parts {
+            p.fold_rate()?;
+        }
+        self.reduce_rates()?;
+        let p = &self.parts[0];
+        let rate = f64::from_bits(p.dev.stream.clone_dtoh(&p.rate)?[0]);
         Ok(if rate > 0.0 { cfl / rate } else { f64::INFINITY })
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
-        self.set_clock(clock.time, dt, clock.step)?;
-        self.queue_step()
+        for p in &mut self.parts {
+            p.set_clock(clock.time, dt, clock.step)?;
+        }
+        // The clock kernel that follows the step finds dt = 0 for want of an end: no harm.
+        self.queue_step(1.0, clock.time)
     }
 
-    /// Up to `max_steps` steps, each found on the device, none past `until`; one round trip.
+    /// Up to `max_steps` steps, each found on the devices, none past `until`; one round trip.
     fn advance_batch(&mut self, clock: &Clock, cfl: f64, until: f64, max_steps: u64) -> Result<Option<Clock>> {
-        self.set_clock(clock.time, 0.0, clock.step)?;
-        self.dev.stream.memset_zeros(&mut self.rate)?;
-        self.fold_rate()?;
-        self.queue_clock(cfl, until)?;
-        for _ in 0..max_steps {
-            self.queue_step()?;
-            self.queue_clock(cfl, until)?;
+        for p in &mut self.parts {
+            p.set_clock(clock.time, 0.0, clock.step)?;
+            p.fold_rate()?;
         }
-        let c = self.dev.stream.clone_dtoh(&self.clock)?;
+        self.reduce_rates()?;
+        for p in &self.parts {
+            p.queue_clock(cfl, until)?;
+        }
+        for _ in 0..max_steps {
+            self.queue_step(cfl, until)?;
+        }
+        let p = &self.parts[0];
+        let c = p.dev.stream.clone_dtoh(&p.clock)?;
         let reached = Clock {
             step: c[CLOCK_STEPS] as u64,
             time: c[CLOCK_TIME],
@@ -242,62 +466,63 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn health(&mut self) -> Result<Option<Unhealthy>> {
-        let first = self.dev.stream.clone_htod(&[u64::MAX])?;
-        let (w, out) = (self.dev.ptr(&self.w), self.dev.ptr(&first));
-        let cfg = LaunchConfig {
-            grid_dim: (8 * self.dev.sm_count.max(1), 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: w is this grid's padded state, out one u64; a grid-stride loop over cells.
-        unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f_bad)
-                .arg(&self.params)
-                .arg(&w)
-                .arg(&out)
-                .launch(cfg)?
-        };
-        let cell = self.dev.stream.clone_dtoh(&first)?[0];
-        if cell == u64::MAX {
-            return Ok(None);
+        let mut mine = None;
+        for p in &self.parts {
+            if let Some((cell, depth)) = p.first_bad()? {
+                mine = Some((p.slab.start * self.whole[0] + cell, depth));
+                break;
+            }
         }
-        let depth = self.interior()?[cell as usize].f64();
-        Ok(Some(super::unhealthy(cell as usize, depth)))
+        Ok(slab::first_bad(self.ranks, mine).map(|(cell, depth)| super::unhealthy(cell, depth)))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        let bed = self.bed_grid.unpad(&self.dev.download(&self.bed)?);
-        let bed: Vec<f64> = bed.iter().map(|v| v.f64()).collect();
-        Ok(super::fields(&values, &bed, self.setup.dry))
+        let mut bed = Vec::new();
+        for p in &self.parts {
+            bed.extend(p.bed_grid.unpad(&p.dev.download(&p.bed)?).iter().map(|v| v.f64()));
+        }
+        let fields = super::fields(&values, &bed, self.parts[0].setup.dry);
+        Ok(slab::gather_fields(self.ranks, fields))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
-        Ok(to_bytes(&self.interior()?))
+        Ok(slab::gather_state(self.ranks, &self.interior()?))
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        self.w = self.dev.upload(&self.setup.grid.pad(&from_bytes::<R>(bytes)))?;
+        let [nx, ny] = self.whole;
+        let whole = from_bytes::<R>(bytes);
+        for p in &mut self.parts {
+            let local = slab::cut_state(nx, ny, &p.slab, &whole);
+            p.w = p.dev.upload(&p.setup.grid.pad(&local))?;
+        }
         Ok(())
     }
 
     fn bytes_per_step(&self) -> f64 {
-        super::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
+        self.parts.iter().map(|p| super::min_bytes_per_step(&p.setup, std::mem::size_of::<R>())).sum()
     }
 
     fn variant(&self) -> String {
-        "roe-path-conservative".into()
+        match self.total {
+            1 => "roe-path-conservative".into(),
+            n => format!("roe-path-conservative, {n} devices"),
+        }
     }
 
     fn sync(&mut self) -> Result<()> {
-        self.dev.sync()
+        self.parts.iter().try_for_each(|p| p.dev.sync())
     }
 
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
-        let clipped = self.dev.stream.clone_dtoh(&self.clipped)?[0];
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        Ok(super::totals(&self.setup, &values, clipped))
+        let mut clipped = 0.0;
+        for p in &self.parts {
+            clipped += p.dev.stream.clone_dtoh(&p.clipped)?[0];
+        }
+        let g = &self.parts[0].setup.grid;
+        let local = super::totals(self.rows().len() * g.cells[0], g.h[0] * g.h[1], &values, clipped);
+        Ok(slab::sum_totals(self.ranks, local))
     }
 }

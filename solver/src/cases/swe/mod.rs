@@ -98,6 +98,8 @@ pub struct SweSetup {
     /// Below this depth velocities are desingularized (Kurganov & Petrova 2007).
     pub thin: f64,
     pub manning: f64,
+    /// Devices this process drives (`run.gpus`), each a slab of rows.
+    pub gpus: usize,
     /// Bed elevations per cell (x fastest) read from a bathymetry file.
     pub bed_file: Option<Vec<f64>>,
     pub initial: Initial,
@@ -150,6 +152,7 @@ impl SweSetup {
             dry,
             thin: 0.0,
             manning: s.manning,
+            gpus: doc.run.gpus,
             bed_file: None,
             initial: s.initial.clone(),
             section: s.clone(),
@@ -171,8 +174,10 @@ impl SweSetup {
             }
             setup.bed_file = Some(b.elevation);
         }
+        // Every rank, and every device of each, takes a slab (devices only on CUDA).
         let ranks = ranks::world();
-        if let Err(e) = setup.slab_of(ranks.rank(), ranks.size()) {
+        let gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
+        if let Err(e) = setup.slab_of(ranks.rank(), ranks.size() * gpus) {
             return Err(doc.error("grid.dims", e));
         }
         // Desingularize below a thousandth of the deepest initial water (never below dry).
@@ -294,11 +299,10 @@ pub fn min_bytes_per_step(setup: &SweSetup, real_bytes: usize) -> f64 {
     9.0 * real_bytes as f64 * setup.grid.points() as f64
 }
 
-/// The water volume and the pollutant mass (sums of h and hC times the cell area) of interior
-/// (h, q_x, q_y, hC), and the water volume added so far by clipping negative depths at dry
+/// The water volume and the pollutant mass (sums of h and hC times the cell area) of `n` cells'
+/// interior (h, q_x, q_y, hC), and the water volume added so far by clipping negative depths at dry
 /// fronts.
-pub fn totals(setup: &SweSetup, values: &[f64], clipped: f64) -> Vec<(String, f64)> {
-    let (n, area) = (setup.grid.points(), setup.grid.h[0] * setup.grid.h[1]);
+pub fn totals(n: usize, area: f64, values: &[f64], clipped: f64) -> Vec<(String, f64)> {
     let sum = |k: usize| values[k * n..(k + 1) * n].iter().sum::<f64>() * area;
     vec![
         ("water".into(), sum(0)),
@@ -321,7 +325,7 @@ impl BuildIn for SweSetup {
             }
             Target::Cuda(dev) => {
                 let (w, bed) = self.initial_fields();
-                Ok(Box::new(cuda::CudaSwe::<R>::new(self.clone(), dev.clone(), &w, &bed)?))
+                Ok(Box::new(cuda::CudaSwe::<R>::new(self, ranks::world(), dev.clone(), self.gpus, &w, &bed)?))
             }
         }
     }
@@ -330,6 +334,10 @@ impl BuildIn for SweSetup {
 impl Setup for SweSetup {
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
         build_in_precision(self, target, precision)
+    }
+    /// Slabs of rows, one a device.
+    fn max_gpus(&self) -> usize {
+        usize::MAX
     }
     /// The step follows the fastest wave, which changes as the flow does.
     fn dt_policy(&self) -> DtPolicy {

@@ -123,3 +123,20 @@ pub fn gather_state<R: Real>(ranks: &dyn Ranks, local: &[R]) -> Vec<u8> {
 pub fn cut_state<R: Real>(nx: usize, ny: usize, slab: &Slab, whole: &[R]) -> Vec<R> {
     rows_of(whole, nx, ny, COMPONENTS, slab)
 }
+
+/// The first bad cell of the whole grid (x fastest) and its depth, from each rank's first bad
+/// cell (numbered in the whole grid), if any.
+pub fn first_bad(ranks: &dyn Ranks, mine: Option<(usize, f64)>) -> Option<(usize, f64)> {
+    let first = -ranks.max(mine.map_or(f64::NEG_INFINITY, |(cell, _)| -(cell as f64)));
+    if !first.is_finite() {
+        return None;
+    }
+    let depth = mine.filter(|&(cell, _)| cell as f64 == first).map_or(0.0, |(_, d)| d);
+    Some((first as usize, ranks.sum(&[depth])[0]))
+}
+
+/// Named totals summed over the ranks.
+pub fn sum_totals(ranks: &dyn Ranks, local: Vec<(String, f64)>) -> Vec<(String, f64)> {
+    let sums = ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
+    local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect()
+}

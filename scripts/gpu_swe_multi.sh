@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Shallow water on the GPUs of one host (device kind nvidia-h200-x2; carry .gpu): one process
+# driving every GPU (run.gpus = 2, NCCL between them), and one process per GPU under mpirun
+# (.gpu/solver-mpi, where the machine's Open MPI can run it). Shows: the 2-GPU runs write the
+# same files as the 1-GPU run (f64 and f32); strong scaling 2000^2, 4000^2, 8000^2 (f32, f64);
+# the ghost-row exchange's cost and how much of it the overlap hides (CFD_SWE_EXCHANGE=serial /
+# off against the default overlap); the paper's one-week run on 2 GPUs. NVLink multicast stays
+# off (NCCL_NVLS_ENABLE=0). Results in $OUT (or .gpu/results).
+set -uo pipefail
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+export NCCL_NVLS_ENABLE=0
+S=.gpu/solver
+R=${OUT:-.gpu/results}
+W=$(mktemp -d)
+mkdir -p "$R"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+nvidia-smi -L | tee "$R/swe-multi-devices.txt"
+
+echo "== CPU vs CUDA (one GPU): shallow-water checks"
+$S check shallow-water 2>&1 | grep -v "grid halo" | tee "$R/swe-multi-check.txt" || fail "check"
+
+echo "== 2 GPUs write the same files as 1 GPU"
+$S cases swe-thacker > "$W/thacker.toml"
+$S cases swe-column > "$W/column.toml"
+same() {  # name, case, sets...
+  local name=$1 case=$2; shift 2
+  local extra=()
+  for s in "$@"; do extra+=(--set "$s"); done
+  for p in f64 f32; do
+    for g in 1 2; do
+      $S run "$case" --backend cuda -q --set run.precision=$p --set run.gpus=$g "${extra[@]}" -o "$W/$name-$p-$g" \
+        || fail "$name $p $g gpus"
+    done
+    n=0; bad=0
+    for f in "$W/$name-$p-1"/*.vti; do
+      n=$((n + 1)); cmp -s "$f" "$W/$name-$p-2/$(basename "$f")" || bad=$((bad + 1))
+    done
+    echo "$name $p: $n files, $bad differ" | tee -a "$R/swe-multi-same.txt"
+    [ "$bad" = 0 ] && [ "$n" -ge 2 ] || fail "$name $p differs"
+  done
+}
+same thacker "$W/thacker.toml" "grid.dims=[400,300,1]" "output.interval=0.5" "time.end_time=2.0"
+same column "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.manning=0.03" \
+  "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}"
+
+echo "== strong scaling: 1 and 2 GPUs"
+$S bench shallow-water --sizes 2000,4000,8000 --steps 200 --json "$R/swe-scaling-1gpu.json" | tee "$R/swe-scaling.txt" || fail "bench 1"
+$S bench shallow-water --sizes 2000,4000,8000 --steps 200 --gpus 2 --json "$R/swe-scaling-2gpu.json" | tee -a "$R/swe-scaling.txt" || fail "bench 2"
+echo "== the exchange at 8000^2 and 4000^2, 2 GPUs: overlapped (above), serialized, skipped"
+for mode in serial off; do
+  CFD_SWE_EXCHANGE=$mode $S bench shallow-water --sizes 4000,8000 --steps 200 --gpus 2 \
+    --json "$R/swe-exchange-$mode.json" | tee -a "$R/swe-scaling.txt" || fail "bench $mode"
+done
+echo "== the paper's one-week run on 2 GPUs (1000^2 f32, 50,000 steps measured)"
+$S bench shallow-water --sizes 1000 --steps 50000 --reps 1 --precision f32 --gpus 2 --json "$R/swe-week-2gpu.json" \
+  | tee -a "$R/swe-scaling.txt" || fail "week 2 gpus"
+python3 scripts/swe_scaling.py "$R" | tee "$R/swe-scaling-table.txt"
+
+echo "== one process per GPU: mpirun -np 2"
+if [ -x .gpu/solver-mpi ] && command -v mpirun >/dev/null; then
+  ldd .gpu/solver-mpi | grep -E "mpi|not found" | tee "$R/swe-mpi.txt"
+  for p in f64 f32; do
+    mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH .gpu/solver-mpi run "$W/thacker.toml" --backend cuda -q \
+      --set run.precision=$p --set "grid.dims=[400,300,1]" --set output.interval=0.5 --set time.end_time=2.0 -o "$W/thacker-$p-mpi" \
+      2>&1 | tail -5 | tee -a "$R/swe-mpi.txt"
+    n=0; bad=0
+    for f in "$W/thacker-$p-1"/*.vti; do
+      n=$((n + 1)); cmp -s "$f" "$W/thacker-$p-mpi/$(basename "$f")" || bad=$((bad + 1))
+    done
+    echo "mpirun -np 2 thacker $p: $n files, $bad differ from 1 GPU" | tee -a "$R/swe-mpi.txt"
+  done
+else
+  echo "SKIPPED: no .gpu/solver-mpi or no mpirun" | tee "$R/swe-mpi.txt"
+fi
+rm -rf "$W"
+exit $status
