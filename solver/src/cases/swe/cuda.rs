@@ -1,12 +1,14 @@
-//! Shallow water on a CUDA device (kernels/cuda/swe.cu): per step the device halo fill and one
-//! step kernel from `w` into `w2` (swapped after), the dry-cell rules and friction fused in; the
-//! same arithmetic in the same order as the CPU (`cpu.rs`, `roe.rs`), so both take the same
-//! adaptive steps. The step size is found on the device: each step folds the wave-speed rate of
-//! the state it wrote into one atomic maximum, and a one-thread clock kernel turns it into the
-//! next step, so a batch of steps (`advance_batch`) needs one round trip to the host, not one
-//! per step.
+//! Shallow water on a CUDA device (kernels/cuda/swe.cu): per step the point sources, the device
+//! halo fill, the open sides (their series read at the device clock's time), and one step kernel
+//! from `w` into `w2` (swapped after), the dry-cell rules and friction fused in; the same
+//! arithmetic in the same order as the CPU (`cpu.rs`, `roe.rs`, `forcing.rs`), so both take the
+//! same adaptive steps. The step size is found on the device: each step folds the wave-speed
+//! rate of the state it wrote into one atomic maximum, and a one-thread clock kernel turns it
+//! into the next step, so a batch of steps (`advance_batch`) needs one round trip to the host,
+//! not one per step.
 
-use super::SweSetup;
+use super::forcing::Packed;
+use super::{Ledger, SweSetup};
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, Unhealthy};
@@ -47,6 +49,81 @@ struct ParamsC<R> {
 // SAFETY: plain-old-data with the same layout as the C struct.
 unsafe impl<R: DeviceRepr> DeviceRepr for ParamsC<R> {}
 
+/// Mirrors `struct SweOpen` in swe.cu: an open side, its series as (offset, length).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct OpenC {
+    conc: f64,
+    axis: i32,
+    side: i32,
+    level: [i32; 2],
+    discharge: [i32; 2],
+    has_conc: i32,
+}
+
+/// Mirrors `struct SweOpenSides` in swe.cu (at most one open side per face).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct OpenSidesC {
+    side: [OpenC; 4],
+    count: i32,
+    rows: i32,
+}
+
+// SAFETY: plain-old-data with the same layout as the C structs.
+unsafe impl DeviceRepr for OpenSidesC {}
+
+/// The forcing on the device: the packed series, the open sides, the sources' cells (padded
+/// indices), series and concentrations, and the water and pollutant they added.
+struct DeviceForcing {
+    series: CudaSlice<f64>,
+    open: OpenSidesC,
+    cells: CudaSlice<u64>,
+    desc: CudaSlice<i32>,
+    conc: CudaSlice<f64>,
+    count: i32,
+    added: CudaSlice<f64>,
+    f_open: CudaFunction,
+    f_sources: CudaFunction,
+}
+
+impl DeviceForcing {
+    fn new<R: Real>(dev: &Arc<Device>, setup: &SweSetup) -> Result<Self> {
+        let (f, g) = (&setup.forcing, &setup.grid);
+        let mut packed = Packed::default();
+        let mut open = OpenSidesC::default();
+        for (k, o) in f.open.iter().enumerate() {
+            open.side[k] = OpenC {
+                conc: o.concentration.unwrap_or(0.0),
+                axis: o.axis as i32,
+                side: o.side as i32,
+                level: packed.add(o.level.as_ref()),
+                discharge: packed.add(o.discharge.as_ref()),
+                has_conc: i32::from(o.concentration.is_some()),
+            };
+            open.rows = open.rows.max(g.n[1 - o.axis] as i32);
+        }
+        open.count = f.open.len() as i32;
+        let cells: Vec<u64> = f.sources.iter().map(|s| g.at(s.cell[0] as isize, s.cell[1] as isize, 0) as u64).collect();
+        let desc: Vec<i32> = f.sources.iter().flat_map(|s| packed.add(Some(&s.discharge))).collect();
+        let conc: Vec<f64> = f.sources.iter().map(|s| s.concentration).collect();
+        // No buffer is empty (a zero-length allocation is refused).
+        let nonempty = |v: Vec<f64>| if v.is_empty() { vec![0.0] } else { v };
+        let stream = &dev.stream;
+        Ok(DeviceForcing {
+            series: stream.clone_htod(&nonempty(packed.series))?,
+            open,
+            cells: stream.clone_htod(&[cells, vec![0]].concat())?,
+            desc: stream.clone_htod(&[desc, vec![0, 0]].concat())?,
+            conc: stream.clone_htod(&nonempty(conc))?,
+            count: f.sources.len() as i32,
+            added: stream.alloc_zeros::<f64>(2)?,
+            f_open: dev.function::<R>(kernels::swe::OPEN, &[])?,
+            f_sources: dev.function::<R>(kernels::swe::SOURCES, &[])?,
+        })
+    }
+}
+
 pub struct CudaSwe<R: Real> {
     /// The setup, its grid's rows aligned for the device.
     pub setup: SweSetup,
@@ -67,6 +144,9 @@ pub struct CudaSwe<R: Real> {
     f_step: CudaFunction,
     f_clock: CudaFunction,
     f_bad: CudaFunction,
+    forcing: DeviceForcing,
+    /// The water at the start of the run (the totals' open-side inflow).
+    start_water: f64,
 }
 
 impl<R: Real> CudaSwe<R> {
@@ -90,7 +170,10 @@ impl<R: Real> CudaSwe<R> {
             active: setup.axes().iter().map(|&a| 1 << a).sum(),
         };
         let stream = &dev.stream;
+        let start_water = super::water(&setup, &super::cpu::initial_rounded::<R>(initial));
         Ok(CudaSwe {
+            forcing: DeviceForcing::new::<R>(&dev, &setup)?,
+            start_water,
             w: dev.upload(&host)?,
             w2: dev.upload(&host)?,
             bed: dev.upload(&b)?,
@@ -147,9 +230,12 @@ impl<R: Real> CudaSwe<R> {
         Ok(())
     }
 
-    /// The halo fill, then one step of the device clock's dt from `w` into `w2`, swapped after.
+    /// The point sources, the halo fill, the open sides, then one step of the device clock's dt
+    /// from `w` into `w2`, swapped after.
     fn queue_step(&mut self) -> Result<()> {
+        self.queue_sources()?;
         self.halo.fill(self.dev.ptr(&self.w))?;
+        self.queue_open()?;
         let d = &self.dev;
         let (w, bed, out) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.w2));
         let (clock, rate, clipped) = (d.ptr(&self.clock), d.ptr(&self.rate), d.ptr(&self.clipped));
@@ -168,6 +254,68 @@ impl<R: Real> CudaSwe<R> {
                 .launch(self.tiles_config())?
         };
         std::mem::swap(&mut self.w, &mut self.w2);
+        Ok(())
+    }
+
+    /// The sources' water and pollutant over the clock's step, where there are any.
+    fn queue_sources(&self) -> Result<()> {
+        let f = &self.forcing;
+        if f.count == 0 {
+            return Ok(());
+        }
+        let d = &self.dev;
+        let (w, clock, series) = (d.ptr(&self.w), d.ptr(&self.clock), d.ptr(&f.series));
+        let (cells, desc, conc, added) = (d.ptr(&f.cells), d.ptr(&f.desc), d.ptr(&f.conc), d.ptr(&f.added));
+        // SAFETY: w is this grid's padded state, clock CLOCK_LEN doubles, series the packed
+        // series that desc (2 ints a source) points into, cells and conc one entry a source,
+        // added two doubles; one thread.
+        unsafe {
+            d.stream
+                .launch_builder(&f.f_sources)
+                .arg(&self.params)
+                .arg(&w)
+                .arg(&clock)
+                .arg(&series)
+                .arg(&cells)
+                .arg(&desc)
+                .arg(&conc)
+                .arg(&f.count)
+                .arg(&added)
+                .launch(LaunchConfig {
+                    grid_dim: (1, 1, 1),
+                    block_dim: (1, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
+        };
+        Ok(())
+    }
+
+    /// The ghosts of the open sides at the clock's time (after the halo fill), if any.
+    fn queue_open(&self) -> Result<()> {
+        let f = &self.forcing;
+        if f.open.count == 0 {
+            return Ok(());
+        }
+        let d = &self.dev;
+        let (w, bed, series, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&f.series), d.ptr(&self.clock));
+        let threads = (f.open.count * f.open.rows) as u32;
+        // SAFETY: w and bed are this grid's padded state and bed, series the packed series the
+        // sides point into, clock CLOCK_LEN doubles; one thread per side and row.
+        unsafe {
+            d.stream
+                .launch_builder(&f.f_open)
+                .arg(&self.params)
+                .arg(&f.open)
+                .arg(&w)
+                .arg(&bed)
+                .arg(&series)
+                .arg(&clock)
+                .launch(LaunchConfig {
+                    grid_dim: (threads.div_ceil(THREADS), 1, 1),
+                    block_dim: (THREADS, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
+        };
         Ok(())
     }
 
@@ -279,7 +427,9 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        self.w = self.dev.upload(&self.setup.grid.pad(&from_bytes::<R>(bytes)))?;
+        let values = from_bytes::<R>(bytes);
+        self.start_water = super::water(&self.setup, &values.iter().map(|v| v.f64()).collect::<Vec<_>>());
+        self.w = self.dev.upload(&self.setup.grid.pad(&values))?;
         Ok(())
     }
 
@@ -296,8 +446,13 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
-        let clipped = self.dev.stream.clone_dtoh(&self.clipped)?[0];
+        let added = self.dev.stream.clone_dtoh(&self.forcing.added)?;
+        let ledger = Ledger {
+            clipped: self.dev.stream.clone_dtoh(&self.clipped)?[0],
+            sources: [added[0], added[1]],
+            start_water: self.start_water,
+        };
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        Ok(super::totals(&self.setup, &values, clipped))
+        Ok(super::totals(&self.setup, &values, &ledger))
     }
 }
