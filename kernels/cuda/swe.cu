@@ -322,3 +322,95 @@ extern "C" __global__ void swe_first_bad(SweParams s, const REAL* __restrict__ w
         if (!(w[p] >= (REAL)0 && finite)) atomicMin(first, q);
     }
 }
+
+// ---- Forcing (solver/src/cases/swe/forcing.rs, series.rs): open sides and point sources. ----
+
+// A time series packed at `series + off`: n times, then n values. Linear in time, held
+// constant outside (series.rs, `at`: the same interval, the same arithmetic).
+__device__ double series_at(const double* series, int off, int n, double t) {
+    const double* times = series + off;
+    const double* values = series + off + n;
+    if (!(t > times[0])) return values[0];
+    if (t >= times[n - 1]) return values[n - 1];
+    int lo = 0, hi = n - 1;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        if (times[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    return values[lo] + (values[hi] - values[lo]) * ((t - times[lo]) / (times[hi] - times[lo]));
+}
+
+// Mirrors `OpenC` in cuda.rs: one open side, its series as (offset, length), length 0: none.
+struct SweOpen {
+    double conc;     // the inflow concentration (when has_conc)
+    int axis, side;  // side 0: low (x-, y-), 1: high
+    int level[2];
+    int discharge[2];
+    int has_conc;
+};
+
+#define SWE_MAX_OPEN 4
+struct SweOpenSides {
+    SweOpen side[SWE_MAX_OPEN];
+    int count;
+    int rows;        // threads per side: the longest side's cells
+};
+
+// The ghosts of every open side at the clock's time, after the halo fill: one thread per
+// ghost cell (forcing.rs, `fill_open` and `open_ghost`, line by line).
+extern "C" __global__ void swe_open(SweParams s, SweOpenSides sides, REAL* w, const REAL* __restrict__ bed,
+    const double* __restrict__ series, const double* __restrict__ clock) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= sides.count * sides.rows) return;
+    const SweOpen o = sides.side[t / sides.rows];
+    const int r = t % sides.rows;
+    const int a = o.axis, b = 1 - o.axis;
+    if (r >= s.g.n[b]) return;
+    const double time = clock[CLOCK_TIME];
+    const int edge = o.side == 0 ? 0 : s.g.n[a] - 1, ghost = o.side == 0 ? -1 : s.g.n[a];
+    const u64 p = a == 0 ? grid_at(s.g, edge, r, 0) : grid_at(s.g, r, edge, 0);
+    const u64 gp = a == 0 ? grid_at(s.g, ghost, r, 0) : grid_at(s.g, r, ghost, 0);
+    const u64 cs = s.g.cstride;
+    const REAL h_in = w[p], qn_in = w[(1 + a) * cs + p], qt_in = w[(2 - a) * cs + p], hc_in = w[3 * cs + p];
+    const bool has_level = o.level[1] > 0;
+    REAL h = h_in;
+    if (has_level) h = fmax((REAL)(series_at(series, o.level[0], o.level[1], time) + (double)bed[gp]), (REAL)0);
+    REAL v[4] = {h, (REAL)0, (REAL)0, (REAL)0};
+    if (!(h <= s.dry)) {
+        // Positive discharges flow into the domain: along +axis on the low side.
+        const double sign = o.side == 0 ? 1.0 : -1.0;
+        v[1] = o.discharge[1] > 0 ? (REAL)(sign * series_at(series, o.discharge[0], o.discharge[1], time)) : qn_in;
+        v[2] = qt_in;
+        if (o.has_conc) v[3] = h * (REAL)o.conc;
+        else if (!has_level) v[3] = hc_in;
+        else v[3] = h_in > s.dry ? h * (hc_in / h_in) : (REAL)0;
+    }
+    w[gp] = v[0];
+    w[(1 + a) * cs + gp] = v[1];
+    w[(2 - a) * cs + gp] = v[2];
+    w[3 * cs + gp] = v[3];
+}
+
+// The point sources over the clock's step (none when there is no step), in order, by one
+// thread: each adds Q dt / area to h and Q C dt / area to hC of its cell (padded index
+// cells[k]; its discharge series desc[2k], desc[2k + 1]; its concentration conc[k]); the volume
+// of water and the pollutant added are summed into added[0], added[1] (forcing.rs,
+// `add_sources`).
+extern "C" __global__ void swe_sources(SweParams s, REAL* w, const double* __restrict__ clock,
+    const double* __restrict__ series, const u64* __restrict__ cells, const int* __restrict__ desc,
+    const double* __restrict__ conc, int count, double* added) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    const double dt = clock[CLOCK_DT], time = clock[CLOCK_TIME];
+    if (!(dt > 0.0)) return;
+    const u64 cs = s.g.cstride;
+    for (int k = 0; k < count; ++k) {
+        const u64 p = cells[k];
+        const double q = series_at(series, desc[2 * k], desc[2 * k + 1], time);
+        const REAL water = (REAL)(q * dt / s.area), pollutant = (REAL)(q * conc[k] * dt / s.area);
+        w[p] = w[p] + water;
+        w[3 * cs + p] = w[3 * cs + p] + pollutant;
+        added[0] = added[0] + (double)water * s.area;
+        added[1] = added[1] + (double)pollutant * s.area;
+    }
+}

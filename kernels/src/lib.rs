@@ -258,6 +258,10 @@ pub mod swe {
         CLOCK = "swe_clock",
         /// The first cell with a negative depth or a state that is not finite.
         FIRST_BAD = "swe_first_bad",
+        /// The ghosts of the open sides from their level / discharge series at the clock's time.
+        OPEN = "swe_open",
+        /// The point sources' water and pollutant over the clock's step.
+        SOURCES = "swe_sources",
     }
 }
 

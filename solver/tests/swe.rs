@@ -184,3 +184,215 @@ fn still_water_over_a_bathymetry_file_stays_at_rest_and_bad_files_are_refused() 
     small[1] = "grid.dims=[20,12,1]".into();
     refused(&asc, &small, "set grid.dims = [24, 12, 1]");
 }
+
+/// `solver run CASE --backend cpu` without -q (the totals at each output go to stderr) with
+/// overrides: the printed (t, water) pairs.
+fn water_at_outputs(case: &std::path::Path, out: &std::path::Path, sets: &[String]) -> Vec<(f64, f64)> {
+    let mut args = vec![
+        "run",
+        case.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend(sets.iter().flat_map(|s| ["--set", s.as_str()]));
+    let o = common::solver(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o)
+        .lines()
+        .filter_map(|l| {
+            let (t, rest) = l.strip_prefix("t = ")?.split_once(": water ")?;
+            Some((t.parse().ok()?, rest.split(',').next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// A flat channel 1000 m long and 2 m deep, closed but for its side x-, where the level
+/// follows a CSV (a slow tide eta = 0.25 (1 - cos(2 pi t / T)), T = 40000 s, sampled every
+/// 500 s, linear between): its mean level (water / area - depth) follows the CSV's level. For a
+/// basin short beside the tide's wavelength (k L = 2 pi L / (T sqrt(g d)) = 0.035) the level is
+/// a standing wave eta(x) = eta0 cos(k (L - x)) / cos(k L) about the mean, whose average over
+/// the basin exceeds eta0 by (k L)^2 / 3 = 4.2e-4 of the oscillating part's 0.25 m: 1.05e-4 m.
+/// The kinks of the linear series excite free seiches (period 4 L / sqrt(g d) = 903 s) of
+/// about as much: the bound is 2.5e-4 m, 0.05% of the range (measured: 1.3e-4 m).
+#[test]
+fn a_slow_tide_fills_and_empties_a_basin_through_its_open_side_as_the_csv_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let tide: String = (0..=80)
+        .map(|k| {
+            let t = 500.0 * k as f64;
+            format!(
+                "{t},{:.6}\n",
+                0.25 * (1.0 - (2.0 * std::f64::consts::PI * t / 40000.0).cos())
+            )
+        })
+        .collect();
+    std::fs::write(
+        dir.path().join("tide.csv"),
+        format!("# a slow tide\ntime,level\n{tide}"),
+    )
+    .unwrap();
+    let series = solver::cases::swe::series::parse("tide.csv", &tide).unwrap();
+    let case = common::write_template(dir.path(), "swe-column");
+    let sets = sets(&[
+        "shallow-water.initial={kind=\"column\",depth=2.0,height=0.0,center=[0.0,0.0],radius=1.0}",
+        "shallow-water.pollutant=[]",
+        "shallow-water.open=[{side=\"x-\",level=\"tide.csv\"}]",
+        "grid.dims=[100,1,1]",
+        "grid.extent=[1000.0,1.0,1.0]",
+        "time.end_time=40000.0",
+        "output.interval=1000.0",
+    ]);
+    let outputs = water_at_outputs(&case, &dir.path().join("out"), &sets);
+    assert_eq!(outputs.len(), 40);
+    let worst = outputs
+        .iter()
+        .map(|&(t, water)| (water / 1000.0 - 2.0 - series.at(t)).abs())
+        .fold(0.0f64, f64::max);
+    let (t, w) = outputs[19];
+    println!(
+        "slow tide over 0.5 m: mean level {:.6} m at t = {t} s (csv {:.6}); worst |mean level - csv| = {worst:.2e} m",
+        w / 1000.0 - 2.0,
+        series.at(t)
+    );
+    assert!(worst < 2.5e-4, "{worst}");
+}
+
+/// Sources in a closed tank add Q t of water (and Q C t of pollutant) to round-off: the totals
+/// of summary.json, the sources' own count too.
+#[test]
+fn point_sources_add_exactly_q_t_of_water_and_q_c_t_of_pollutant() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, s) = run(
+        dir.path(),
+        "swe-column",
+        &sets(&[
+            "grid.dims=[60,60,1]",
+            "shallow-water.sources=[{at=[2.0,2.0],discharge=0.5,concentration=2.0},{at=[8.0,3.0],discharge=0.25}]",
+        ]),
+    );
+    let total = |k: &str, when: &str| s["totals"][k][when].as_f64().unwrap();
+    let (water, pollutant) = (
+        total("water", "end") - total("water", "start"),
+        total("pollutant", "end") - total("pollutant", "start"),
+    );
+    println!(
+        "sources over 1 s: water added {water:.15} (Q t = 0.75), pollutant {pollutant:.15} (Q C t = 1), sources' count {}",
+        total("water_sources", "end")
+    );
+    // Round-off of sums of 3600 depths near 1 m times the cell area: about 1e-14 of 103 m^3.
+    let bound = 1e-12 * total("water", "start");
+    assert!((water - 0.75).abs() < bound, "{water}");
+    assert!((pollutant - 1.0).abs() < bound, "{pollutant}");
+    assert!((total("water_sources", "end") - 0.75).abs() < 1e-14);
+}
+
+/// Still water stays still with a constant-level open side (a number or a CSV) at its level:
+/// the ghosts hold what the wall would.
+#[test]
+fn a_lake_at_rest_stays_at_rest_with_constant_level_open_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("level.csv"), "time,level\n0,0.1\n50,0.1\n").unwrap();
+    for (precision, bound) in [("f64", 1e-12), ("f32", 1e-6)] {
+        let (_, s) = run(
+            dir.path(),
+            "swe-lake-at-rest",
+            &sets(&[
+                "grid.dims=[50,20,1]",
+                "grid.extent=[25.0,10.0,1.0]",
+                "shallow-water.initial.island=true",
+                "shallow-water.open=[{side=\"x-\",level=0.1},{side=\"x+\",level=\"level.csv\"},{side=\"y-\",level=0.1}]",
+                "time.end_time=200.0",
+                &format!("run.precision=\"{precision}\""),
+            ]),
+        );
+        let speed = s["errors"]["linf"].as_f64().unwrap();
+        let inflow = s["totals"]["water_open_inflow"]["end"].as_f64().unwrap();
+        println!("lake at rest, open sides at its level, {precision}, {} steps: max |u| = {speed:.3e}, inflow {inflow:.3e} m^3", s["steps"]);
+        assert!(speed <= bound, "{precision}: {speed}");
+    }
+}
+
+/// Bad series files and bad forcing keys: exit 2, the file and line (or key) named, nothing
+/// written.
+#[test]
+fn bad_tide_files_and_sources_are_refused_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = common::write_template(dir.path(), "swe-column");
+    let refused = |csv: Option<&str>, set: &str, needle: &str| {
+        if let Some(text) = csv {
+            std::fs::write(dir.path().join("tide.csv"), text).unwrap();
+        }
+        let out = dir.path().join("refused");
+        let o = run_cpu(&case, &out, &["--set", set]);
+        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{needle}: {}", stderr(&o));
+        assert!(!out.exists(), "{set}: output written");
+    };
+    let open = "shallow-water.open=[{side=\"x-\",level=\"tide.csv\"}]";
+    refused(
+        Some("time,level\n0,0.1\n10,high\n"),
+        open,
+        "tide.csv line 3: `high` is not a number",
+    );
+    refused(
+        Some("0,0.1\n10,0.2\n10,0.3\n"),
+        open,
+        "tide.csv line 3: time 10 does not increase",
+    );
+    refused(Some("# empty\ntime,level\n"), open, "tide.csv: no `time,value` lines");
+    refused(Some("0,0.1,7\n"), open, "tide.csv line 1: 3 fields");
+    refused(
+        None,
+        "shallow-water.open=[{side=\"x-\",level=\"missing.csv\"}]",
+        "missing.csv: cannot read",
+    );
+    refused(
+        None,
+        "shallow-water.open=[{side=\"x-\",level=\"builtin:nope.csv\"}]",
+        "no such built-in file",
+    );
+    refused(None, "shallow-water.open=[{side=\"z-\",level=0.1}]", "open[0].side");
+    refused(
+        None,
+        "shallow-water.open=[{side=\"x-\"}]",
+        "give `level`, `discharge` or both",
+    );
+    refused(
+        None,
+        "shallow-water.sources=[{at=[12.0,2.0],discharge=1.0}]",
+        "sources[0].at: [12.0, 2.0] is outside the grid",
+    );
+    refused(
+        None,
+        "shallow-water.sources=[{at=[2.0,2.0],discharge=-1.0}]",
+        "cannot take it away",
+    );
+}
+
+/// The estuary template as a user runs it (`solver cases swe-estuary > e.toml && solver run
+/// e.toml`, its files built in), one hour of tide: h never negative, the water's change is the
+/// river's plus the sea side's inflow.
+#[test]
+fn the_estuary_template_runs_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, s) = run(
+        dir.path(),
+        "swe-estuary",
+        &sets(&["time.end_time=3600.0", "output.interval=1800.0"]),
+    );
+    let total = |k: &str| s["totals"][k]["end"].as_f64().unwrap();
+    println!(
+        "estuary, 1 h: {} steps, water {:.6e} m^3 (+{:.4e}), river {:.4e}, sea inflow {:.4e}, clipped {:.3e}, pollutant change {:.3e}",
+        s["steps"],
+        total("water"),
+        total("water") - s["totals"]["water"]["start"].as_f64().unwrap(),
+        total("water_sources"),
+        total("water_open_inflow"),
+        total("water_clipped"),
+        s["totals"]["pollutant"]["relative_change"].as_f64().unwrap()
+    );
+    assert!(s["final_min"].as_f64().unwrap() >= 0.0);
+    assert!(total("water_open_inflow") > 0.0, "the tide rises for the first 3 hours");
+}

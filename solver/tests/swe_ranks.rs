@@ -1,6 +1,7 @@
 //! Shallow water decomposed into slabs over MPI ranks (CPU backend, `mpirun -np 2` and `-np 4`):
 //! every output file equals the single-rank run's byte for byte (f64 and f32: the ranks take
-//! the same global steps and every cell the same arithmetic), a checkpoint written by 2 ranks
+//! the same global steps and every cell the same arithmetic; with a tide and a river source
+//! too) and the totals agree, a checkpoint written by 2 ranks
 //! restarts on 4, and a rank count the grid cannot share is refused with exit 2 and nothing
 //! written. Needs the `mpi` feature and Open MPI's `mpirun` (scripts/setup.sh installs both);
 //! skipped with a message otherwise, except under CI.
@@ -98,7 +99,7 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     // Thacker: moving wet/dry fronts crossing the slab boundaries; the tank: a pollutant, Manning
     // friction, outflow faces; 2 and 4 ranks, uneven slabs (30 rows over 4 ranks).
-    let cases: [(&str, &[&str]); 3] = [
+    let cases: [(&str, &[&str]); 4] = [
         (
             "swe-thacker",
             &["grid.dims=[40,30,1]", "time.end_time=1.0", "output.interval=0.25"],
@@ -112,6 +113,9 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
             ],
         ),
         ("swe-column", &["grid.dims=[36,30,1]", "run.precision=\"f32\""]),
+        // The estuary: a tide through the sea side (x-, every slab has a share), a river source
+        // in one slab, banks that dry and wet.
+        ("swe-estuary", &["time.end_time=7200.0", "output.interval=2400.0"]),
     ];
     for (k, (template, sets)) in cases.iter().enumerate() {
         let case = write_template(dir.path(), template);
@@ -124,6 +128,12 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
             let s: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(many.join("summary.json")).unwrap()).unwrap();
             assert_eq!(s["ranks"], ranks);
+            // The totals are sums over ranks (other sums of the same numbers: to round-off).
+            let one_s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
+            for (name, t) in s["totals"].as_object().unwrap() {
+                let (a, b) = (t["end"].as_f64().unwrap(), one_s["totals"][name]["end"].as_f64().unwrap());
+                assert!((a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0), "{name}: {a} vs {b}");
+            }
             println!(
                 "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",
                 frames(&many).len()

@@ -53,9 +53,16 @@ impl Comms {
     /// # Safety
     /// `ptr` must hold `bytes` bytes on part k's device until the stream has run the send.
     pub unsafe fn send(&self, k: usize, ptr: u64, bytes: usize, peer: usize, stream: &CudaStream) -> Result<()> {
-        result::send(ptr as _, bytes, sys::ncclDataType_t::ncclUint8, peer as i32, self.comms[k], stream.cu_stream() as _)
-            .map(|_| ())
-            .map_err(|e| nccl_error("send", e))
+        result::send(
+            ptr as _,
+            bytes,
+            sys::ncclDataType_t::ncclUint8,
+            peer as i32,
+            self.comms[k],
+            stream.cu_stream() as _,
+        )
+        .map(|_| ())
+        .map_err(|e| nccl_error("send", e))
     }
 
     /// Receive `bytes` into device address `ptr` of part `k` from part `peer`, on `stream`.
@@ -63,9 +70,16 @@ impl Comms {
     /// # Safety
     /// `ptr` must have room for `bytes` bytes on part k's device.
     pub unsafe fn recv(&self, k: usize, ptr: u64, bytes: usize, peer: usize, stream: &CudaStream) -> Result<()> {
-        result::recv(ptr as _, bytes, sys::ncclDataType_t::ncclUint8, peer as i32, self.comms[k], stream.cu_stream() as _)
-            .map(|_| ())
-            .map_err(|e| nccl_error("recv", e))
+        result::recv(
+            ptr as _,
+            bytes,
+            sys::ncclDataType_t::ncclUint8,
+            peer as i32,
+            self.comms[k],
+            stream.cu_stream() as _,
+        )
+        .map(|_| ())
+        .map_err(|e| nccl_error("recv", e))
     }
 
     /// The maximum over all parts of the u64 at device address `ptr` of part `k`, in place.

@@ -47,7 +47,10 @@ impl Case {
         if doc.run.gpus > setup.max_gpus() {
             return Err(doc.error(
                 "run.gpus",
-                format!("{}: this family runs on one device per process; set run.gpus = 1", doc.run.gpus),
+                format!(
+                    "{}: this family runs on one device per process; set run.gpus = 1",
+                    doc.run.gpus
+                ),
             ));
         }
         let precision = doc.run.precision;

@@ -18,7 +18,12 @@ pub struct Bathymetry {
 /// Read and check an ESRI ASCII grid; errors name the file, the line and what is wrong.
 pub fn read(path: &Path) -> Result<Bathymetry, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let at = |line: usize, what: String| format!("{} line {}: {what}", path.display(), line + 1);
+    parse(&path.display().to_string(), &text)
+}
+
+/// Parse and check the text of an ESRI ASCII grid; errors name the file `name` and the line.
+pub fn parse(name: &str, text: &str) -> Result<Bathymetry, String> {
+    let at = |line: usize, what: String| format!("{name} line {}: {what}", line + 1);
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).peekable();
     let mut header = std::collections::HashMap::new();
     while let Some(&(n, l)) = lines.peek() {
@@ -39,18 +44,18 @@ pub fn read(path: &Path) -> Result<Bathymetry, String> {
         header.get(k).map(|&(_, v)| v).ok_or_else(|| {
             format!(
                 "{}: the header has no `{k}` (an ESRI ASCII grid starts with ncols, nrows, xllcorner, yllcorner, cellsize)",
-                path.display()
+                name
             )
         })
     };
     let (nx, ny) = (need("ncols")?, need("nrows")?);
     if !(nx >= 1.0 && ny >= 1.0 && nx.fract() == 0.0 && ny.fract() == 0.0) {
-        return Err(format!("{}: ncols and nrows must be positive integers, got {nx}, {ny}", path.display()));
+        return Err(format!("{name}: ncols and nrows must be positive integers, got {nx}, {ny}"));
     }
     let (nx, ny) = (nx as usize, ny as usize);
     let cellsize = need("cellsize")?;
     if cellsize.is_nan() || cellsize <= 0.0 {
-        return Err(format!("{}: cellsize must be positive, got {cellsize}", path.display()));
+        return Err(format!("{name}: cellsize must be positive, got {cellsize}"));
     }
     let corner = [need("xllcorner")?, need("yllcorner")?];
     let nodata = header.get("nodata_value").map(|&(_, v)| v);
@@ -69,7 +74,7 @@ pub fn read(path: &Path) -> Result<Bathymetry, String> {
         rows.push(row);
     }
     if rows.len() != ny {
-        return Err(format!("{}: {} rows of values, nrows says {ny}", path.display(), rows.len()));
+        return Err(format!("{name}: {} rows of values, nrows says {ny}", rows.len()));
     }
     // The file lists the northernmost row first; the grid counts from the south.
     let elevation = rows.into_iter().rev().flatten().collect();

@@ -1,10 +1,11 @@
-//! Shallow water on the CPU: per step the halo fill, then every interior cell takes the Roe
+//! Shallow water on the CPU: per step the point sources, the halo fill and the open sides
+//! (`forcing.rs`, at the time the step starts), then every interior cell takes the Roe
 //! contributions of its edges (`roe.rs`; rayon over rows), an explicit Euler update, and the dry
 //! cells are brought to rest (depths that a draining cell would take below zero are clipped to
 //! zero, and counted).
 
 use super::roe::{edge, State};
-use super::{slab, SweSetup};
+use super::{slab, Ledger, SweSetup};
 use crate::error::Result;
 use crate::framework::ranks::{Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
@@ -25,8 +26,8 @@ pub struct CpuSwe<R: Real> {
     /// The bed's depth H, padded, ghosts filled once, and its one-component grid.
     bed: Vec<R>,
     bed_grid: crate::grid::StructuredGrid,
-    /// Water volume added so far by clipping negative depths at dry fronts (h * cell area).
-    pub clipped: f64,
+    /// Water added by clipping and by the sources, the water at the start.
+    pub ledger: Ledger,
 }
 
 impl<R: Real> CpuSwe<R> {
@@ -37,7 +38,11 @@ impl<R: Real> CpuSwe<R> {
         let w = g.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let bed_grid = crate::grid::StructuredGrid { components: 1, ..g.clone() };
         let bed = bed.iter().map(|&v| R::of(v)).collect();
-        CpuSwe { setup, ranks, slab, whole, w, bed, bed_grid, clipped: 0.0 }
+        let ledger = Ledger {
+            start_water: super::water(&setup, &initial_rounded::<R>(initial)),
+            ..Ledger::default()
+        };
+        CpuSwe { setup, ranks, slab, whole, w, bed, bed_grid, ledger }
     }
 
     /// The state at padded index p in the frame of axis a.
@@ -93,11 +98,13 @@ impl<R: Real> Simulation for CpuSwe<R> {
         Ok(if rate > 0.0 { cfl / rate } else { f64::INFINITY })
     }
 
-    fn step(&mut self, _clock: &Clock, dt: f64) -> Result<()> {
+    fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         let s = &self.setup;
-        halo::fill(&s.grid, &s.bc, &mut self.w);
-        slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
         let (len, g, dry) = (s.grid.padded_len(), R::of(s.gravity), R::of(s.dry));
+        s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources);
+        halo::fill(&s.grid, &s.bc, &mut self.w);
+        s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time);
+        slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
         let strides = [1, s.grid.padded()[0]];
         let axes = s.axes();
         let updated: Vec<[R; 4]> = s
@@ -143,7 +150,7 @@ impl<R: Real> Simulation for CpuSwe<R> {
                 self.w[k * len + p] = w[k];
             }
         }
-        self.clipped += clipped;
+        self.ledger.clipped += clipped;
         if s.manning > 0.0 {
             self.friction(dt);
         }
@@ -171,7 +178,9 @@ impl<R: Real> Simulation for CpuSwe<R> {
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
         let [nx, ny] = self.whole;
-        self.w = self.setup.grid.pad(&slab::cut_state(nx, ny, &self.slab, &from_bytes::<R>(bytes)));
+        let values = slab::cut_state(nx, ny, &self.slab, &from_bytes::<R>(bytes));
+        self.ledger.start_water = super::water(&self.setup, &values.iter().map(|v| v.f64()).collect::<Vec<_>>());
+        self.w = self.setup.grid.pad(&values);
         Ok(())
     }
 
@@ -185,10 +194,13 @@ impl<R: Real> Simulation for CpuSwe<R> {
 
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
-        let g = &self.setup.grid;
-        let local = super::totals(g.points(), g.h[0] * g.h[1], &values, self.clipped);
-        Ok(slab::sum_totals(self.ranks, local))
+        Ok(slab::sum_totals(self.ranks, super::totals(&self.setup, &values, &self.ledger)))
     }
+}
+
+/// Initial values as the backend holds them (rounded to R), in f64.
+pub fn initial_rounded<R: Real>(initial: &[f64]) -> Vec<f64> {
+    initial.iter().map(|&v| R::of(v).f64()).collect()
 }
 
 /// The semi-implicit Manning factor of the momentum, 1 / (1 + dt g n^2 |u| / h^(4/3)), with

@@ -1,7 +1,8 @@
 //! Shallow water on CUDA devices (kernels/cuda/swe.cu): one device or several, each holding a
 //! slab of rows (`slab.rs`; several devices of this process, or one per MPI rank, or both).
-//! Per step, on each device: the halo fill of the physical faces and the tiled step kernel from
-//! `w` into `w2` (swapped after), the dry-cell rules and friction fused in; the same arithmetic
+//! Per step, on each device: the point sources, the halo fill of the physical faces, the open
+//! sides (their series read at the device clock's time), and the tiled step kernel from `w`
+//! into `w2` (swapped after), the dry-cell rules and friction fused in; the same arithmetic
 //! in the same order as the CPU (`cpu.rs`, `roe.rs`), so every backend and decomposition takes
 //! the same adaptive steps. The step size is found on the devices: each step folds the wave-speed
 //! rate of the state it wrote into one atomic maximum per device, NCCL reduces it across devices,
@@ -13,7 +14,8 @@
 //! follow once they have arrived (`CFD_SWE_EXCHANGE=serial` runs the exchange on the compute
 //! stream instead, `off` skips it: timing diagnostics only, the results are then wrong).
 
-use super::{slab, SweSetup};
+use super::forcing::Packed;
+use super::{slab, Ledger, SweSetup};
 use crate::backend::cuda::Device;
 use crate::backend::nccl::{self, Comms};
 use crate::error::{Result, SolverError};
@@ -58,6 +60,81 @@ struct ParamsC<R> {
 // SAFETY: plain-old-data with the same layout as the C struct.
 unsafe impl<R: DeviceRepr> DeviceRepr for ParamsC<R> {}
 
+/// Mirrors `struct SweOpen` in swe.cu: an open side, its series as (offset, length).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct OpenC {
+    conc: f64,
+    axis: i32,
+    side: i32,
+    level: [i32; 2],
+    discharge: [i32; 2],
+    has_conc: i32,
+}
+
+/// Mirrors `struct SweOpenSides` in swe.cu (at most one open side per face).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+struct OpenSidesC {
+    side: [OpenC; 4],
+    count: i32,
+    rows: i32,
+}
+
+// SAFETY: plain-old-data with the same layout as the C structs.
+unsafe impl DeviceRepr for OpenSidesC {}
+
+/// The forcing on the device: the packed series, the open sides, the sources' cells (padded
+/// indices), series and concentrations, and the water and pollutant they added.
+struct DeviceForcing {
+    series: CudaSlice<f64>,
+    open: OpenSidesC,
+    cells: CudaSlice<u64>,
+    desc: CudaSlice<i32>,
+    conc: CudaSlice<f64>,
+    count: i32,
+    added: CudaSlice<f64>,
+    f_open: CudaFunction,
+    f_sources: CudaFunction,
+}
+
+impl DeviceForcing {
+    fn new<R: Real>(dev: &Arc<Device>, setup: &SweSetup) -> Result<Self> {
+        let (f, g) = (&setup.forcing, &setup.grid);
+        let mut packed = Packed::default();
+        let mut open = OpenSidesC::default();
+        for (k, o) in f.open.iter().enumerate() {
+            open.side[k] = OpenC {
+                conc: o.concentration.unwrap_or(0.0),
+                axis: o.axis as i32,
+                side: o.side as i32,
+                level: packed.add(o.level.as_ref()),
+                discharge: packed.add(o.discharge.as_ref()),
+                has_conc: i32::from(o.concentration.is_some()),
+            };
+            open.rows = open.rows.max(g.n[1 - o.axis] as i32);
+        }
+        open.count = f.open.len() as i32;
+        let cells: Vec<u64> = f.sources.iter().map(|s| g.at(s.cell[0] as isize, s.cell[1] as isize, 0) as u64).collect();
+        let desc: Vec<i32> = f.sources.iter().flat_map(|s| packed.add(Some(&s.discharge))).collect();
+        let conc: Vec<f64> = f.sources.iter().map(|s| s.concentration).collect();
+        // No buffer is empty (a zero-length allocation is refused).
+        let nonempty = |v: Vec<f64>| if v.is_empty() { vec![0.0] } else { v };
+        let stream = &dev.stream;
+        Ok(DeviceForcing {
+            series: stream.clone_htod(&nonempty(packed.series))?,
+            open,
+            cells: stream.clone_htod(&[cells, vec![0]].concat())?,
+            desc: stream.clone_htod(&[desc, vec![0, 0]].concat())?,
+            conc: stream.clone_htod(&nonempty(conc))?,
+            count: f.sources.len() as i32,
+            added: stream.alloc_zeros::<f64>(2)?,
+            f_open: dev.function::<R>(kernels::swe::OPEN, &[])?,
+            f_sources: dev.function::<R>(kernels::swe::SOURCES, &[])?,
+        })
+    }
+}
+
 /// One device's slab: its state, bed, clock and kernels.
 struct Part<R: Real> {
     /// The slab's setup, its grid's rows aligned for the device.
@@ -80,6 +157,9 @@ struct Part<R: Real> {
     f_step: CudaFunction,
     f_clock: CudaFunction,
     f_bad: CudaFunction,
+    forcing: DeviceForcing,
+    /// The slab's water at the start of the run (the totals' open-side inflow).
+    start_water: f64,
     /// The state is complete (compute stream) / the ghost rows have arrived (second stream).
     ready: CudaEvent,
     arrived: CudaEvent,
@@ -109,7 +189,10 @@ impl<R: Real> Part<R> {
             active: setup.axes().iter().map(|&a| 1 << a).sum(),
         };
         let stream = &dev.stream;
+        let start_water = super::water(&setup, &super::cpu::initial_rounded::<R>(initial));
         Ok(Part {
+            forcing: DeviceForcing::new::<R>(&dev, &setup)?,
+            start_water,
             w: dev.upload(&host)?,
             w2: dev.upload(&host)?,
             bed: dev.upload(&b)?,
@@ -189,6 +272,68 @@ impl<R: Real> Part<R> {
                 .arg(&clipped)
                 .arg(&first)
                 .launch(cfg)?
+        };
+        Ok(())
+    }
+
+    /// The sources' water and pollutant over the clock's step, where there are any.
+    fn queue_sources(&self) -> Result<()> {
+        let f = &self.forcing;
+        if f.count == 0 {
+            return Ok(());
+        }
+        let d = &self.dev;
+        let (w, clock, series) = (d.ptr(&self.w), d.ptr(&self.clock), d.ptr(&f.series));
+        let (cells, desc, conc, added) = (d.ptr(&f.cells), d.ptr(&f.desc), d.ptr(&f.conc), d.ptr(&f.added));
+        // SAFETY: w is this grid's padded state, clock CLOCK_LEN doubles, series the packed
+        // series that desc (2 ints a source) points into, cells and conc one entry a source,
+        // added two doubles; one thread.
+        unsafe {
+            d.stream
+                .launch_builder(&f.f_sources)
+                .arg(&self.params)
+                .arg(&w)
+                .arg(&clock)
+                .arg(&series)
+                .arg(&cells)
+                .arg(&desc)
+                .arg(&conc)
+                .arg(&f.count)
+                .arg(&added)
+                .launch(LaunchConfig {
+                    grid_dim: (1, 1, 1),
+                    block_dim: (1, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
+        };
+        Ok(())
+    }
+
+    /// The ghosts of the open sides at the clock's time (after the halo fill), if any.
+    fn queue_open(&self) -> Result<()> {
+        let f = &self.forcing;
+        if f.open.count == 0 {
+            return Ok(());
+        }
+        let d = &self.dev;
+        let (w, bed, series, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&f.series), d.ptr(&self.clock));
+        let threads = (f.open.count * f.open.rows) as u32;
+        // SAFETY: w and bed are this grid's padded state and bed, series the packed series the
+        // sides point into, clock CLOCK_LEN doubles; one thread per side and row.
+        unsafe {
+            d.stream
+                .launch_builder(&f.f_open)
+                .arg(&self.params)
+                .arg(&f.open)
+                .arg(&w)
+                .arg(&bed)
+                .arg(&series)
+                .arg(&clock)
+                .launch(LaunchConfig {
+                    grid_dim: (threads.div_ceil(THREADS), 1, 1),
+                    block_dim: (THREADS, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
         };
         Ok(())
     }
@@ -360,6 +505,10 @@ impl<R: Real> CudaSwe<R> {
     /// One step on every part (queued, not waited for).
     fn queue_step(&mut self, cfl: f64, until: f64) -> Result<()> {
         let split = self.total > 1 && self.exchange == Exchange::Overlap;
+        // The sources change owned cells: before the owned rows travel.
+        for p in &self.parts {
+            p.queue_sources()?;
+        }
         if split {
             for p in &self.parts {
                 p.ready.record(&p.dev.stream)?;
@@ -374,6 +523,7 @@ impl<R: Real> CudaSwe<R> {
         }
         for p in &self.parts {
             p.halo.fill(p.dev.ptr(&p.w))?;
+            p.queue_open()?;
             let tiles = p.tiles();
             if !split {
                 p.queue_tiles(0, tiles)?;
@@ -410,11 +560,6 @@ impl<R: Real> CudaSwe<R> {
                 })
             })
             .collect())
-    }
-
-    /// The process's rows, first to last.
-    fn rows(&self) -> std::ops::Range<usize> {
-        self.parts[0].slab.start..self.parts[self.parts.len() - 1].slab.end
     }
 }
 
@@ -495,6 +640,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
         let whole = from_bytes::<R>(bytes);
         for p in &mut self.parts {
             let local = slab::cut_state(nx, ny, &p.slab, &whole);
+            p.start_water = super::water(&p.setup, &local.iter().map(|v| v.f64()).collect::<Vec<_>>());
             p.w = p.dev.upload(&p.setup.grid.pad(&local))?;
         }
         Ok(())
@@ -516,13 +662,23 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
-        let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        let mut clipped = 0.0;
+        // Each part's totals (its own start, clipping, sources), summed over parts and ranks.
+        let mut sums: Vec<(String, f64)> = Vec::new();
         for p in &self.parts {
-            clipped += p.dev.stream.clone_dtoh(&p.clipped)?[0];
+            let added = p.dev.stream.clone_dtoh(&p.forcing.added)?;
+            let ledger = Ledger {
+                clipped: p.dev.stream.clone_dtoh(&p.clipped)?[0],
+                sources: [added[0], added[1]],
+                start_water: p.start_water,
+            };
+            let values: Vec<f64> = p.interior()?.iter().map(|v| v.f64()).collect();
+            let t = super::totals(&p.setup, &values, &ledger);
+            if sums.is_empty() {
+                sums = t;
+            } else {
+                sums.iter_mut().zip(t).for_each(|(s, (_, v))| s.1 += v);
+            }
         }
-        let g = &self.parts[0].setup.grid;
-        let local = super::totals(self.rows().len() * g.cells[0], g.h[0] * g.h[1], &values, clipped);
-        Ok(slab::sum_totals(self.ranks, local))
+        Ok(slab::sum_totals(self.ranks, sums))
     }
 }

@@ -2,16 +2,18 @@
 //! `shallow-water-pollutant-multi-gpu.md`, Viñas et al.): unknowns (h, q_x, q_y, hC), the bed's
 //! depth H below the reference level, the first-order path-conservative Roe scheme with its
 //! well-balanced bed term (`roe.rs`), wet/dry fronts that keep h >= 0 and a lake at rest at rest
-//! across emerged banks, walls, outflow or periodic faces, a CFL step. CPU backend (`cpu.rs`);
-//! the CUDA backend, the bathymetry files, friction, tides and several GPUs are the rest of
-//! issues 13 and 14.
+//! across emerged banks, walls, outflow or periodic faces, open sides with a prescribed level or
+//! discharge in time (a tide, `forcing.rs`, `series.rs`), point sources, a CFL step. CPU
+//! (`cpu.rs`) and CUDA (`cuda.rs`) backends; several GPUs are the rest of issues 13 and 14.
 
 pub mod bathymetry;
 pub mod cpu;
 pub mod cuda;
+pub mod forcing;
 pub mod initial;
 pub mod roe;
 pub mod section;
+pub mod series;
 pub mod slab;
 
 use crate::backend::Target;
@@ -37,6 +39,7 @@ const TEMPLATES: &[Template] = &[
     template("swe-dam-break-wet", "Stoker's dam break onto a wet bed (SWASHES 4.1.1), exact solution", include_str!("templates/swe-dam-break-wet.toml")),
     template("swe-thacker", "Thacker's planar surface oscillating in a paraboloid (SWASHES 4.2.2), exact solution", include_str!("templates/swe-thacker.toml")),
     template("swe-column", "a water column falling into a tank, with a pollutant (the paper's sec. 6.4)", include_str!("templates/swe-column.toml")),
+    template("swe-estuary", "a pollutant spill in a tidal estuary with drying flats and a river (the paper's week in miniature)", include_str!("templates/swe-estuary.toml")),
 ];
 
 /// A CPU-vs-CUDA check of `template` for `steps` steps: the same arithmetic in the same order on
@@ -53,8 +56,9 @@ const fn check(name: &'static str, template: &'static str, sets: &'static [&'sta
     }
 }
 
-/// Every template, the wet/dry fronts of Ritter and Thacker, the emerged island, friction, and
-/// the other boundaries (outflow, periodic) around a pollutant.
+/// Every template, the wet/dry fronts of Ritter and Thacker, the emerged island, friction, the
+/// other boundaries (outflow, periodic) around a pollutant, open sides (constant levels and
+/// discharge; the estuary's tide from a CSV), point sources (the estuary's river from a CSV).
 const CHECKS: &[CheckSpec] = &[
     check("lake-at-rest", "swe-lake-at-rest", &[], 200),
     check("lake-at-rest island", "swe-lake-at-rest", &["shallow-water.initial.island=true", "grid.dims=[64,64,1]"], 200),
@@ -65,7 +69,15 @@ const CHECKS: &[CheckSpec] = &[
     check("column manning", "swe-column", &["shallow-water.manning=0.03"], 200),
     check("column outflow", "swe-column", &["shallow-water.boundary={x=\"outflow\",y=\"outflow\"}"], 300),
     check("column periodic", "swe-column", &["shallow-water.boundary={x=\"periodic\",y=\"reflect\"}", "grid.dims=[128,96,1]"], 300),
+    check("column open sides", "swe-column", &[OPEN_SIDES], 300),
+    check("column sources", "swe-column", &[SOURCES], 300),
+    check("estuary", "swe-estuary", &[], 1000),
 ];
+
+/// A level above the tank's (inflow, clean water), an inflowing discharge, a level below it.
+const OPEN_SIDES: &str = "shallow-water.open=[{side=\"x-\",level=0.3,concentration=0.0},{side=\"x+\",discharge=0.5},{side=\"y+\",level=-0.2}]";
+/// Two sources in one cell (in order), one in another.
+const SOURCES: &str = "shallow-water.sources=[{at=[2.0,2.0],discharge=0.5,concentration=2.0},{at=[2.05,2.02],discharge=0.25},{at=[8.0,3.0],discharge=0.1,concentration=1.0}]";
 
 /// The paper's tank at the sizes of its scaling tables, run long (no end within a benchmark).
 const BENCHES: &[BenchSpec] = &[BenchSpec {
@@ -90,6 +102,8 @@ struct SweDoc {
 #[derive(Clone, Debug)]
 pub struct SweSetup {
     pub grid: StructuredGrid,
+    /// Open sides and point sources.
+    pub forcing: forcing::Forcing,
     pub bc: BoundarySet,
     /// The bed's ghosts: copies of the cells beside them (periodic where the state is).
     pub bed_bc: BoundarySet,
@@ -144,8 +158,10 @@ impl SweSetup {
             Precision::F64 => 1e-6,
             Precision::F32 => 1e-5,
         });
+        let forcing = forcing::Forcing::parse(doc, s, &grid, &bc)?;
         let mut setup = SweSetup {
             grid,
+            forcing,
             bc,
             bed_bc,
             gravity: s.gravity,
@@ -159,7 +175,8 @@ impl SweSetup {
             doc: view,
         };
         if let Initial::StillWater { bathymetry, .. } = &setup.initial {
-            let b = bathymetry::read(&doc.resolve(bathymetry))
+            let b = series::data_file(doc, bathymetry)
+                .and_then(|(name, text)| bathymetry::parse(&name, &text))
                 .map_err(|e| doc.error("shallow-water.initial.bathymetry", e))?;
             if b.cells != [setup.grid.cells[0], setup.grid.cells[1]] {
                 let [nx, ny] = b.cells;
@@ -299,16 +316,43 @@ pub fn min_bytes_per_step(setup: &SweSetup, real_bytes: usize) -> f64 {
     9.0 * real_bytes as f64 * setup.grid.points() as f64
 }
 
-/// The water volume and the pollutant mass (sums of h and hC times the cell area) of `n` cells'
-/// interior (h, q_x, q_y, hC), and the water volume added so far by clipping negative depths at dry
-/// fronts.
-pub fn totals(n: usize, area: f64, values: &[f64], clipped: f64) -> Vec<(String, f64)> {
+/// What the totals count besides the state: the water added by clipping negative depths at
+/// dry fronts, the water and pollutant added by the sources, the water at the start of the run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ledger {
+    pub clipped: f64,
+    pub sources: [f64; 2],
+    pub start_water: f64,
+}
+
+/// The water volume and the pollutant mass (sums of h and hC times the cell area) of interior
+/// (h, q_x, q_y, hC), the water volume added so far by clipping negative depths at dry fronts,
+/// with sources the water and pollutant they added, with open sides the net inflow of water
+/// through them (what the other terms leave of the change since the start: the scheme
+/// conserves water to round-off).
+pub fn totals(setup: &SweSetup, values: &[f64], ledger: &Ledger) -> Vec<(String, f64)> {
+    let (n, area) = (setup.grid.points(), setup.grid.h[0] * setup.grid.h[1]);
     let sum = |k: usize| values[k * n..(k + 1) * n].iter().sum::<f64>() * area;
-    vec![
-        ("water".into(), sum(0)),
+    let water = sum(0);
+    let mut t = vec![
+        ("water".into(), water),
         ("pollutant".into(), sum(3)),
-        ("water_clipped".into(), clipped),
-    ]
+        ("water_clipped".into(), ledger.clipped),
+    ];
+    if setup.forcing.any_sources {
+        t.push(("water_sources".into(), ledger.sources[0]));
+        t.push(("pollutant_sources".into(), ledger.sources[1]));
+    }
+    if setup.forcing.any_open {
+        let inflow = water - ledger.start_water - ledger.clipped - ledger.sources[0];
+        t.push(("water_open_inflow".into(), inflow));
+    }
+    t
+}
+
+/// The water volume of interior (h, q_x, q_y, hC).
+pub fn water(setup: &SweSetup, values: &[f64]) -> f64 {
+    values[..setup.grid.points()].iter().sum::<f64>() * setup.grid.h[0] * setup.grid.h[1]
 }
 
 impl BuildIn for SweSetup {
@@ -352,7 +396,14 @@ impl Setup for SweSetup {
     /// The exact depth (dam breaks, Thacker), or the velocity of still water (zero).
     fn exact(&self, clock: &Clock) -> Option<Field> {
         let centre = self.centre();
-        if matches!(self.initial, Initial::LakeAtRest { .. } | Initial::StillWater { .. }) {
+        if let Initial::LakeAtRest { level, .. } | Initial::StillWater { level, .. } = self.initial {
+            // Still water stays still unless forced: by sources, a discharge, another level.
+            let still = |o: &forcing::OpenSide| {
+                o.discharge.is_none() && o.level.as_ref().is_some_and(|s| s.values.iter().all(|&v| v == level))
+            };
+            if !(self.forcing.sources.is_empty() && self.forcing.open.iter().all(still)) {
+                return None;
+            }
             return Some(Field::vector("velocity", 2, Centring::Cell, vec![0.0; 2 * self.grid.points()]));
         }
         initial::exact_depth(&self.initial, [0.0; 3], centre, self.gravity, clock.time)?;

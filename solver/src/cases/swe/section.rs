@@ -1,6 +1,7 @@
 //! The `[shallow-water]` section of a case file: gravity, the bathymetry, the initial water and
-//! pollutant, the boundary, the dry threshold.
+//! pollutant, the boundary and its open sides, point sources, the dry threshold.
 
+use super::series::SeriesSpec;
 use crate::grid::BoundarySection;
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,51 @@ pub struct SweSection {
     /// step: q / (1 + dt g n^2 |u| / h^(4/3)).
     #[serde(default)]
     pub manning: f64,
+    /// Open sides: a prescribed level (e.g. a tide) and/or discharge, each a number or a CSV
+    /// file of `time,value` lines (linear in time, held outside its range), e.g.
+    /// `open = [{ side = "x-", level = "tide.csv" }]`. An open side replaces that side's
+    /// `boundary` (which must not be periodic).
+    #[serde(default)]
+    pub open: Vec<Open>,
+    /// Point sources of water and pollutant, e.g.
+    /// `sources = [{ at = [x, y], discharge = 5.0, concentration = 1.0 }]`.
+    #[serde(default)]
+    pub sources: Vec<Source>,
+}
+
+/// An open side. Its ghost cells take
+/// - depth h = max(level(t) + H, 0) with `level` (the free surface eta; H of the ghost is the
+///   bed's depth beside it), else the interior's depth;
+/// - normal momentum: the discharge per unit width q(t) (m^2/s, positive into the domain) with
+///   `discharge`, else the interior's; the tangential momentum is the interior's;
+/// - pollutant: h times `concentration` where given (e.g. 0: clean water flows in), else the
+///   interior's concentration.
+///
+/// A ghost at or below the dry depth is at rest with no pollutant. The time is that at the start
+/// of each step.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Open {
+    /// "x-", "x+", "y-" or "y+".
+    pub side: String,
+    #[serde(default)]
+    pub level: Option<SeriesSpec>,
+    #[serde(default)]
+    pub discharge: Option<SeriesSpec>,
+    #[serde(default)]
+    pub concentration: Option<f64>,
+}
+
+/// A point source: each step adds Q dt / (cell area) to h and Q C dt / (cell area) to hC of the
+/// cell that contains `at` (before the step's fluxes). Q in m^3/s, not negative (a number or a
+/// CSV), C its pollutant concentration (default 0: clean water).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub at: [f64; 2],
+    pub discharge: SeriesSpec,
+    #[serde(default)]
+    pub concentration: f64,
 }
 
 fn default_gravity() -> f64 {
@@ -73,7 +119,7 @@ pub enum Initial {
     /// surface raised by `height` inside the disc.
     Column { depth: f64, height: f64, center: [f64; 2], radius: f64 },
     /// Still water at `level` over the bed elevations of an ESRI ASCII grid (`.asc`, relative to
-    /// the case file; its ncols x nrows must be the grid's cells).
+    /// the case file, or `builtin:estuary.asc`; its ncols x nrows must be the grid's cells).
     StillWater { level: f64, bathymetry: std::path::PathBuf },
 }
 

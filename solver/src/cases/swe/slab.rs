@@ -35,6 +35,7 @@ pub fn local_setup(setup: &SweSetup, slab: &Slab) -> SweSetup {
         }
     }
     local.grid = StructuredGrid::new(&spec, Centring::Cell, &local.bc, g.halo, COMPONENTS);
+    local.forcing = setup.forcing.for_rows(slab.start, slab.end, slab.has_below(), slab.has_above());
     local
 }
 
