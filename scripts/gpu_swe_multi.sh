@@ -5,7 +5,8 @@
 # same files as the 1-GPU run (f64 and f32); strong scaling 2000^2, 4000^2, 8000^2 (f32, f64);
 # the ghost-row exchange's cost and how much of it the overlap hides (CFD_SWE_EXCHANGE=serial /
 # off against the default overlap); the paper's one-week run on 2 GPUs. NVLink multicast stays
-# off (NCCL_NVLS_ENABLE=0). Results in $OUT (or .gpu/results).
+# off (NCCL_NVLS_ENABLE=0). Results in $OUT (or .gpu/results). Knobs: SWE_SIZES (default
+# 2000,4000,8000), SWE_EXCHANGE_SIZES (4000,8000), SWE_WEEK=0, SWE_MPI=0.
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0
@@ -37,28 +38,48 @@ same() {  # name, case, sets...
       n=$((n + 1)); cmp -s "$f" "$W/$name-$p-2/$(basename "$f")" || bad=$((bad + 1))
     done
     echo "$name $p: $n files, $bad differ" | tee -a "$R/swe-multi-same.txt"
-    [ "$bad" = 0 ] && [ "$n" -ge 2 ] || fail "$name $p differs"
+    if [ "$bad" != 0 ] || [ "$n" -lt 2 ]; then
+      fail "$name $p differs"
+      python3 scripts/swe_compare.py "$W/$name-$p-1" "$W/$name-$p-2" | tee -a "$R/swe-multi-same.txt"
+    fi
   done
 }
 same thacker "$W/thacker.toml" "grid.dims=[400,300,1]" "output.interval=0.5" "time.end_time=2.0"
 same column "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.manning=0.03" \
   "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}"
-
-echo "== strong scaling: 1 and 2 GPUs"
-$S bench shallow-water --sizes 2000,4000,8000 --steps 200 --json "$R/swe-scaling-1gpu.json" | tee "$R/swe-scaling.txt" || fail "bench 1"
-$S bench shallow-water --sizes 2000,4000,8000 --steps 200 --gpus 2 --json "$R/swe-scaling-2gpu.json" | tee -a "$R/swe-scaling.txt" || fail "bench 2"
-echo "== the exchange at 8000^2 and 4000^2, 2 GPUs: overlapped (above), serialized, skipped"
-for mode in serial off; do
-  CFD_SWE_EXCHANGE=$mode $S bench shallow-water --sizes 4000,8000 --steps 200 --gpus 2 \
-    --json "$R/swe-exchange-$mode.json" | tee -a "$R/swe-scaling.txt" || fail "bench $mode"
+# Where a 2-GPU f64 run differs: is one GPU repeatable, and which agrees with the CPU?
+$S run "$W/column.toml" --backend cuda -q --set run.gpus=1 --set "grid.dims=[500,401,1]" --set shallow-water.manning=0.03 \
+  --set "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}" -o "$W/column-again" || fail "again"
+$S run "$W/column.toml" --backend cpu -q --set "grid.dims=[500,401,1]" --set shallow-water.manning=0.03 \
+  --set "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}" -o "$W/column-cpu" || fail "cpu"
+for other in column-again column-f64-2 column-cpu; do
+  echo "column f64 1 GPU vs $other:" | tee -a "$R/swe-multi-same.txt"
+  python3 scripts/swe_compare.py "$W/column-f64-1" "$W/$other" | tee -a "$R/swe-multi-same.txt"
 done
-echo "== the paper's one-week run on 2 GPUs (1000^2 f32, 50,000 steps measured)"
-$S bench shallow-water --sizes 1000 --steps 50000 --reps 1 --precision f32 --gpus 2 --json "$R/swe-week-2gpu.json" \
-  | tee -a "$R/swe-scaling.txt" || fail "week 2 gpus"
-python3 scripts/swe_scaling.py "$R" | tee "$R/swe-scaling-table.txt"
+same column-manning "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.manning=0.03"
+same column-outflow "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}"
+$S cases swe-estuary > "$W/estuary.toml"
+same estuary "$W/estuary.toml" "time.end_time=7200.0" "output.interval=2400.0"
+
+sizes=${SWE_SIZES:-2000,4000,8000}
+echo "== strong scaling: 1 and 2 GPUs ($sizes)"
+$S bench shallow-water --sizes "$sizes" --steps 200 --json "$R/swe-scaling-1gpu.json" > "$W/scaling.txt" || fail "bench 1"
+$S bench shallow-water --sizes "$sizes" --steps 200 --gpus 2 --json "$R/swe-scaling-2gpu.json" >> "$W/scaling.txt" || fail "bench 2"
+echo "== the exchange, 2 GPUs: overlapped (above), serialized, skipped"
+for mode in serial off; do
+  CFD_SWE_EXCHANGE=$mode $S bench shallow-water --sizes "${SWE_EXCHANGE_SIZES:-4000,8000}" --steps 200 --gpus 2 \
+    --json "$R/swe-exchange-$mode.json" >> "$W/scaling.txt" || fail "bench $mode"
+done
+if [ "${SWE_WEEK:-1}" != 0 ]; then
+  echo "== the paper's one-week run on 2 GPUs (1000^2 f32, 50,000 steps measured)"
+  $S bench shallow-water --sizes 1000 --steps 50000 --reps 1 --precision f32 --gpus 2 --json "$R/swe-week-2gpu.json" \
+    >> "$W/scaling.txt" || fail "week 2 gpus"
+fi
+cat "$W/scaling.txt"
+python3 scripts/swe_scaling.py "$R" | tee -a "$R/swe-multi-same.txt"
 
 echo "== one process per GPU: mpirun -np 2"
-if [ -x .gpu/solver-mpi ] && command -v mpirun >/dev/null; then
+if [ "${SWE_MPI:-1}" != 0 ] && [ -x .gpu/solver-mpi ] && command -v mpirun >/dev/null; then
   ldd .gpu/solver-mpi | grep -E "mpi|not found" | tee "$R/swe-mpi.txt"
   for p in f64 f32; do
     mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH .gpu/solver-mpi run "$W/thacker.toml" --backend cuda -q \
