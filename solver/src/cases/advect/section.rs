@@ -12,7 +12,8 @@ pub struct AdvectSection {
     /// "bfecc" (with the limiter, eq. 16-18) or "sl1" (first-order semi-Lagrangian).
     #[serde(default)]
     pub scheme: Scheme,
-    /// "voronoi" (eq. 11-14), "voronoi-grad" or "linear".
+    /// "quadratic" (the default: a limited least-squares quadratic, second order), "voronoi"
+    /// (eq. 11-14, the paper's), "voronoi-grad" or "linear".
     #[serde(default)]
     pub interpolation: Interpolation,
     /// Clamp the corrected BFECC value to the donors' range (no new extrema).
@@ -22,8 +23,9 @@ pub struct AdvectSection {
     pub velocity: VelocitySpec,
     /// Boundary condition per patch name: `{ dirichlet = value }` or `"neumann"` (zero
     /// gradient, the default for patches not listed). Applied to departure points outside, and
-    /// inside the interpolation (section II.C): Dirichlet patches add virtual cells carrying
-    /// the value to the Voronoi weights and pin their vertices in the linear interpolation.
+    /// inside the interpolation (section II.C): Dirichlet patches add their faces carrying the
+    /// value to the quadratic's stencils, virtual cells to the Voronoi weights and pin their
+    /// vertices in the linear interpolation.
     #[serde(default)]
     pub boundary: BTreeMap<String, PatchBc>,
     /// Step budget of the walk before the kd-tree restart.

@@ -186,6 +186,11 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
         Interpolation::VoronoiGrad => {
             base + tables(&g.dual) + tables(&g.virt) + n * (4.0 * r + 4.0 * i + 5.0 * r) + n * 8.0 * r
         }
+        // the fit pass (stencil entries, about the dual's, with their field values; the factor in,
+        // the fit records out), then the nearest vertex's record.
+        Interpolation::Quadratic => {
+            base + g.dual.cells.len() as f64 * (i + 5.0 * r) + nodes * (64.0 + 16.0 + 16.0) * r
+        }
         // vertex values (dual cells and volumes in, node values out), then barycentric.
         Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + cell_geometry,
     };
