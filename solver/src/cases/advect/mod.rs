@@ -75,6 +75,15 @@ static CHECKS: &[CheckSpec] = &[
         &["mesh=\"{mesh}\"", "advect.scheme=sl1", "advect.interpolation=quadratic"],
     ),
     check(
+        "bfecc+quadratic+conserve",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.scheme=bfecc",
+            "advect.interpolation=quadratic",
+            "advect.conserve=true",
+        ],
+    ),
+    check(
         "bfecc+quadratic (rotation)",
         &[
             "mesh=\"{mesh}\"",

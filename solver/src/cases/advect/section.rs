@@ -28,6 +28,13 @@ pub struct AdvectSection {
     /// vertices in the linear interpolation.
     #[serde(default)]
     pub boundary: BTreeMap<String, PatchBc>,
+    /// Keep the total of F (sum of V F over the cells) to round-off: after each step, the
+    /// difference from the previous total plus the net inflow through the boundary (upwind face
+    /// fluxes at mid-step) is spread over the cells in proportion to their room within the
+    /// limiter's range, so no new extrema appear (`conservative` in summary.json's totals).
+    /// Runs on the host (a CUDA run copies F there and back each step).
+    #[serde(default)]
+    pub conserve: bool,
     /// Step budget of the walk before the kd-tree restart.
     #[serde(default = "walk_steps")]
     pub max_walk: u32,
@@ -60,6 +67,7 @@ impl AdvectSection {
     pub fn variant(&self) -> String {
         let m = self.method();
         let limiter = if m.limiter { "+limiter" } else { "" };
-        format!("{}+{}{limiter}", m.scheme.name(), self.interpolation.name())
+        let conserve = if self.conserve { "+conserve" } else { "" };
+        format!("{}+{}{limiter}{conserve}", m.scheme.name(), self.interpolation.name())
     }
 }

@@ -2,7 +2,7 @@
 //! boundary values and the velocity; `build` makes the simulation on a backend and precision.
 
 use super::section::{AdvectSection, PatchBc};
-use super::sim::{AdvectSim, Common};
+use super::sim::{AdvectSim, BoundaryFace, Common};
 use super::velocity::{load_cell_velocity, CellVelocity, Velocity, VelocitySpec};
 use super::{cpu, cuda};
 use crate::backend::Target;
@@ -200,6 +200,35 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
     }
 }
 
+/// The boundary faces of the mesh with their patch's Dirichlet value (`bc`, NaN for none).
+fn boundary_faces<R: Real>(g: &TetGeometry<R>, bc: &[f64]) -> Vec<BoundaryFace> {
+    let mut out = Vec::new();
+    for c in 0..g.num_cells() {
+        for f in 0..4 {
+            let nb = g.neighbours[c][f];
+            if nb & 0x8000_0000 == 0 {
+                continue;
+            }
+            let patch = (nb & 0x7fff_ffff) as usize;
+            let mut x = [0.0; 3];
+            for k in (0..4).filter(|&k| k != f) {
+                let n = g.nodes[g.cells[c][k] as usize];
+                for d in 0..3 {
+                    x[d] += n[d].f64() / 3.0;
+                }
+            }
+            let a = g.face_areas[c][f].f64();
+            out.push(BoundaryFace {
+                cell: c,
+                x,
+                na: g.face_normals[c][f].map(|n| n.f64() * a),
+                bc: bc.get(patch).copied().unwrap_or(f64::NAN),
+            });
+        }
+    }
+    out
+}
+
 impl BuildIn for AdvectSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         let geo = self.geometry_f64()?.into_precision::<R>();
@@ -215,6 +244,14 @@ impl BuildIn for AdvectSetup {
             max_speed: vel.max_speed(),
             bytes_per_step: min_bytes_per_step(&geo, s),
             variant: s.variant(),
+            volumes: geo.volumes.iter().map(|v| v.f64()).collect(),
+            faces: boundary_faces(&geo, &self.bc),
+            conserve: s.conserve.then(|| {
+                self.bc
+                    .iter()
+                    .filter(|v| !v.is_nan())
+                    .fold(self.initial, |(a, b), &v| (a.min(v), b.max(v)))
+            }),
         };
         Ok(match target {
             Target::Cpu => {

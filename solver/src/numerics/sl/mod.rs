@@ -13,7 +13,7 @@ pub mod departure;
 pub mod interp;
 pub mod quadratic;
 
-pub use bfecc::{step, trace, transport, Method, Scheme, SlOps, Traced};
+pub use bfecc::{step, step_bounded, trace, transport, transport_bounded, Method, Scheme, SlOps, Traced};
 pub use departure::{departure, Departure, Span, VelocityField};
 pub use interp::{Interpolated, Interpolation};
 

@@ -101,7 +101,8 @@ fn cholesky(a: &[[f64; NQ]; NQ], n: usize) -> ([f64; 55], usize) {
                 s -= l[tri(i, k)] * l[tri(j, k)];
             }
             if i == j {
-                if !(s > PIVOT * a[i][i]) {
+                // (NaN fails too)
+                if s.partial_cmp(&(PIVOT * a[i][i])) != Some(std::cmp::Ordering::Greater) {
                     return (l, i);
                 }
                 l[tri(i, i)] = s.sqrt();
