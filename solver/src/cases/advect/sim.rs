@@ -66,12 +66,25 @@ fn inflow_rate<R: Real>(c: &Common<R>, f: &[R], t: f64, step: u64) -> f64 {
         .sum()
 }
 
+/// sum(V f), compensated (Neumaier) so that a total of many cells is exact to a few ulps and
+/// the kept total does not drift by the sums' round-off.
+pub fn total(f: impl Iterator<Item = f64>, vol: &[f64]) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for (f, v) in f.zip(vol) {
+        let x = f * v;
+        let t = s + x;
+        c += if s.abs() >= x.abs() { (s - t) + x } else { (x - t) + s };
+        s = t;
+    }
+    s + c
+}
+
 /// Moves f by `target - sum(V f)` within [lo, hi] per cell: every cell moves towards the bound
 /// on the side of the difference in proportion to its room there (V (hi - f) or V (f - lo)),
 /// so that no value leaves its range; what the local room cannot take goes to the global
 /// bounds the same way. Returns what is left (zero unless neither has room enough).
 pub fn conserve_within(f: &mut [f64], lo: &[f64], hi: &[f64], vol: &[f64], target: f64, global: (f64, f64)) -> f64 {
-    let total = |f: &[f64]| -> f64 { f.par_iter().zip(vol).map(|(f, v)| f * v).sum() };
+    let total = |f: &[f64]| total(f.iter().copied(), vol);
     let mut d = target - total(f);
     for pass in 0..4 {
         if d == 0.0 {
@@ -144,7 +157,7 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
         };
         let c = &self.common;
         let f0 = self.engine.download(&self.f)?;
-        let before: f64 = f0.iter().zip(&c.volumes).map(|(f, v)| f.f64() * v).sum();
+        let before = total(f0.iter().map(|f| f.f64()), &c.volumes);
         let inflow = dt * inflow_rate(c, &f0, clock.time + 0.5 * dt, clock.step);
         let out = sl::step_bounded(&mut self.engine, c.method, span, &self.f)?;
         let host = |e: &mut E, x: &E::Field| -> Result<Vec<f64>> { Ok(e.download(x)?.iter().map(|v| v.f64()).collect()) };
@@ -169,7 +182,7 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
     /// so far and the total less that inflow (`conservative`: constant to round-off).
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let f = self.engine.download(&self.f)?;
-        let total: f64 = f.iter().zip(&self.common.volumes).map(|(f, v)| f.f64() * v).sum();
+        let total = total(f.iter().map(|f| f.f64()), &self.common.volumes);
         let mut out = vec![("F".to_string(), total)];
         if self.common.conserve.is_some() {
             out.push(("F_inflow".into(), self.inflow));
