@@ -22,9 +22,9 @@
 //! the BFECC limiter clamps to. Where even the widest stencil does not determine a quadratic, the
 //! fit is linear (still exact for linear fields), else constant.
 //!
-//! Measured alternatives that lost (with 16-point stencils): the nearest vertex's fit alone jumps across dual-cell
-//! faces, and BFECC turns those jumps into noise (bounded by the limiter, but 390 % relative L1
-//! on the duct step test); the Voronoi weights of eq. 11 applied to the donors carried by the
+//! Measured alternatives that lost (with 16-point stencils): the nearest vertex's fit alone
+//! jumps across dual-cell faces, and BFECC turns those jumps into noise (bounded by the limiter,
+//! but 390 % relative L1 on the duct step test); the Voronoi weights of eq. 11 applied to the donors carried by the
 //! fit, F_t + q_v(p) - q_v(c_t) (interpolating, so sharper on the duct: 65 % on the step), do not
 //! converge on Kuhn boxes (rotation L1 0.26, 0.14, 0.16 on 8^3, 16^3, 32^3).
 //!
