@@ -17,7 +17,7 @@ for size in 0.037 0.0262 0.0185; do
     gmsh -3 meshes/duct.geo -setnumber size $size -format msh41 -bin -v 1 -nt 2 -o "$W/duct$size.msh"
     target/release/meshtool prepare "$W/duct$size.msh" -o "$W/duct$size.pmesh" > /dev/null 2>&1
   }
-  for interp in voronoi voronoi-grad linear; do
+  for interp in quadratic voronoi voronoi-grad linear; do
     $S run "$W/step.toml" -q --set mesh="\"$W/duct$size.pmesh\"" --set advect.interpolation=$interp \
       --set output.every=0 -o "$W/out-$size-$interp"
     python3 -c "import json; d = json.load(open('$W/out-$size-$interp/summary.json')); \

@@ -1,6 +1,6 @@
 // The semi-Lagrangian pieces every family on tetrahedra shares (solver/src/numerics/sl/):
-// least-squares gradients and ranges, vertex values, Voronoi-dual / gradient-corrected /
-// linear interpolation at located departure points with Dirichlet virtual cells, and the BFECC
+// least-squares gradients and ranges, vertex values, least-squares quadratic fits, quadratic /
+// Voronoi-dual / gradient-corrected / linear interpolation at located departure points with Dirichlet virtual cells, and the BFECC
 // correction and limiter. Each kernel works on one scalar field, so a family calls them once
 // per field or velocity component on the same departure points.
 #include "tet.cuh"
@@ -46,7 +46,56 @@ extern "C" __global__ void sl_vertex_values(Mesh m, const REAL* f, REAL* fv) {
     fv[v] = w > K(0) ? s / w : K(0);
 }
 
-// interp: 0 voronoi, 1 voronoi-grad, 2 linear. bc[patch]: Dirichlet value, NaN for Neumann.
+// Packed lower-triangular index, as numerics::sl::quadratic::tri.
+#define TRI(i, j) ((i) * ((i) + 1) / 2 + (j))
+
+// The quadratic's monomials at a scaled offset (numerics::sl::quadratic::monomials).
+__device__ inline void monomials(const REAL* r, REAL* ph) {
+    REAL x = r[0], y = r[1], z = r[2];
+    ph[0] = K(1); ph[1] = x; ph[2] = y; ph[3] = z;
+    ph[4] = x * x; ph[5] = x * y; ph[6] = x * z; ph[7] = y * y; ph[8] = y * z; ph[9] = z * z;
+}
+
+// Least-squares quadratic of f around each vertex (numerics::sl::quadratic::fit_field): per vertex
+// 16 reals, the coefficients (10), the stencil's min and max, 1/h, padding. qoff/qsrc/qpts: the
+// stencil (cell or BOUNDARY | Dirichlet patch; scaled offset and weight), qfac: 64 per vertex,
+// the packed Cholesky factor (55), the number of unknowns, 1/h.
+extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qoff, const u32* qsrc, const REAL* qpts,
+                                       const REAL* qfac, const REAL* f, const REAL* bc, REAL* rec) {
+    u32 v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= nnodes) return;
+    const REAL* fac = qfac + 64 * (u64)v;
+    int n = (int)fac[55];
+    REAL b[10] = {K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0)};
+    REAL lo = BIG, hi = -BIG;
+    for (u32 e = qoff[v]; e < qoff[v + 1]; ++e) {
+        u32 s = qsrc[e];
+        REAL fe = (s & BOUNDARY) ? bc[s & ~BOUNDARY] : f[s];
+        const REAL* p = qpts + 4 * (u64)e;
+        REAL ph[10];
+        monomials(p, ph);
+        REAL wf = p[3] * fe;
+        for (int k = 0; k < n; ++k) b[k] += wf * ph[k];
+        lo = fmin(lo, fe); hi = fmax(hi, fe);
+    }
+    for (int i = 0; i < n; ++i) {
+        REAL s = b[i];
+        for (int k = 0; k < i; ++k) s -= fac[TRI(i, k)] * b[k];
+        b[i] = s / fac[TRI(i, i)];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+        REAL s = b[i];
+        for (int k = i + 1; k < n; ++k) s -= fac[TRI(k, i)] * b[k];
+        b[i] = s / fac[TRI(i, i)];
+    }
+    REAL* r = rec + 16 * (u64)v;
+    for (int k = 0; k < 10; ++k) r[k] = b[k];
+    r[10] = lo; r[11] = hi; r[12] = fac[56];
+    r[13] = K(0); r[14] = K(0); r[15] = K(0);
+}
+
+// interp: 0 voronoi, 1 voronoi-grad, 2 linear, 3 quadratic (fv: the fit records of
+// sl_quad_fit). bc[patch]: Dirichlet value, NaN for Neumann.
 extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
                                          const REAL* f, const REAL* fv, const REAL* grad, const REAL* rlo,
                                          const REAL* rhi, const REAL* bc, REAL* out, REAL* olo, REAL* ohi) {
@@ -74,6 +123,28 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
         }
         for (int k = 0; k < 4; ++k) norm += fmin(fmax(l[k], K(0)), K(1));
         out[i] = s / norm; olo[i] = lo; ohi[i] = hi;
+        return;
+    }
+    if (interp == 3) {
+        REAL l[4];
+        barycentric(m, c, p, l);
+        REAL s = K(0), norm = K(0), lo = BIG, hi = -BIG;
+        for (int k = 0; k < 4; ++k) {
+            u32 v = cell[k];
+            const REAL* r = fv + 16 * (u64)v;
+            const REAL* xn = m.nodes + 3 * (u64)v;
+            REAL ih = r[12];
+            REAL x[3] = {(p[0] - xn[0]) * ih, (p[1] - xn[1]) * ih, (p[2] - xn[2]) * ih};
+            REAL ph[10];
+            monomials(x, ph);
+            REAL val = K(0);
+            for (int j = 0; j < 10; ++j) val += r[j] * ph[j];
+            REAL w = fmin(fmax(l[k], K(0)), K(1));
+            s += w * val;
+            norm += w;
+            lo = fmin(lo, r[10]); hi = fmax(hi, r[11]);
+        }
+        out[i] = fmin(fmax(s / norm, lo), hi); olo[i] = lo; ohi[i] = hi;
         return;
     }
     u32 v = cell[0];

@@ -213,7 +213,10 @@ pub mod sl {
         GRADIENTS = "sl_gradients",
         /// Volume-weighted vertex values (Dirichlet vertices pinned).
         VERTEX_VALUES = "sl_vertex_values",
-        /// Interpolation at the departure points (Voronoi-dual, gradient-corrected or linear).
+        /// Least-squares quadratic fits around the vertices.
+        QUAD_FIT = "sl_quad_fit",
+        /// Interpolation at the departure points (quadratic, Voronoi-dual, gradient-corrected
+        /// or linear).
         INTERP = "sl_interp",
         /// BFECC correction g = f + (f - f2) / 2.
         CORRECT = "sl_correct",

@@ -5,7 +5,7 @@ use super::sim::Engine;
 use super::velocity::Velocity;
 use crate::backend::max_abs_host;
 use crate::error::Result;
-use crate::mesh::{Locator, TetGeometry};
+use crate::mesh::TetGeometry;
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::Interpolation;
 use crate::real::Real;
@@ -18,13 +18,7 @@ pub fn engine<R: Real>(
     max_walk: u32,
     bc: Vec<R>,
 ) -> HostSl<R, Velocity<R>> {
-    HostSl {
-        locator: Arc::new(Locator::new(&geo, max_walk)),
-        geo: Arc::new(geo),
-        vel,
-        interpolation,
-        bc,
-    }
+    HostSl::new(Arc::new(geo), max_walk, vel, interpolation, bc)
 }
 
 impl<R: Real> Engine<R> for HostSl<R, Velocity<R>> {

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::sl::cuda::{function, DeviceDeps, DeviceSl};
-use crate::numerics::sl::{Interpolated, Interpolation, SlOps, Span};
+use crate::numerics::sl::{quadratic, Interpolated, Interpolation, SlOps, Span};
 use crate::real::Real;
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 use std::sync::Arc;
@@ -50,6 +50,7 @@ impl<R: Real> AdvectCuda<R> {
         bc: &[R],
     ) -> Result<Self> {
         let mesh = Arc::new(DeviceMesh::upload(&dev, geo)?);
+        let fit = (interpolation == Interpolation::Quadratic).then(|| quadratic::build(geo, bc));
         let field = vel.cells.as_ref();
         let fu = dev.upload(&field.map_or(vec![R::zero()], |c| c.v.as_flattened().to_vec()))?;
         let fj = dev.upload(&field.map_or(vec![R::zero()], |c| c.jac.as_flattened().as_flattened().to_vec()))?;
@@ -74,7 +75,7 @@ impl<R: Real> AdvectCuda<R> {
         };
         Ok(AdvectCuda {
             departures: function::<R>(&dev, kernels::advect::DEPARTURES)?,
-            sl: DeviceSl::new(dev, mesh, interpolation, bc)?,
+            sl: DeviceSl::new(dev, mesh, interpolation, fit.as_ref(), bc)?,
             vel: velc,
             _vel_buffers: [fu, fj],
             max_walk,

@@ -67,6 +67,32 @@ const fn check(name: &'static str, sets: &'static [&'static str]) -> CheckSpec {
 
 static CHECKS: &[CheckSpec] = &[
     check(
+        "bfecc+quadratic",
+        &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=quadratic"],
+    ),
+    check(
+        "sl1+quadratic",
+        &["mesh=\"{mesh}\"", "advect.scheme=sl1", "advect.interpolation=quadratic"],
+    ),
+    check(
+        "bfecc+quadratic+conserve",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.scheme=bfecc",
+            "advect.interpolation=quadratic",
+            "advect.conserve=true",
+        ],
+    ),
+    check(
+        "bfecc+quadratic (rotation)",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.scheme=bfecc",
+            "advect.interpolation=quadratic",
+            ROTATION,
+        ],
+    ),
+    check(
         "bfecc+voronoi",
         &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=voronoi"],
     ),
@@ -161,6 +187,7 @@ static BENCHES: &[BenchSpec] = &[BenchSpec {
     template: "advect-step",
     sets: &[
         "mesh=\"{mesh}\"",
+        "advect.interpolation=voronoi",
         "advect.velocity.reverse_after=1000000",
         "advect.boundary={}",
     ],

@@ -12,7 +12,8 @@ pub struct AdvectSection {
     /// "bfecc" (with the limiter, eq. 16-18) or "sl1" (first-order semi-Lagrangian).
     #[serde(default)]
     pub scheme: Scheme,
-    /// "voronoi" (eq. 11-14), "voronoi-grad" or "linear".
+    /// "quadratic" (the default: a limited least-squares quadratic, second order), "voronoi"
+    /// (eq. 11-14, the paper's), "voronoi-grad" or "linear".
     #[serde(default)]
     pub interpolation: Interpolation,
     /// Clamp the corrected BFECC value to the donors' range (no new extrema).
@@ -22,10 +23,18 @@ pub struct AdvectSection {
     pub velocity: VelocitySpec,
     /// Boundary condition per patch name: `{ dirichlet = value }` or `"neumann"` (zero
     /// gradient, the default for patches not listed). Applied to departure points outside, and
-    /// inside the interpolation (section II.C): Dirichlet patches add virtual cells carrying
-    /// the value to the Voronoi weights and pin their vertices in the linear interpolation.
+    /// inside the interpolation (section II.C): Dirichlet patches add their faces carrying the
+    /// value to the quadratic's stencils, virtual cells to the Voronoi weights and pin their
+    /// vertices in the linear interpolation.
     #[serde(default)]
     pub boundary: BTreeMap<String, PatchBc>,
+    /// Keep the total of F (sum of V F over the cells) to round-off: after each step, the
+    /// difference from the previous total plus the net inflow through the boundary (upwind face
+    /// fluxes at mid-step) is spread over the cells in proportion to their room within the
+    /// limiter's range, so no new extrema appear (`conservative` in summary.json's totals).
+    /// Runs on the host (a CUDA run copies F there and back each step).
+    #[serde(default)]
+    pub conserve: bool,
     /// Step budget of the walk before the kd-tree restart.
     #[serde(default = "walk_steps")]
     pub max_walk: u32,
@@ -58,6 +67,7 @@ impl AdvectSection {
     pub fn variant(&self) -> String {
         let m = self.method();
         let limiter = if m.limiter { "+limiter" } else { "" };
-        format!("{}+{}{limiter}", m.scheme.name(), self.interpolation.name())
+        let conserve = if self.conserve { "+conserve" } else { "" };
+        format!("{}+{}{limiter}{conserve}", m.scheme.name(), self.interpolation.name())
     }
 }

@@ -2,7 +2,7 @@
 //! boundary values and the velocity; `build` makes the simulation on a backend and precision.
 
 use super::section::{AdvectSection, PatchBc};
-use super::sim::{AdvectSim, Common};
+use super::sim::{AdvectSim, BoundaryFace, Common};
 use super::velocity::{load_cell_velocity, CellVelocity, Velocity, VelocitySpec};
 use super::{cpu, cuda};
 use crate::backend::Target;
@@ -186,6 +186,11 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
         Interpolation::VoronoiGrad => {
             base + tables(&g.dual) + tables(&g.virt) + n * (4.0 * r + 4.0 * i + 5.0 * r) + n * 8.0 * r
         }
+        // the fit pass (stencil entries, about the dual's, with their field values; the factor in,
+        // the fit records out), then the nearest vertex's record.
+        Interpolation::Quadratic => {
+            base + g.dual.cells.len() as f64 * (i + 5.0 * r) + nodes * (64.0 + 16.0 + 16.0) * r
+        }
         // vertex values (dual cells and volumes in, node values out), then barycentric.
         Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + cell_geometry,
     };
@@ -193,6 +198,35 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
         Scheme::Sl1 => departures + interpolation + n * 2.0 * r,
         Scheme::Bfecc => 2.0 * departures + 3.0 * interpolation + n * 7.0 * r,
     }
+}
+
+/// The boundary faces of the mesh with their patch's Dirichlet value (`bc`, NaN for none).
+fn boundary_faces<R: Real>(g: &TetGeometry<R>, bc: &[f64]) -> Vec<BoundaryFace> {
+    let mut out = Vec::new();
+    for c in 0..g.num_cells() {
+        for f in 0..4 {
+            let nb = g.neighbours[c][f];
+            if nb & 0x8000_0000 == 0 {
+                continue;
+            }
+            let patch = (nb & 0x7fff_ffff) as usize;
+            let mut x = [0.0; 3];
+            for k in (0..4).filter(|&k| k != f) {
+                let n = g.nodes[g.cells[c][k] as usize];
+                for d in 0..3 {
+                    x[d] += n[d].f64() / 3.0;
+                }
+            }
+            let a = g.face_areas[c][f].f64();
+            out.push(BoundaryFace {
+                cell: c,
+                x,
+                na: g.face_normals[c][f].map(|n| n.f64() * a),
+                bc: bc.get(patch).copied().unwrap_or(f64::NAN),
+            });
+        }
+    }
+    out
 }
 
 impl BuildIn for AdvectSetup {
@@ -210,6 +244,14 @@ impl BuildIn for AdvectSetup {
             max_speed: vel.max_speed(),
             bytes_per_step: min_bytes_per_step(&geo, s),
             variant: s.variant(),
+            volumes: geo.volumes.iter().map(|v| v.f64()).collect(),
+            faces: boundary_faces(&geo, &self.bc),
+            conserve: s.conserve.then(|| {
+                self.bc
+                    .iter()
+                    .filter(|v| !v.is_nan())
+                    .fold(self.initial, |(a, b), &v| (a.min(v), b.max(v)))
+            }),
         };
         Ok(match target {
             Target::Cpu => {

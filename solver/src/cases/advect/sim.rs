@@ -32,12 +32,89 @@ pub struct Common<R> {
     pub max_speed: f64,
     pub bytes_per_step: f64,
     pub variant: String,
+    /// Cell volumes, for the total of F.
+    pub volumes: Vec<f64>,
+    /// Boundary faces, for the flux of F through them.
+    pub faces: Vec<BoundaryFace>,
+    /// Keep the total (`AdvectSection::conserve`) within [lo, hi], the initial range and the
+    /// Dirichlet values.
+    pub conserve: Option<(f64, f64)>,
+}
+
+/// A boundary face: its cell, centroid, outward normal times area, and the Dirichlet value of
+/// its patch (NaN: zero gradient, the cell's value).
+pub struct BoundaryFace {
+    pub cell: usize,
+    pub x: [f64; 3],
+    pub na: [f64; 3],
+    pub bc: f64,
+}
+
+/// Net inflow rate of F through the boundary at time t: minus the sum of (v . n) A F_upwind,
+/// F_upwind being the cell's value where the flow leaves and the patch's value (Dirichlet) or
+/// the cell's where it enters.
+fn inflow_rate<R: Real>(c: &Common<R>, f: &[R], t: f64, step: u64) -> f64 {
+    c.faces
+        .par_iter()
+        .map(|b| {
+            let (v, _) = c.vel.eval(b.x.map(R::of), b.cell, R::of(t), step);
+            let un: f64 = (0..3).map(|k| v[k].f64() * b.na[k]).sum();
+            let fc = f[b.cell].f64();
+            let up = if un < 0.0 && !b.bc.is_nan() { b.bc } else { fc };
+            -un * up
+        })
+        .sum()
+}
+
+/// sum(V f), compensated (Neumaier) so that a total of many cells is exact to a few ulps and
+/// the kept total does not drift by the sums' round-off.
+pub fn total(f: impl Iterator<Item = f64>, vol: &[f64]) -> f64 {
+    let (mut s, mut c) = (0.0f64, 0.0f64);
+    for (f, v) in f.zip(vol) {
+        let x = f * v;
+        let t = s + x;
+        c += if s.abs() >= x.abs() { (s - t) + x } else { (x - t) + s };
+        s = t;
+    }
+    s + c
+}
+
+/// Moves f by `target - sum(V f)` within [lo, hi] per cell: every cell moves towards the bound
+/// on the side of the difference in proportion to its room there (V (hi - f) or V (f - lo)),
+/// so that no value leaves its range; what the local room cannot take goes to the global
+/// bounds the same way. Returns what is left (zero unless neither has room enough).
+pub fn conserve_within(f: &mut [f64], lo: &[f64], hi: &[f64], vol: &[f64], target: f64, global: (f64, f64)) -> f64 {
+    let total = |f: &[f64]| total(f.iter().copied(), vol);
+    let mut d = target - total(f);
+    for pass in 0..4 {
+        if d == 0.0 {
+            break;
+        }
+        let room = |i: usize| -> f64 {
+            let (l, h) = if pass < 2 { (lo[i], hi[i]) } else { global };
+            if d > 0.0 {
+                (h - f[i]).max(0.0)
+            } else {
+                (f[i] - l).max(0.0)
+            }
+        };
+        let r: Vec<f64> = (0..f.len()).map(room).collect();
+        let sum: f64 = r.par_iter().zip(vol).map(|(r, v)| r * v).sum();
+        if sum > 0.0 {
+            let a = (d.abs() / sum).min(1.0) * d.signum();
+            f.par_iter_mut().zip(&r).for_each(|(f, r)| *f += a * r);
+        }
+        d = target - total(f);
+    }
+    d
 }
 
 pub struct AdvectSim<R: Real, E: Engine<R>> {
     engine: E,
     f: E::Field,
     common: Common<R>,
+    /// Net inflow of F through the boundary so far (with `conserve`).
+    inflow: f64,
 }
 
 impl<R: Real, E: Engine<R>> AdvectSim<R, E> {
@@ -46,6 +123,7 @@ impl<R: Real, E: Engine<R>> AdvectSim<R, E> {
             f: engine.upload(f)?,
             engine,
             common,
+            inflow: 0.0,
         })
     }
 }
@@ -71,10 +149,46 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
             dt,
             step: clock.step,
         };
-        let next = sl::step(&mut self.engine, self.common.method, span, &self.f)?;
+        let Some(global) = self.common.conserve else {
+            let next = sl::step(&mut self.engine, self.common.method, span, &self.f)?;
+            let old = std::mem::replace(&mut self.f, next);
+            self.engine.recycle(old);
+            return Ok(());
+        };
+        let c = &self.common;
+        let f0 = self.engine.download(&self.f)?;
+        let before = total(f0.iter().map(|f| f.f64()), &c.volumes);
+        let inflow = dt * inflow_rate(c, &f0, clock.time + 0.5 * dt, clock.step);
+        let out = sl::step_bounded(&mut self.engine, c.method, span, &self.f)?;
+        let host = |e: &mut E, x: &E::Field| -> Result<Vec<f64>> { Ok(e.download(x)?.iter().map(|v| v.f64()).collect()) };
+        let (mut f, lo, hi) = (
+            host(&mut self.engine, &out.value)?,
+            host(&mut self.engine, &out.lo)?,
+            host(&mut self.engine, &out.hi)?,
+        );
+        for b in [out.value, out.lo, out.hi] {
+            self.engine.recycle(b);
+        }
+        conserve_within(&mut f, &lo, &hi, &self.common.volumes, before + inflow, global);
+        self.inflow += inflow;
+        let f: Vec<R> = f.into_iter().map(R::of).collect();
+        let next = self.engine.upload(&f)?;
         let old = std::mem::replace(&mut self.f, next);
         self.engine.recycle(old);
         Ok(())
+    }
+
+    /// The total of F, sum of V F; with `conserve`, also the net inflow through the boundary
+    /// so far and the total less that inflow (`conservative`: constant to round-off).
+    fn totals(&mut self) -> Result<Vec<(String, f64)>> {
+        let f = self.engine.download(&self.f)?;
+        let total = total(f.iter().map(|f| f.f64()), &self.common.volumes);
+        let mut out = vec![("F".to_string(), total)];
+        if self.common.conserve.is_some() {
+            out.push(("F_inflow".into(), self.inflow));
+            out.push(("conservative".into(), total - self.inflow));
+        }
+        Ok(out)
     }
 
     fn health(&mut self) -> Result<Option<Unhealthy>> {

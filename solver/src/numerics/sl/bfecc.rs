@@ -73,13 +73,23 @@ pub fn trace<O: SlOps>(ops: &mut O, method: Method, span: Span) -> Result<Traced
 
 /// One step of `method` for the field f on departure points traced by `trace`.
 pub fn transport<O: SlOps>(ops: &mut O, method: Method, deps: &Traced<O::Deps>, f: &O::Field) -> Result<O::Field> {
+    let out = transport_bounded(ops, method, deps, f)?;
+    ops.recycle(out.lo);
+    ops.recycle(out.hi);
+    Ok(out.value)
+}
+
+/// `transport` with the donors' range of each value (that of the first interpolation, which
+/// the limiter clamps to): a correction that must create no new extrema stays within it.
+pub fn transport_bounded<O: SlOps>(
+    ops: &mut O,
+    method: Method,
+    deps: &Traced<O::Deps>,
+    f: &O::Field,
+) -> Result<Interpolated<O::Field>> {
     let first = ops.interpolate(&deps.fwd, f)?;
     let bwd = match (method.scheme, &deps.bwd) {
-        (Scheme::Sl1, _) => {
-            ops.recycle(first.lo);
-            ops.recycle(first.hi);
-            return Ok(first.value);
-        }
+        (Scheme::Sl1, _) => return Ok(first),
         (Scheme::Bfecc, Some(bwd)) => bwd,
         (Scheme::Bfecc, None) => {
             return Err(SolverError::Other(
@@ -95,20 +105,30 @@ pub fn transport<O: SlOps>(ops: &mut O, method: Method, deps: &Traced<O::Deps>, 
     ops.recycle(g);
     ops.recycle(corrected.lo);
     ops.recycle(corrected.hi);
-    let out = if method.limiter {
+    let value = if method.limiter {
         ops.limit(corrected.value, &first.lo, &first.hi)?
     } else {
         corrected.value
     };
-    ops.recycle(first.lo);
-    ops.recycle(first.hi);
-    Ok(out)
+    Ok(Interpolated {
+        value,
+        lo: first.lo,
+        hi: first.hi,
+    })
 }
 
 /// One step of `method` for one field: `trace`, then `transport`.
 pub fn step<O: SlOps>(ops: &mut O, method: Method, span: Span, f: &O::Field) -> Result<O::Field> {
+    let out = step_bounded(ops, method, span, f)?;
+    ops.recycle(out.lo);
+    ops.recycle(out.hi);
+    Ok(out.value)
+}
+
+/// `step` with the donors' range of each value (`transport_bounded`).
+pub fn step_bounded<O: SlOps>(ops: &mut O, method: Method, span: Span, f: &O::Field) -> Result<Interpolated<O::Field>> {
     let deps = trace(ops, method, span)?;
-    let out = transport(ops, method, &deps, f)?;
+    let out = transport_bounded(ops, method, &deps, f)?;
     ops.recycle_deps(deps.fwd);
     if let Some(b) = deps.bwd {
         ops.recycle_deps(b);

@@ -4,6 +4,7 @@
 use super::bfecc::SlOps;
 use super::departure::{departures, Departure, Span, VelocityField};
 use super::interp::{interpolate, Interpolated, Interpolation};
+use super::quadratic::{self, QuadFit};
 use crate::error::Result;
 use crate::mesh::{Locator, TetGeometry};
 use crate::real::Real;
@@ -11,13 +12,30 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 /// What the CPU operations read: the geometry, its locator, the velocity the trajectories
-/// follow, the interpolation and the Dirichlet value of each patch (NaN for the others).
+/// follow, the interpolation (with the quadratic's fit tables where it is that one) and the
+/// Dirichlet value of each patch (NaN for the others).
 pub struct HostSl<R, V> {
     pub geo: Arc<TetGeometry<R>>,
     pub locator: Arc<Locator>,
     pub vel: V,
     pub interpolation: Interpolation,
+    pub fit: Option<Arc<QuadFit<R>>>,
     pub bc: Vec<R>,
+}
+
+impl<R: Real, V> HostSl<R, V> {
+    /// The operations on `geo`, building what the interpolation needs.
+    pub fn new(geo: Arc<TetGeometry<R>>, max_walk: u32, vel: V, interpolation: Interpolation, bc: Vec<R>) -> Self {
+        let fit = (interpolation == Interpolation::Quadratic).then(|| Arc::new(quadratic::build(&geo, &bc)));
+        HostSl {
+            locator: Arc::new(Locator::new(&geo, max_walk)),
+            geo,
+            vel,
+            interpolation,
+            fit,
+            bc,
+        }
+    }
 }
 
 impl<R: Real, V: VelocityField<R>> SlOps for HostSl<R, V> {
@@ -29,7 +47,14 @@ impl<R: Real, V: VelocityField<R>> SlOps for HostSl<R, V> {
     }
 
     fn interpolate(&mut self, deps: &Self::Deps, f: &Vec<R>) -> Result<Interpolated<Vec<R>>> {
-        Ok(interpolate(&self.geo, self.interpolation, &self.bc, deps, f))
+        Ok(interpolate(
+            &self.geo,
+            self.interpolation,
+            self.fit.as_deref(),
+            &self.bc,
+            deps,
+            f,
+        ))
     }
 
     fn correct(&mut self, f: &Vec<R>, f2: &Vec<R>) -> Result<Vec<R>> {

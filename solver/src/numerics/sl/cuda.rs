@@ -4,6 +4,7 @@
 //! family launches that kernel itself into a `DeviceDeps` from `DeviceSl::deps`.
 
 use super::interp::{Interpolated, Interpolation};
+use super::quadratic::{QuadFit, REC};
 use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
@@ -40,6 +41,7 @@ pub struct DeviceDeps<R> {
 struct Functions {
     interp: CudaFunction,
     vertex_values: CudaFunction,
+    quad_fit: CudaFunction,
     gradients: CudaFunction,
     correct: CudaFunction,
     limit: CudaFunction,
@@ -50,7 +52,13 @@ pub struct DeviceSl<R: Real> {
     pub mesh: Arc<DeviceMesh<R>>,
     interpolation: Interpolation,
     fns: Functions,
-    /// Scratch of the interpolation: vertex values, gradients and neighbour ranges.
+    /// The quadratic's stencils and factors (`QuadFit`; one unused entry for the others).
+    qoff: CudaSlice<u32>,
+    qsrc: CudaSlice<u32>,
+    qpts: CudaSlice<R>,
+    qfac: CudaSlice<R>,
+    /// Scratch of the interpolation: vertex values or fit records, gradients and neighbour
+    /// ranges.
     fv: CudaSlice<R>,
     grad: CudaSlice<R>,
     rlo: CudaSlice<R>,
@@ -62,18 +70,42 @@ pub struct DeviceSl<R: Real> {
 }
 
 impl<R: Real> DeviceSl<R> {
-    pub fn new(dev: Arc<Device>, mesh: Arc<DeviceMesh<R>>, interpolation: Interpolation, bc: &[R]) -> Result<Self> {
+    /// `fit`: the quadratic's tables, which that interpolation needs (`quadratic::build`).
+    pub fn new(
+        dev: Arc<Device>,
+        mesh: Arc<DeviceMesh<R>>,
+        interpolation: Interpolation,
+        fit: Option<&QuadFit<R>>,
+        bc: &[R],
+    ) -> Result<Self> {
         use kernels::sl as k;
         let n = mesh.ncells();
+        let fit = match (interpolation, fit) {
+            (Interpolation::Quadratic, None) => {
+                return Err(crate::error::SolverError::Other(
+                    "internal: the quadratic interpolation needs its fit tables".into(),
+                ))
+            }
+            (Interpolation::Quadratic, f) => f,
+            _ => None,
+        };
+        let index = |v: Option<&[u32]>| dev.stream.clone_htod(v.filter(|v| !v.is_empty()).unwrap_or(&[0]));
+        let real = |v: Option<Vec<R>>| dev.upload(&pad(v.unwrap_or_default()));
+        let nrec = if fit.is_some() { REC } else { 1 };
         Ok(DeviceSl {
+            qoff: index(fit.map(|f| f.offsets.as_slice()))?,
+            qsrc: index(fit.map(|f| f.src.as_slice()))?,
+            qpts: real(fit.map(|f| f.pts.as_flattened().to_vec()))?,
+            qfac: real(fit.map(|f| f.fac.clone()))?,
             fns: Functions {
                 interp: function::<R>(&dev, k::INTERP)?,
                 vertex_values: function::<R>(&dev, k::VERTEX_VALUES)?,
+                quad_fit: function::<R>(&dev, k::QUAD_FIT)?,
                 gradients: function::<R>(&dev, k::GRADIENTS)?,
                 correct: function::<R>(&dev, k::CORRECT)?,
                 limit: function::<R>(&dev, k::LIMIT)?,
             },
-            fv: dev.zeros(mesh.nnodes().max(1))?,
+            fv: dev.zeros(nrec * mesh.nnodes().max(1))?,
             grad: dev.zeros(3 * n)?,
             rlo: dev.zeros(n)?,
             rhi: dev.zeros(n)?,
@@ -115,13 +147,32 @@ impl<R: Real> DeviceSl<R> {
         self.deps.push(d);
     }
 
-    /// The interpolation's per-field pass: vertex values (linear) or gradients and neighbour
-    /// ranges (voronoi-grad) of f into the scratch buffers.
+    /// The interpolation's per-field pass: fit records (quadratic), vertex values (linear) or
+    /// gradients and neighbour ranges (voronoi-grad) of f into the scratch buffers.
     fn prepare(&self, f: u64) -> Result<()> {
         let (m, s) = (&self.mesh.c, &self.dev.stream);
         let p = |b: &CudaSlice<R>| self.dev.ptr(b);
         match self.interpolation {
             Interpolation::Voronoi => {}
+            Interpolation::Quadratic => {
+                let nodes = m.nnodes;
+                let (off, src) = (self.dev.ptr(&self.qoff), self.dev.ptr(&self.qsrc));
+                let (pts, fac, bc, rec) = (p(&self.qpts), p(&self.qfac), p(&self.bc), p(&self.fv));
+                // SAFETY: the stencil tables cover every node, f holds ncells values, bc one per
+                // patch, rec 16 per node.
+                unsafe {
+                    s.launch_builder(&self.fns.quad_fit)
+                        .arg(&nodes)
+                        .arg(&off)
+                        .arg(&src)
+                        .arg(&pts)
+                        .arg(&fac)
+                        .arg(&f)
+                        .arg(&bc)
+                        .arg(&rec)
+                        .launch(launch_cfg(self.mesh.nnodes()))?
+                };
+            }
             Interpolation::Linear => {
                 let fv = p(&self.fv);
                 // SAFETY: f holds ncells values, fv nnodes; the mesh buffers live in `mesh`.
@@ -164,6 +215,7 @@ impl<R: Real> DeviceSl<R> {
             Interpolation::Voronoi => 0,
             Interpolation::VoronoiGrad => 1,
             Interpolation::Linear => 2,
+            Interpolation::Quadratic => 3,
         };
         let (px, cell, patch) = (p(&deps.px), self.dev.ptr(&deps.cell), self.dev.ptr(&deps.patch));
         let scratch = [p(&self.fv), p(&self.grad), p(&self.rlo), p(&self.rhi), p(&self.bc)];

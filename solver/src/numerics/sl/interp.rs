@@ -1,10 +1,12 @@
-//! Interpolation of a cell field at a point: the Voronoi-dual weights of the paper (eq. 11-14)
+//! Interpolation of a cell field at a point: a limited least-squares quadratic around the
+//! nearest vertex (`quadratic`, the default), the Voronoi-dual weights of the paper (eq. 11-14)
 //! from the prepared mesh's tables, optionally applied to gradient-carried donor values, or
 //! linear (cell values averaged to vertices, barycentric in the cell). Each returns the donor
-//! range for the limiter. Dirichlet patches enter as virtual cells (Voronoi) or pinned vertex
-//! values (linear), see `mesh::geometry`.
+//! range for the limiter. Dirichlet patches enter as wall points (quadratic), virtual cells
+//! (Voronoi) or pinned vertex values (linear), see `mesh::geometry`.
 
 use super::departure::Departure;
+use super::quadratic::{fit_field, quadratic, QuadFit};
 use crate::mesh::linalg3::{dot, sub};
 use crate::mesh::locate::barycentric;
 use crate::mesh::{lsq_gradients, Gradients, Location, TetGeometry};
@@ -15,8 +17,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Interpolation {
-    /// The paper's Voronoi-dual weights (eq. 11-14) applied to the cell values.
+    /// A least-squares quadratic fitted around the nearest vertex, clamped to its stencil's
+    /// range (`quadratic`): exact for quadratic fields, bounded, second order under refinement.
     #[default]
+    Quadratic,
+    /// The paper's Voronoi-dual weights (eq. 11-14) applied to the cell values.
     Voronoi,
     /// The same weights applied to each donor's value carried to the point along its
     /// least-squares gradient, F_t + g_t . (p - c_t): exact for linear fields.
@@ -29,6 +34,7 @@ impl Interpolation {
     /// Its name in case files and variant strings.
     pub fn name(self) -> &'static str {
         match self {
+            Interpolation::Quadratic => "quadratic",
             Interpolation::Voronoi => "voronoi",
             Interpolation::VoronoiGrad => "voronoi-grad",
             Interpolation::Linear => "linear",
@@ -51,10 +57,9 @@ pub struct Donors<'a, R> {
     pub bc: &'a [R],
 }
 
-/// Value at p (inside cell c) and the min/max of the donor values (eq. 11-14).
+/// The vertex of cell c nearest to p (the first of equals).
 #[inline]
-pub fn voronoi<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> (R, R, R) {
-    // The dual cell containing p is (for Delaunay meshes) that of the nearest vertex of c.
+pub fn nearest_vertex<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3]) -> usize {
     let cell = &m.cells[c];
     let mut v = cell[0] as usize;
     let mut best = R::infinity();
@@ -66,6 +71,14 @@ pub fn voronoi<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], d: &Donors<R>) 
             v = k as usize;
         }
     }
+    v
+}
+
+/// Value at p (inside cell c) and the min/max of the donor values (eq. 11-14).
+#[inline]
+pub fn voronoi<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> (R, R, R) {
+    // The dual cell containing p is (for Delaunay meshes) that of the nearest vertex of c.
+    let v = nearest_vertex(m, c, p);
     let (mut sum_w, mut sum_wf, mut lo, mut hi) = (R::zero(), R::zero(), R::infinity(), R::neg_infinity());
     for e in m.dual.cells_of(v) {
         let t = m.dual.cells[e] as usize;
@@ -141,10 +154,12 @@ pub fn linear<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], fv: &[R]) -> (R,
 
 /// I(deps, f): the field f at every departure point, with the donors' range. A point outside
 /// the domain takes its patch's Dirichlet value (`bc`, NaN for none), else the value of the
-/// cell it left through (zero gradient).
+/// cell it left through (zero gradient). `fit` holds the quadratic's tables (needed for it
+/// alone).
 pub fn interpolate<R: Real>(
     m: &TetGeometry<R>,
     how: Interpolation,
+    fit: Option<&QuadFit<R>>,
     bc: &[R],
     deps: &[Departure<R>],
     f: &[R],
@@ -154,6 +169,12 @@ pub fn interpolate<R: Real>(
     match how {
         Interpolation::Linear => vertex_values(m, f, &mut fv),
         Interpolation::VoronoiGrad => grad = Some(lsq_gradients(m, f)),
+        Interpolation::Quadratic => fit_field(
+            fit.expect("the quadratic interpolation needs its fit tables"),
+            bc,
+            f,
+            &mut fv,
+        ),
         Interpolation::Voronoi => {}
     }
     let donors = Donors {
@@ -164,6 +185,7 @@ pub fn interpolate<R: Real>(
     let at = |d: &Departure<R>| match d.loc {
         Location::Inside(c) => match how {
             Interpolation::Linear => linear(m, c as usize, d.point, &fv),
+            Interpolation::Quadratic => quadratic(m, c as usize, d.point, &fv),
             _ => voronoi(m, c as usize, d.point, &donors),
         },
         Location::Outside { cell, patch } => {

@@ -3,7 +3,7 @@
 
 use super::cpu::HostSl;
 use super::*;
-use crate::mesh::{test_box, Locator, TetGeometry};
+use crate::mesh::{test_box, TetGeometry};
 use std::sync::Arc;
 
 /// A steady swirl about the box's vertical axis with a drift along z.
@@ -22,13 +22,7 @@ fn ops(interpolation: Interpolation) -> HostSl<f64, Swirl> {
     let mut bc = vec![f64::NAN; pm.patches.len()];
     bc[xmin] = 0.25;
     let geo = Arc::new(TetGeometry::<f64>::take(&mut pm, &bc));
-    HostSl {
-        locator: Arc::new(Locator::new(&geo, 200)),
-        geo,
-        vel: Swirl,
-        interpolation,
-        bc,
-    }
+    HostSl::new(geo, 200, Swirl, interpolation, bc)
 }
 
 #[test]
@@ -39,6 +33,7 @@ fn two_components_on_the_same_departures_match_two_separate_steps() {
         step: 0,
     };
     for interpolation in [
+        Interpolation::Quadratic,
         Interpolation::Voronoi,
         Interpolation::VoronoiGrad,
         Interpolation::Linear,
