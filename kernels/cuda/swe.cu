@@ -45,7 +45,8 @@ __device__ __forceinline__ CellState cell_state(const SweParams& s, const REAL* 
     CellState c;
     const u64 cs = s.g.cstride;
     for (int k = 0; k < 4; ++k) c.w[k] = w[k * cs + p];
-    for (int k = 0; k < 3; ++k) c.vel[k] = c.w[0] > s.dry ? c.w[k + 1] / c.w[0] : (REAL)0;
+    const REAL inv = (REAL)1 / c.w[0];  // reciprocal, then products (roe.rs, `velocities`)
+    for (int k = 0; k < 3; ++k) c.vel[k] = c.w[0] > s.dry ? c.w[k + 1] * inv : (REAL)0;
     c.root = sqrt(fmax(c.w[0], (REAL)0));
     c.bed = bed[p];
     return c;
@@ -81,9 +82,10 @@ __device__ __forceinline__ Frame in_frame(const CellState& c, int a, bool mirror
 __device__ __forceinline__ void roe(const Frame& lo, const Frame& hi, REAL g, REAL* fm, REAL* fp) {
     const REAL half = (REAL)0.5, two = (REAL)2, zero = (REAL)0;
     const REAL sl = lo.root, sh = hi.root;
-    const REAL u = (sl * lo.vel[0] + sh * hi.vel[0]) / (sl + sh);
-    const REAL v = (sl * lo.vel[1] + sh * hi.vel[1]) / (sl + sh);
-    const REAL conc = (sl * lo.vel[2] + sh * hi.vel[2]) / (sl + sh);
+    const REAL inv = (REAL)1 / (sl + sh);
+    const REAL u = (sl * lo.vel[0] + sh * hi.vel[0]) * inv;
+    const REAL v = (sl * lo.vel[1] + sh * hi.vel[1]) * inv;
+    const REAL conc = (sl * lo.vel[2] + sh * hi.vel[2]) * inv;
     const REAL depth = half * (lo.w[0] + hi.w[0]);
     const REAL c = sqrt(g * depth);
     REAL d[4];
@@ -95,8 +97,9 @@ __device__ __forceinline__ void roe(const Frame& lo, const Frame& hi, REAL g, RE
     b[1] = g * depth * (d[0] - d_bed) - u * u * d[0] + two * u * d[1];
     b[2] = -u * v * d[0] + v * d[1] + u * d[2];
     b[3] = -u * conc * d[0] + conc * d[1] + u * d[3];
-    const REAL a1 = ((u + c) * b[0] - b[1]) / (two * c);
-    const REAL a4 = (b[1] - (u - c) * b[0]) / (two * c);
+    const REAL inv_2c = (REAL)1 / (two * c);
+    const REAL a1 = ((u + c) * b[0] - b[1]) * inv_2c;
+    const REAL a4 = (b[1] - (u - c) * b[0]) * inv_2c;
     const REAL a2 = b[2] - v * b[0], a3 = b[3] - conc * b[0];
 #define TOWARDS_LO(speed) ((speed) < zero ? (REAL)1 : ((speed) == zero ? half : zero))
     const REAL w1 = TOWARDS_LO(u - c) * a1, w23 = TOWARDS_LO(u), w4 = TOWARDS_LO(u + c) * a4;
@@ -176,14 +179,14 @@ constexpr int TY = sizeof(REAL) == 4 ? 8 : 4;
 // each edge once into shared memory, then updates its cells as cpu.rs does (x edges, then y,
 // each cell's lower edge before its upper one). With no step to take (dt = 0) the state is
 // copied as it is.
-// Tile rows `first_row`, first_row + 1, ... (blockIdx.y from there): a decomposed run updates
-// the rows beside other ranks apart, once their ghost rows have arrived.
+// Tile rows first_row + blockIdx.y * row_step: a decomposed run updates the rows beside other
+// ranks apart (the first and the last, row_step apart), once their ghost rows have arrived.
 extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const REAL* __restrict__ w,
     const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped,
-    int first_row) {
+    int first_row, int row_step) {
     const Layout& g = s.g;
     const int ti = threadIdx.x % TX, tj = threadIdx.x / TX;
-    const int tile_row = blockIdx.y + first_row;
+    const int tile_row = first_row + (int)blockIdx.y * row_step;
     const int i = blockIdx.x * TX + ti, j = tile_row * TY + tj;
     const bool inside = i < g.n[0] && j < g.n[1];
     const u64 cs = g.cstride;

@@ -129,10 +129,17 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
                 serde_json::from_str(&std::fs::read_to_string(many.join("summary.json")).unwrap()).unwrap();
             assert_eq!(s["ranks"], ranks);
             // The totals are sums over ranks (other sums of the same numbers: to round-off).
-            let one_s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
+            let one_s: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();
             for (name, t) in s["totals"].as_object().unwrap() {
-                let (a, b) = (t["end"].as_f64().unwrap(), one_s["totals"][name]["end"].as_f64().unwrap());
-                assert!((a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0), "{name}: {a} vs {b}");
+                let (a, b) = (
+                    t["end"].as_f64().unwrap(),
+                    one_s["totals"][name]["end"].as_f64().unwrap(),
+                );
+                assert!(
+                    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0),
+                    "{name}: {a} vs {b}"
+                );
             }
             println!(
                 "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",

@@ -182,12 +182,25 @@ fn rotation_as_a_field(ctx: &SpecContext) -> Result<Vec<String>> {
     Ok(sets)
 }
 
-static BENCHES: &[BenchSpec] = &[BenchSpec {
+static BENCHES: &[BenchSpec] = &[
+BenchSpec {
     name: "bfecc+voronoi",
     template: "advect-step",
     sets: &[
         "mesh=\"{mesh}\"",
         "advect.interpolation=voronoi",
+        "advect.velocity.reverse_after=1000000",
+        "advect.boundary={}",
+    ],
+    sizes: Sizes::Meshes(&[26, 55]),
+},
+// The default interpolation: the vertex quadratics are fitted once per pass, then interpolated.
+BenchSpec {
+    name: "bfecc+quadratic",
+    template: "advect-step",
+    sets: &[
+        "mesh=\"{mesh}\"",
+        "advect.interpolation=quadratic",
         "advect.velocity.reverse_after=1000000",
         "advect.boundary={}",
     ],

@@ -33,6 +33,9 @@ const THREADS: u32 = 256;
 /// The step kernel's tile: 32 cells along x, TY rows (`TX`, `TY` in swe.cu).
 const TX: u32 = 32;
 
+/// Steps queued ahead on each device when one process drives several (a few hundred launches).
+const QUEUED_STEPS: u64 = 16;
+
 /// The device clock's slots (`CLOCK_*` in swe.cu).
 const CLOCK_TIME: usize = 0;
 const CLOCK_DT: usize = 1;
@@ -243,8 +246,9 @@ impl<R: Real> Part<R> {
         Ok(())
     }
 
-    /// The step of the device clock's dt from `w` into `w2` over `count` tile rows from `first`.
-    fn queue_tiles(&self, first: u32, count: u32) -> Result<()> {
+    /// The step of the device clock's dt from `w` into `w2` over `count` tile rows, `first`,
+    /// `first + step`, ...
+    fn queue_tiles(&self, first: u32, count: u32, step: u32) -> Result<()> {
         if count == 0 {
             return Ok(());
         }
@@ -257,7 +261,7 @@ impl<R: Real> Part<R> {
             block_dim: (TX * ty, 1, 1),
             shared_mem_bytes: 0,
         };
-        let first = first as i32;
+        let (first, step) = (first as i32, step as i32);
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
         // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double; tiles of TX x TY cells.
         unsafe {
@@ -271,6 +275,7 @@ impl<R: Real> Part<R> {
                 .arg(&rate)
                 .arg(&clipped)
                 .arg(&first)
+                .arg(&step)
                 .launch(cfg)?
         };
         Ok(())
@@ -405,7 +410,7 @@ enum Exchange {
     Overlap,
     /// On the compute stream, before the step.
     Serial,
-    /// Not at all (timing only: wrong results).
+    /// Not at all, the tile rows still split as for the overlap (timing only: wrong results).
     Off,
 }
 
@@ -504,12 +509,12 @@ impl<R: Real> CudaSwe<R> {
 
     /// One step on every part (queued, not waited for).
     fn queue_step(&mut self, cfl: f64, until: f64) -> Result<()> {
-        let split = self.total > 1 && self.exchange == Exchange::Overlap;
+        let split = self.total > 1 && self.exchange != Exchange::Serial;
         // The sources change owned cells: before the owned rows travel.
         for p in &self.parts {
             p.queue_sources()?;
         }
-        if split {
+        if self.total > 1 && self.exchange == Exchange::Overlap {
             for p in &self.parts {
                 p.ready.record(&p.dev.stream)?;
                 p.dev.aux.wait(&p.ready)?;
@@ -526,19 +531,22 @@ impl<R: Real> CudaSwe<R> {
             p.queue_open()?;
             let tiles = p.tiles();
             if !split {
-                p.queue_tiles(0, tiles)?;
+                p.queue_tiles(0, tiles, 1)?;
                 continue;
             }
             // Tile rows beside other parts wait for the ghost rows; the rest go first.
-            let (lo, hi) = (u32::from(p.slab.has_below()), u32::from(p.slab.has_above()));
-            let inner = tiles.saturating_sub(lo + hi);
-            p.queue_tiles(lo.min(tiles), inner)?;
-            p.dev.stream.wait(&p.arrived)?;
-            if lo == 1 {
-                p.queue_tiles(0, 1)?;
+            let (lo, hi) = (p.slab.has_below(), p.slab.has_above());
+            let inner = tiles.saturating_sub(u32::from(lo) + u32::from(hi));
+            p.queue_tiles(u32::from(lo).min(tiles), inner, 1)?;
+            if self.exchange == Exchange::Overlap {
+                p.dev.stream.wait(&p.arrived)?;
             }
-            if hi == 1 && (tiles > 1 || lo == 0) {
-                p.queue_tiles(tiles - 1, 1)?;
+            // The first and the last tile rows in one launch.
+            match (lo, hi) {
+                (true, true) if tiles > 1 => p.queue_tiles(0, 2, tiles - 1)?,
+                (true, _) => p.queue_tiles(0, 1, 1)?,
+                (false, true) => p.queue_tiles(tiles - 1, 1, 1)?,
+                (false, false) => {}
             }
         }
         self.reduce_rates()?;
@@ -592,8 +600,20 @@ impl<R: Real> Simulation for CudaSwe<R> {
         for p in &self.parts {
             p.queue_clock(cfl, until)?;
         }
-        for _ in 0..max_steps {
+        let mut previous: Vec<CudaEvent> = Vec::new();
+        for i in 0..max_steps {
             self.queue_step(cfl, until)?;
+            // One thread driving several devices keeps their launch queues short: a full queue on
+            // one device blocks the host before it has queued the other's half of an NCCL
+            // exchange, and both wait forever. Wait for the chunk before the last one.
+            if self.parts.len() > 1 && (i + 1) % QUEUED_STEPS == 0 {
+                for e in previous.drain(..) {
+                    e.synchronize()?;
+                }
+                for p in &self.parts {
+                    previous.push(p.dev.stream.record_event(None)?);
+                }
+            }
         }
         let p = &self.parts[0];
         let c = p.dev.stream.clone_dtoh(&p.clock)?;
