@@ -135,7 +135,8 @@ fn bad_input_is_refused_naming_the_key_and_nothing_is_written() {
 }
 
 /// A bay with an island from an ESRI ASCII grid (bed elevations; the island above the still
-/// water) stays at rest; a file with a hole or the wrong size is refused, naming it.
+/// water) stays at rest, read directly or through `meshtool generate grid --bathymetry`; a file
+/// with a hole or the wrong size is refused, naming it.
 #[test]
 fn still_water_over_a_bathymetry_file_stays_at_rest_and_bad_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -167,6 +168,59 @@ fn still_water_over_a_bathymetry_file_stays_at_rest_and_bad_files_are_refused() 
     );
     assert!(speed <= 1e-12, "{speed}");
     assert!(s["final_min"].as_f64().unwrap() == 0.0, "the island is dry");
+
+    // The same bed through `meshtool generate grid --bathymetry bay.asc` (sampled at the cell
+    // centres into the grid file): the same run, file for file.
+    let esri = meshtool::generate::grid::EsriGrid::read(&dir.path().join("bay.asc")).unwrap();
+    let mut g = meshtool::generate::grid::GridSpec::new([0.0; 3], [240.0, 120.0, 1.0], [nx, ny, 1]).unwrap();
+    meshtool::generate::grid::attach_bathymetry(&mut g, &esri, "bay.asc").unwrap();
+    std::fs::write(dir.path().join("bay.grid.toml"), g.to_toml()).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("swe-lake-at-rest.toml")).unwrap();
+    let text = text.replace("[grid]", "[grid]\nfile = \"bay.grid.toml\"");
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("dims") && !l.starts_with("extent"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.path().join("from-grid-file.toml"), text).unwrap();
+    let (from_asc, from_grid) = (dir.path().join("from-asc"), dir.path().join("from-grid"));
+    let still = [
+        "--set",
+        "shallow-water.initial={ kind = \"still-water\", level = 0.0 }",
+        "--set",
+        "time.end_time=200.0",
+    ];
+    let o = run_cpu(&dir.path().join("from-grid-file.toml"), &from_grid, &still);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let extra: Vec<&str> = bay.iter().flat_map(|s| ["--set", s.as_str()]).collect();
+    assert!(run_cpu(&dir.path().join("swe-lake-at-rest.toml"), &from_asc, &extra)
+        .status
+        .success());
+    let last = |d: &std::path::Path| {
+        let mut v: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "vti"))
+            .collect();
+        v.sort();
+        std::fs::read(v.last().unwrap()).unwrap()
+    };
+    assert!(
+        last(&from_asc) == last(&from_grid),
+        "the grid file's bathymetry gives the same run"
+    );
+    // Neither a file nor a grid file with a bathymetry: refused, saying how to make one.
+    let o = run_cpu(
+        &dir.path().join("swe-lake-at-rest.toml"),
+        &dir.path().join("none"),
+        &still,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("meshtool generate grid --bathymetry"),
+        "{}",
+        stderr(&o)
+    );
 
     let case = dir.path().join("swe-lake-at-rest.toml");
     let refused = |file_text: &str, set: &[String], needle: &str| {

@@ -175,21 +175,10 @@ impl SweSetup {
             doc: view,
         };
         if let Initial::StillWater { bathymetry, .. } = &setup.initial {
-            let b = series::data_file(doc, bathymetry)
-                .and_then(|(name, text)| bathymetry::parse(&name, &text))
-                .map_err(|e| doc.error("shallow-water.initial.bathymetry", e))?;
-            if b.cells != [setup.grid.cells[0], setup.grid.cells[1]] {
-                let [nx, ny] = b.cells;
-                let (w, h) = (nx as f64 * b.cellsize, ny as f64 * b.cellsize);
-                return Err(doc.error(
-                    "grid.dims",
-                    format!(
-                        "the bathymetry has {nx} x {ny} cells, the grid {:?}: set grid.dims = [{nx}, {ny}, 1], grid.extent = [{w}, {h}, 1.0], grid.origin = [{}, {}, 0.0]",
-                        setup.grid.cells, b.corner[0], b.corner[1]
-                    ),
-                ));
-            }
-            setup.bed_file = Some(b.elevation);
+            setup.bed_file = Some(match bathymetry {
+                Some(file) => bed_from_esri(doc, file, setup.grid.cells)?,
+                None => bed_from_grid_file(doc, &setup.doc.grid)?,
+            });
         }
         // Every rank, and every device of each, takes a slab (devices only on CUDA).
         let ranks = ranks::world();
@@ -253,6 +242,43 @@ impl SweSetup {
         let polluted = self.grid.sample(|x| f64::from(u8::from(inside(x))));
         w.extend(polluted.iter().zip(&depth).map(|(c, h)| c * h));
         (w, bed)
+    }
+}
+
+/// Bed elevations per cell (x fastest) from an ESRI ASCII grid whose cells must be the grid's.
+fn bed_from_esri(doc: &CaseDoc, file: &std::path::Path, cells: [usize; 3]) -> Result<Vec<f64>> {
+    let b = series::data_file(doc, file)
+        .and_then(|(name, text)| bathymetry::parse(&name, &text))
+        .map_err(|e| doc.error("shallow-water.initial.bathymetry", e))?;
+    if b.cells != [cells[0], cells[1]] {
+        let [nx, ny] = b.cells;
+        let (w, h) = (nx as f64 * b.cellsize, ny as f64 * b.cellsize);
+        return Err(doc.error(
+            "grid.dims",
+            format!(
+                "the bathymetry has {nx} x {ny} cells, the grid {cells:?}: set grid.dims = [{nx}, {ny}, 1], grid.extent = [{w}, {h}, 1.0], grid.origin = [{}, {}, 0.0]",
+                b.corner[0], b.corner[1]
+            ),
+        ));
+    }
+    Ok(b.elevation)
+}
+
+/// Bed elevations per cell (x fastest) that `meshtool generate grid --bathymetry` sampled into
+/// the grid file.
+fn bed_from_grid_file(doc: &CaseDoc, grid: &GridSection) -> Result<Vec<f64>> {
+    let missing = "missing: give an ESRI ASCII grid, or a grid.file made by `meshtool generate grid --bathymetry FILE.asc`";
+    let Some(file) = &grid.file else {
+        return Err(doc.error("shallow-water.initial.bathymetry", missing));
+    };
+    let spec = meshtool::generate::grid::GridSpec::read(&doc.resolve(file))?;
+    match spec.bathymetry {
+        Some(b) if b.values.len() == spec.dims[0] * spec.dims[1] => Ok(b.values),
+        Some(b) => Err(doc.error(
+            "grid.file",
+            format!("its bathymetry has {} values for {} x {} cells: make it again with meshtool", b.values.len(), spec.dims[0], spec.dims[1]),
+        )),
+        None => Err(doc.error("shallow-water.initial.bathymetry", format!("{} has no bathymetry; {missing}", file.display()))),
     }
 }
 

@@ -120,7 +120,13 @@ pub enum Initial {
     Column { depth: f64, height: f64, center: [f64; 2], radius: f64 },
     /// Still water at `level` over the bed elevations of an ESRI ASCII grid (`.asc`, relative to
     /// the case file, or `builtin:estuary.asc`; its ncols x nrows must be the grid's cells).
-    StillWater { level: f64, bathymetry: std::path::PathBuf },
+    StillWater {
+        level: f64,
+        /// An ESRI ASCII grid, or absent: the bed elevations of `grid.file` (made by
+        /// `meshtool generate grid --bathymetry`).
+        #[serde(default)]
+        bathymetry: Option<std::path::PathBuf>,
+    },
 }
 
 fn level() -> f64 {
