@@ -44,85 +44,11 @@ impl Forcing {
     /// The open sides and sources of the section on this grid; errors name the key, and the
     /// file and line of a bad series.
     pub fn parse(doc: &CaseDoc, s: &SweSection, grid: &StructuredGrid, bc: &BoundarySet) -> Result<Forcing> {
-        let mut forcing = Forcing::default();
-        for (k, o) in s.open.iter().enumerate() {
-            let key = format!("shallow-water.open[{k}]");
-            let (axis, side) = match o.side.as_str() {
-                "x-" => (0, 0),
-                "x+" => (0, 1),
-                "y-" => (1, 0),
-                "y+" => (1, 1),
-                other => return Err(doc.error(&format!("{key}.side"), format!("`{other}`: give \"x-\", \"x+\", \"y-\" or \"y+\""))),
-            };
-            if grid.cells[axis] < 2 {
-                return Err(doc.error(&format!("{key}.side"), format!("the grid has one cell along {}: no side to open", o.side)));
-            }
-            if bc.faces[axis][side] == FaceBc::Periodic {
-                return Err(doc.error(&format!("{key}.side"), format!("{} is periodic in shallow-water.boundary; make it \"reflect\" or \"outflow\"", o.side)));
-            }
-            if forcing.open.iter().any(|f| (f.axis, f.side) == (axis, side)) {
-                return Err(doc.error(&format!("{key}.side"), format!("{} is opened twice", o.side)));
-            }
-            if o.level.is_none() && o.discharge.is_none() {
-                return Err(doc.error(&key, "give `level`, `discharge` or both"));
-            }
-            if let Some(c) = o.concentration.filter(|c| !(c.is_finite() && *c >= 0.0)) {
-                return Err(doc.error(&format!("{key}.concentration"), format!("must be 0 or positive, got {c}")));
-            }
-            let load = |spec: &Option<super::series::SeriesSpec>, name: &str| {
-                spec.as_ref()
-                    .map(|sp| sp.load(doc).map_err(|e| doc.error(&format!("{key}.{name}"), e)))
-                    .transpose()
-            };
-            forcing.open.push(OpenSide {
-                axis,
-                side,
-                level: load(&o.level, "level")?,
-                discharge: load(&o.discharge, "discharge")?,
-                concentration: o.concentration,
-            });
-        }
-        for (k, src) in s.sources.iter().enumerate() {
-            let key = format!("shallow-water.sources[{k}]");
-            let cell: Vec<Option<usize>> = (0..2)
-                .map(|a| {
-                    let u = (src.at[a] - grid.origin[a]) / grid.h[a];
-                    (u >= 0.0 && u < grid.cells[a] as f64).then_some((u as usize).min(grid.cells[a] - 1))
-                })
-                .collect();
-            let (Some(i), Some(j)) = (cell[0], cell[1]) else {
-                let hi = |a: usize| grid.origin[a] + grid.extent[a];
-                return Err(doc.error(
-                    &format!("{key}.at"),
-                    format!(
-                        "{:?} is outside the grid, x in [{}, {}), y in [{}, {})",
-                        src.at,
-                        grid.origin[0],
-                        hi(0),
-                        grid.origin[1],
-                        hi(1)
-                    ),
-                ));
-            };
-            let discharge = src
-                .discharge
-                .load(doc)
-                .map_err(|e| doc.error(&format!("{key}.discharge"), e))?;
-            if discharge.min() < 0.0 {
-                return Err(doc.error(
-                    &format!("{key}.discharge"),
-                    format!("{} is negative: sources add water, they cannot take it away", discharge.min()),
-                ));
-            }
-            if !(src.concentration.is_finite() && src.concentration >= 0.0) {
-                return Err(doc.error(&format!("{key}.concentration"), format!("must be 0 or positive, got {}", src.concentration)));
-            }
-            forcing.sources.push(PointSource {
-                cell: [i, j],
-                discharge,
-                concentration: src.concentration,
-            });
-        }
+        let mut forcing = Forcing {
+            open: open_sides(doc, s, grid, bc)?,
+            sources: sources(doc, s, grid)?,
+            ..Forcing::default()
+        };
         forcing.any_sources = !forcing.sources.is_empty();
         forcing.any_open = !forcing.open.is_empty();
         Ok(forcing)
@@ -193,6 +119,96 @@ impl Forcing {
             added[1] += pollutant.f64() * area;
         }
     }
+}
+
+/// The checked open sides of the section.
+fn open_sides(doc: &CaseDoc, s: &SweSection, grid: &StructuredGrid, bc: &BoundarySet) -> Result<Vec<OpenSide>> {
+    let mut open: Vec<OpenSide> = Vec::new();
+    for (k, o) in s.open.iter().enumerate() {
+        let key = format!("shallow-water.open[{k}]");
+        let (axis, side) = match o.side.as_str() {
+            "x-" => (0, 0),
+            "x+" => (0, 1),
+            "y-" => (1, 0),
+            "y+" => (1, 1),
+            other => return Err(doc.error(&format!("{key}.side"), format!("`{other}`: give \"x-\", \"x+\", \"y-\" or \"y+\""))),
+        };
+        if grid.cells[axis] < 2 {
+            return Err(doc.error(&format!("{key}.side"), format!("the grid has one cell along {}: no side to open", o.side)));
+        }
+        if bc.faces[axis][side] == FaceBc::Periodic {
+            return Err(doc.error(&format!("{key}.side"), format!("{} is periodic in shallow-water.boundary; make it \"reflect\" or \"outflow\"", o.side)));
+        }
+        if open.iter().any(|f| (f.axis, f.side) == (axis, side)) {
+            return Err(doc.error(&format!("{key}.side"), format!("{} is opened twice", o.side)));
+        }
+        if o.level.is_none() && o.discharge.is_none() {
+            return Err(doc.error(&key, "give `level`, `discharge` or both"));
+        }
+        if let Some(c) = o.concentration.filter(|c| !(c.is_finite() && *c >= 0.0)) {
+            return Err(doc.error(&format!("{key}.concentration"), format!("must be 0 or positive, got {c}")));
+        }
+        let load = |spec: &Option<super::series::SeriesSpec>, name: &str| {
+            spec.as_ref()
+                .map(|sp| sp.load(doc).map_err(|e| doc.error(&format!("{key}.{name}"), e)))
+                .transpose()
+        };
+        open.push(OpenSide {
+            axis,
+            side,
+            level: load(&o.level, "level")?,
+            discharge: load(&o.discharge, "discharge")?,
+            concentration: o.concentration,
+        });
+    }
+    Ok(open)
+}
+
+/// The checked point sources of the section.
+fn sources(doc: &CaseDoc, s: &SweSection, grid: &StructuredGrid) -> Result<Vec<PointSource>> {
+    let mut sources = Vec::new();
+    for (k, src) in s.sources.iter().enumerate() {
+        let key = format!("shallow-water.sources[{k}]");
+        let cell: Vec<Option<usize>> = (0..2)
+            .map(|a| {
+                let u = (src.at[a] - grid.origin[a]) / grid.h[a];
+                (u >= 0.0 && u < grid.cells[a] as f64).then_some((u as usize).min(grid.cells[a] - 1))
+            })
+            .collect();
+        let (Some(i), Some(j)) = (cell[0], cell[1]) else {
+            let hi = |a: usize| grid.origin[a] + grid.extent[a];
+            return Err(doc.error(
+                &format!("{key}.at"),
+                format!(
+                    "{:?} is outside the grid, x in [{}, {}), y in [{}, {})",
+                    src.at,
+                    grid.origin[0],
+                    hi(0),
+                    grid.origin[1],
+                    hi(1)
+                ),
+            ));
+        };
+        let discharge = src
+            .discharge
+            .load(doc)
+            .map_err(|e| doc.error(&format!("{key}.discharge"), e))?;
+        if discharge.min() < 0.0 {
+            return Err(doc.error(
+                &format!("{key}.discharge"),
+                format!("{} is negative: sources add water, they cannot take it away", discharge.min()),
+            ));
+        }
+        if !(src.concentration.is_finite() && src.concentration >= 0.0) {
+            return Err(doc.error(&format!("{key}.concentration"), format!("must be 0 or positive, got {}", src.concentration)));
+        }
+        sources.push(PointSource {
+            cell: [i, j],
+            discharge,
+            concentration: src.concentration,
+        });
+    }
+    Ok(sources)
 }
 
 /// An open side's ghost (h, q_n, q_t, hC) from the interior cell beside it (in the side's
