@@ -97,6 +97,35 @@ fn limited_bfecc_creates_no_new_extrema_and_writes_a_vtu_series() {
     }
 }
 
+/// The advected scalar is written under the name `advect.name` sets (the paper's F by default),
+/// in the VTU files and summary.json's totals; a name that is no name is refused.
+#[test]
+fn the_scalar_takes_the_name_the_user_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = box_mesh(dir.path(), 6);
+    let base = [
+        format!("mesh={mesh}"),
+        "time.steps=4".into(),
+        "advect.boundary={}".into(),
+    ];
+    let mut named = base.to_vec();
+    named.push("advect.name=\"dye\"".into());
+    let s = run(dir.path(), "advect-step", &named);
+    assert!(s["totals"]["dye"]["end"].is_number(), "{s}");
+    let out = Path::new(s["out"].as_str().unwrap());
+    let vtu = std::fs::read(out.join("step_0000004.vtu")).unwrap();
+    assert!(String::from_utf8_lossy(&vtu).contains("Name=\"dye\""));
+    let case = common::write_template(dir.path(), "advect-step");
+    for bad in ["\"velocity\"", "\"\"", "\"a b\""] {
+        let mut extra: Vec<String> = base.iter().flat_map(|s| ["--set".to_string(), s.clone()]).collect();
+        extra.extend(["--set".to_string(), format!("advect.name={bad}")]);
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let o = common::run_cpu(&case, &dir.path().join("refused"), &extra);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", common::stderr(&o));
+        assert!(common::stderr(&o).contains("advect.name"), "{}", common::stderr(&o));
+    }
+}
+
 #[test]
 fn linear_bfecc_converges_on_the_rotating_bump() {
     let dir = tempfile::tempdir().unwrap();

@@ -38,6 +38,13 @@ pub struct AdvectSection {
     /// Step budget of the walk before the kd-tree restart.
     #[serde(default = "walk_steps")]
     pub max_walk: u32,
+    /// The advected scalar's name in the output files and summary.json (the paper's F).
+    #[serde(default = "paper_name")]
+    pub name: String,
+}
+
+fn paper_name() -> String {
+    "F".into()
 }
 
 fn yes() -> bool {

@@ -52,6 +52,11 @@ impl AdvectSetup {
             let msg = "an advect case needs an [advect] section (see `solver cases advect-step`)";
             return Err(doc.error("advect", msg));
         };
+        let name = section.name.as_str();
+        if name.is_empty() || name == "velocity" || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            let msg = format!("`{name}`: give a name of letters, digits and _ other than `velocity`");
+            return Err(doc.error("advect.name", msg));
+        }
         let Some(mesh_file) = view.mesh else {
             let msg = "missing: set mesh = \"NAME.pmesh\" (made by `meshtool prepare` or `meshtool generate`)";
             return Err(doc.error("mesh", msg));
@@ -252,6 +257,7 @@ impl BuildIn for AdvectSetup {
                     .filter(|v| !v.is_nan())
                     .fold(self.initial, |(a, b), &v| (a.min(v), b.max(v)))
             }),
+            name: s.name.clone(),
         };
         Ok(match target {
             Target::Cpu => {
@@ -308,7 +314,7 @@ impl Setup for AdvectSetup {
                     .map(|x0| p.value(x0, self.lo, self.len))
             })
             .collect::<Option<Vec<f64>>>()?;
-        Some(Field::scalar("F", Centring::Cell, values))
+        Some(Field::scalar(&self.section.name, Centring::Cell, values))
     }
 
     fn summary(&self) -> serde_json::Value {

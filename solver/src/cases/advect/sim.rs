@@ -39,6 +39,8 @@ pub struct Common<R> {
     /// Keep the total (`AdvectSection::conserve`) within [lo, hi], the initial range and the
     /// Dirichlet values.
     pub conserve: Option<(f64, f64)>,
+    /// The scalar's name (`AdvectSection::name`).
+    pub name: String,
 }
 
 /// A boundary face: its cell, centroid, outward normal times area, and the Dirichlet value of
@@ -183,9 +185,10 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let f = self.engine.download(&self.f)?;
         let total = total(f.iter().map(|f| f.f64()), &self.common.volumes);
-        let mut out = vec![("F".to_string(), total)];
+        let name = &self.common.name;
+        let mut out = vec![(name.clone(), total)];
         if self.common.conserve.is_some() {
-            out.push(("F_inflow".into(), self.inflow));
+            out.push((format!("{name}_inflow"), self.inflow));
             out.push(("conservative".into(), total - self.inflow));
         }
         Ok(out)
@@ -194,8 +197,8 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
     fn health(&mut self) -> Result<Option<Unhealthy>> {
         let m = self.engine.max_abs(&self.f)?;
         Ok((!m.is_finite() || m > 1e100).then(|| Unhealthy {
-            field: "F".into(),
-            what: format!("max |F| = {m:e}"),
+            field: self.common.name.clone(),
+            what: format!("max |{}| = {m:e}", self.common.name),
         }))
     }
 
@@ -203,7 +206,7 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
         let f = self.engine.download(&self.f)?;
         let vel = cell_velocities(&self.common.vel, &self.common.centroids, clock);
         Ok(vec![
-            Field::scalar("F", Centring::Cell, f.iter().map(|v| v.f64()).collect()),
+            Field::scalar(&self.common.name, Centring::Cell, f.iter().map(|v| v.f64()).collect()),
             Field::vector("velocity", 3, Centring::Cell, vel),
         ])
     }
