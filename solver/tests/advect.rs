@@ -426,24 +426,13 @@ fn velocity_from_a_previous_run_repeats_the_analytic_run_and_f32_tracks_f64() {
     // A field written on another mesh is refused, naming the key, before anything is written.
     let other = box_mesh(dir.path(), 8);
     let case = dir.path().join("advect-rotation.toml");
-    let o = solver(&[
-        "run",
-        case.to_str().unwrap(),
-        "-q",
-        "--backend",
-        "cpu",
-        "-o",
-        dir.path().join("refused").to_str().unwrap(),
-        "--set",
-        &format!("mesh={other}"),
-        "--set",
-        &with_field[4],
-    ]);
+    let (mesh_set, refused) = (format!("mesh={other}"), dir.path().join("refused"));
+    let o = common::run_cpu(&case, &refused, &["--set", &mesh_set, "--set", &with_field[4]]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("advect.velocity.file") && err.contains("not those of the prepared mesh"),
         "{err}"
     );
-    assert!(!dir.path().join("refused").join("summary.json").exists());
+    assert!(!refused.join("summary.json").exists());
 }

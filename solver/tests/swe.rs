@@ -169,58 +169,7 @@ fn still_water_over_a_bathymetry_file_stays_at_rest_and_bad_files_are_refused() 
     assert!(speed <= 1e-12, "{speed}");
     assert!(s["final_min"].as_f64().unwrap() == 0.0, "the island is dry");
 
-    // The same bed through `meshtool generate grid --bathymetry bay.asc` (sampled at the cell
-    // centres into the grid file): the same run, file for file.
-    let esri = meshtool::generate::grid::EsriGrid::read(&dir.path().join("bay.asc")).unwrap();
-    let mut g = meshtool::generate::grid::GridSpec::new([0.0; 3], [240.0, 120.0, 1.0], [nx, ny, 1]).unwrap();
-    meshtool::generate::grid::attach_bathymetry(&mut g, &esri, "bay.asc").unwrap();
-    std::fs::write(dir.path().join("bay.grid.toml"), g.to_toml()).unwrap();
-    let text = std::fs::read_to_string(dir.path().join("swe-lake-at-rest.toml")).unwrap();
-    let text = text.replace("[grid]", "[grid]\nfile = \"bay.grid.toml\"");
-    let text: String = text
-        .lines()
-        .filter(|l| !l.starts_with("dims") && !l.starts_with("extent"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(dir.path().join("from-grid-file.toml"), text).unwrap();
-    let (from_asc, from_grid) = (dir.path().join("from-asc"), dir.path().join("from-grid"));
-    let still = [
-        "--set",
-        "shallow-water.initial={ kind = \"still-water\", level = 0.0 }",
-        "--set",
-        "time.end_time=200.0",
-    ];
-    let o = run_cpu(&dir.path().join("from-grid-file.toml"), &from_grid, &still);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let extra: Vec<&str> = bay.iter().flat_map(|s| ["--set", s.as_str()]).collect();
-    assert!(run_cpu(&dir.path().join("swe-lake-at-rest.toml"), &from_asc, &extra)
-        .status
-        .success());
-    let last = |d: &std::path::Path| {
-        let mut v: Vec<_> = std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "vti"))
-            .collect();
-        v.sort();
-        std::fs::read(v.last().unwrap()).unwrap()
-    };
-    assert!(
-        last(&from_asc) == last(&from_grid),
-        "the grid file's bathymetry gives the same run"
-    );
-    // Neither a file nor a grid file with a bathymetry: refused, saying how to make one.
-    let o = run_cpu(
-        &dir.path().join("swe-lake-at-rest.toml"),
-        &dir.path().join("none"),
-        &still,
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("meshtool generate grid --bathymetry"),
-        "{}",
-        stderr(&o)
-    );
+    the_grid_files_bathymetry_gives_the_same_run(dir.path(), [nx, ny], &bay);
 
     let case = dir.path().join("swe-lake-at-rest.toml");
     let refused = |file_text: &str, set: &[String], needle: &str| {
@@ -237,6 +186,52 @@ fn still_water_over_a_bathymetry_file_stays_at_rest_and_bad_files_are_refused() 
     let mut small = bay.clone();
     small[1] = "grid.dims=[20,12,1]".into();
     refused(&asc, &small, "set grid.dims = [24, 12, 1]");
+}
+
+/// The bed of `bay.asc` in `dir` through `meshtool generate grid --bathymetry bay.asc` (sampled
+/// at the cell centres into the grid file) gives the same run as the file itself, file for file;
+/// neither a file nor a grid file with a bathymetry is refused, saying how to make one.
+fn the_grid_files_bathymetry_gives_the_same_run(dir: &std::path::Path, [nx, ny]: [usize; 2], bay: &[String]) {
+    // The same bed through `meshtool generate grid --bathymetry bay.asc` (sampled at the cell
+    // centres into the grid file): the same run, file for file.
+    let esri = meshtool::generate::grid::EsriGrid::read(&dir.join("bay.asc")).unwrap();
+    let mut g = meshtool::generate::grid::GridSpec::new([0.0; 3], [240.0, 120.0, 1.0], [nx, ny, 1]).unwrap();
+    meshtool::generate::grid::attach_bathymetry(&mut g, &esri, "bay.asc").unwrap();
+    std::fs::write(dir.join("bay.grid.toml"), g.to_toml()).unwrap();
+    let text = std::fs::read_to_string(dir.join("swe-lake-at-rest.toml")).unwrap();
+    let text = text.replace("[grid]", "[grid]\nfile = \"bay.grid.toml\"");
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("dims") && !l.starts_with("extent"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.join("from-grid-file.toml"), text).unwrap();
+    let (from_asc, from_grid) = (dir.join("from-asc"), dir.join("from-grid"));
+    let still = [
+        "--set",
+        "shallow-water.initial={ kind = \"still-water\", level = 0.0 }",
+        "--set",
+        "time.end_time=200.0",
+    ];
+    let o = run_cpu(&dir.join("from-grid-file.toml"), &from_grid, &still);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let extra: Vec<&str> = bay.iter().flat_map(|s| ["--set", s.as_str()]).collect();
+    assert!(run_cpu(&dir.join("swe-lake-at-rest.toml"), &from_asc, &extra)
+        .status
+        .success());
+    let last = |d: &std::path::Path| std::fs::read(common::vti_files(d).last().unwrap()).unwrap();
+    assert!(
+        last(&from_asc) == last(&from_grid),
+        "the grid file's bathymetry gives the same run"
+    );
+    // Neither a file nor a grid file with a bathymetry: refused, saying how to make one.
+    let o = run_cpu(&dir.join("swe-lake-at-rest.toml"), &dir.join("none"), &still);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("meshtool generate grid --bathymetry"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// `solver run CASE --backend cpu` without -q (the totals at each output go to stderr) with

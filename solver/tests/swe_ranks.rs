@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::write_template;
-use std::path::{Path, PathBuf};
+use common::{vti_files, write_template};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `solver ARGS` on `ranks` MPI ranks (oversubscribed: CI has 2 cores).
@@ -41,8 +41,9 @@ fn available() -> bool {
     mpi
 }
 
-/// Run `case` on `ranks` ranks into `out` with overrides; panics with stderr on failure.
-fn run(ranks: usize, case: &Path, out: &Path, sets: &[&str]) {
+/// `solver run CASE --backend cpu -o OUT` on `ranks` ranks with `--set` overrides and `extra`
+/// arguments.
+fn solver_run(ranks: usize, case: &Path, out: &Path, sets: &[&str], extra: &[&str]) -> Output {
     let mut args = vec![
         "run",
         case.to_str().unwrap(),
@@ -52,10 +53,16 @@ fn run(ranks: usize, case: &Path, out: &Path, sets: &[&str]) {
         "-o",
         out.to_str().unwrap(),
     ];
+    args.extend_from_slice(extra);
     for s in sets {
         args.extend(["--set", s]);
     }
-    let o = mpirun(ranks, &args);
+    mpirun(ranks, &args)
+}
+
+/// Run `case` on `ranks` ranks into `out` with overrides; panics with stderr on failure.
+fn run(ranks: usize, case: &Path, out: &Path, sets: &[&str]) {
+    let o = solver_run(ranks, case, out, sets, &[]);
     assert!(
         o.status.success(),
         "{ranks} ranks: {}",
@@ -63,19 +70,8 @@ fn run(ranks: usize, case: &Path, out: &Path, sets: &[&str]) {
     );
 }
 
-/// The VTK files of an output folder, by name.
-fn frames(out: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "vti"))
-        .collect();
-    v.sort();
-    v
-}
-
 fn assert_same_files(a: &Path, b: &Path) {
-    let (fa, fb) = (frames(a), frames(b));
+    let (fa, fb) = (vti_files(a), vti_files(b));
     assert!(fa.len() >= 2, "{}: {fa:?}", a.display());
     assert_eq!(
         fa.iter().map(|p| p.file_name()).collect::<Vec<_>>(),
@@ -143,7 +139,7 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
             }
             println!(
                 "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",
-                frames(&many).len()
+                vti_files(&many).len()
             );
         }
     }
@@ -171,25 +167,13 @@ fn a_checkpoint_of_two_ranks_restarts_on_four() {
             "output.checkpoint_every=1",
         ],
     );
-    let mut args = vec![
-        "run",
-        case.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "-q",
-        "-o",
-        split.to_str().unwrap(),
-        "--restart",
-    ];
-    for s in [
+    let finish = [
         dims,
         "time.end_time=1.0",
         "output.interval=0.5",
         "output.checkpoint_every=1",
-    ] {
-        args.extend(["--set", s]);
-    }
-    let o = mpirun(4, &args);
+    ];
+    let o = solver_run(4, &case, &split, &finish, &["--restart"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_same_files(&whole, &split);
 }
@@ -202,23 +186,14 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let case = write_template(dir.path(), "swe-column");
     let out = dir.path().join("out");
-    for (sets, needle) in [
-        (["--set", "grid.dims=[40,6,1]"], "use at most 3 ranks"),
+    for (set, needle) in [
+        ("grid.dims=[40,6,1]", "use at most 3 ranks"),
         (
-            ["--set", "shallow-water.boundary={x=\"reflect\",y=\"periodic\"}"],
+            "shallow-water.boundary={x=\"reflect\",y=\"periodic\"}",
             "periodic y is not decomposed",
         ),
     ] {
-        let mut args = vec![
-            "run",
-            case.to_str().unwrap(),
-            "--backend",
-            "cpu",
-            "-o",
-            out.to_str().unwrap(),
-        ];
-        args.extend(sets);
-        let o = mpirun(4, &args);
+        let o = solver_run(4, &case, &out, &[set], &[]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(err.contains("grid.dims") && err.contains(needle), "{err}");

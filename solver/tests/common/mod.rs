@@ -87,3 +87,14 @@ pub fn assert_refused(dir: &Path, template: &str, set: &str, needle: &str) {
     assert!(stderr(&o).contains(needle), "{set}: {}", stderr(&o));
     assert!(!out.exists(), "{set}: output written");
 }
+
+/// The VTK image files of an output folder, by name.
+pub fn vti_files(out: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<std::path::PathBuf> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vti"))
+        .collect();
+    v.sort();
+    v
+}
