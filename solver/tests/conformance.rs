@@ -28,7 +28,7 @@ fn box_mesh(dir: &Path) -> PathBuf {
 }
 
 /// The template made small and short: 6 steps, output every 3, structured grids of at most
-/// 16 cells per axis, the box mesh for unstructured families.
+/// 16 cells per axis (but those a data file fixes), the box mesh for unstructured families.
 fn shrink(text: &str, mesh: &Path) -> toml::Table {
     let mut t: toml::Table = toml::from_str(text).unwrap();
     if t.contains_key("mesh") {
@@ -38,8 +38,13 @@ fn shrink(text: &str, mesh: &Path) -> toml::Table {
             s.remove("boundary");
         }
     }
+    // A grid whose cells a data file fixes (a bathymetry raster) keeps its size.
+    let data_grid = t
+        .values()
+        .any(|v| v.get("initial").and_then(|i| i.get("bathymetry")).is_some());
     if let Some(dims) = t
         .get_mut("grid")
+        .filter(|_| !data_grid)
         .and_then(|g| g.get_mut("dims"))
         .and_then(|d| d.as_array_mut())
     {
