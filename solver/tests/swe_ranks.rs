@@ -1,7 +1,7 @@
 //! Shallow water decomposed into slabs over MPI ranks (CPU backend, `mpirun -np 2` and `-np 4`):
 //! every output file equals the single-rank run's byte for byte (f64 and f32: the ranks take
 //! the same global steps and every cell the same arithmetic; with a tide and a river source
-//! too) and the totals agree, a checkpoint written by 2 ranks
+//! too; with 1, 2 or 3 ghost rows exchanged every as many steps) and the totals agree, a checkpoint written by 2 ranks
 //! restarts on 4, and a rank count the grid cannot share is refused with exit 2 and nothing
 //! written. Needs the `mpi` feature and Open MPI's `mpirun` (scripts/setup.sh installs both);
 //! skipped with a message otherwise, except under CI.
@@ -117,9 +117,12 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
         let case = write_template(dir.path(), template);
         let one = dir.path().join(format!("one-{k}"));
         run(1, &case, &one, sets);
-        for ranks in [2, 4] {
-            let many = dir.path().join(format!("ranks{ranks}-{k}"));
-            run(ranks, &case, &many, sets);
+        // Ghost-cell expansion: 2 and 3 ghost rows, exchanged every 2 and 3 steps.
+        for (ranks, ghost) in [(2, 1), (4, 1), (2, 2), (4, 3)] {
+            let many = dir.path().join(format!("ranks{ranks}-ghost{ghost}-{k}"));
+            let ghost_rows = format!("shallow-water.ghost_rows={ghost}");
+            let with_ghost: Vec<&str> = sets.iter().copied().chain([ghost_rows.as_str()]).collect();
+            run(ranks, &case, &many, &with_ghost);
             assert_same_files(&one, &many);
             let s: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(many.join("summary.json")).unwrap()).unwrap();
@@ -138,7 +141,7 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
                 );
             }
             println!(
-                "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",
+                "{template} {sets:?}: {ranks} ranks, {ghost} ghost rows, equal 1 rank in {} files",
                 vti_files(&many).len()
             );
         }

@@ -19,6 +19,32 @@ pub fn fill<T: Real>(g: &StructuredGrid, bc: &BoundarySet, f: &mut [T]) {
     }
 }
 
+/// The x ghosts of rows `rows` (ghost rows along y included) of every component: a slab that
+/// updates its ghost rows again, as the neighbour that owns them does, needs theirs too.
+pub fn fill_x_of_rows<T: Real>(g: &StructuredGrid, bc: &BoundarySet, f: &mut [T], rows: &[isize]) {
+    let len = g.padded_len();
+    let vertex = g.centring == Centring::Point;
+    for (c, comp) in f.chunks_mut(len).take(g.components).enumerate() {
+        let negate = bc.normal_component[0] == Some(c);
+        for &j in rows {
+            let at = |v: isize| g.at(v, j, 0);
+            for side in 0..2 {
+                fill_row(
+                    &bc.faces[0][side],
+                    vertex,
+                    negate,
+                    c,
+                    g.halo[0] as isize,
+                    g.n[0] as isize,
+                    side,
+                    &at,
+                    comp,
+                );
+            }
+        }
+    }
+}
+
 fn fill_axis<T: Real>(g: &StructuredGrid, bc: &BoundarySet, axis: usize, comp: usize, f: &mut [T]) {
     let n = g.n.map(|v| v as isize);
     let (a1, a2) = ((axis + 1) % 3, (axis + 2) % 3);

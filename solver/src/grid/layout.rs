@@ -73,6 +73,12 @@ impl StructuredGrid {
         out
     }
 
+    /// The row (j, ghosts negative or from n) of padded index p.
+    pub fn row_of(&self, p: usize) -> isize {
+        let py = self.n[1] + 2 * self.halo[1];
+        ((p / self.pitch) % py) as isize - self.halo[1] as isize
+    }
+
     /// Interior values per component.
     pub fn points(&self) -> usize {
         self.n.iter().product()

@@ -28,6 +28,8 @@ pub struct CpuSwe<R: Real> {
     bed_grid: crate::grid::StructuredGrid,
     /// Water added by clipping and by the sources, the water at the start.
     pub ledger: Ledger,
+    /// Steps since the start or the restart (the ghost rows arrive every `ghost_rows` steps).
+    steps: usize,
 }
 
 impl<R: Real> CpuSwe<R> {
@@ -42,7 +44,7 @@ impl<R: Real> CpuSwe<R> {
             start_water: super::water(&setup, &initial_rounded::<R>(initial)),
             ..Ledger::default()
         };
-        CpuSwe { setup, ranks, slab, whole, w, bed, bed_grid, ledger }
+        CpuSwe { setup, ranks, slab, whole, w, bed, bed_grid, ledger, steps: 0 }
     }
 
     /// The state at padded index p in the frame of axis a.
@@ -56,12 +58,12 @@ impl<R: Real> CpuSwe<R> {
     }
 
     /// Manning friction, semi-implicit: q / (1 + dt g n^2 |u| / h^(4/3)) in wet cells.
-    fn friction(&mut self, dt: f64) {
+    fn friction(&mut self, dt: f64, cells: &[usize]) {
         let s = &self.setup;
         let len = s.grid.padded_len();
         let k = dt * s.gravity * s.manning * s.manning;
         // k = dt g n^2
-        for &p in &s.cells() {
+        for &p in cells {
             let h = self.w[p].f64();
             if h <= s.dry {
                 continue;
@@ -101,14 +103,27 @@ impl<R: Real> Simulation for CpuSwe<R> {
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         let s = &self.setup;
         let (len, g, dry) = (s.grid.padded_len(), R::of(s.gravity), R::of(s.dry));
-        s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources);
+        // Ghost-cell expansion: the ghost rows arrive every `depth` steps, and in between this
+        // slab updates them again as their owner does, one row fewer each step.
+        let (depth, ny) = (s.ghost_rows as isize, s.grid.n[1] as isize);
+        let extra = depth - 1 - (self.steps % s.ghost_rows) as isize;
+        let lo = if self.slab.has_below() { -extra } else { 0 };
+        let hi = ny + if self.slab.has_above() { extra } else { 0 };
+        // The sources change the state the updated rows read: theirs, and the row beyond each end.
+        let (below, above) = (isize::from(self.slab.has_below()), isize::from(self.slab.has_above()));
+        s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources, lo - below..hi + above);
         halo::fill(&s.grid, &s.bc, &mut self.w);
-        s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time);
-        slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
+        let ghost_rows: Vec<isize> = (lo..0).chain(ny..hi).collect();
+        halo::fill_x_of_rows(&s.grid, &s.bc, &mut self.w, &ghost_rows);
+        s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time, lo..hi);
+        if self.steps.is_multiple_of(s.ghost_rows) {
+            slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
+        }
+        self.steps += 1;
         let strides = [1, s.grid.padded()[0]];
         let axes = s.axes();
-        let updated: Vec<[R; 4]> = s
-            .cells()
+        let cells = s.cells_in_rows(lo..hi);
+        let updated: Vec<[R; 4]> = cells
             .par_iter()
             .map(|&p| {
                 let mut w: [R; 4] = std::array::from_fn(|k| self.w[k * len + p]);
@@ -130,8 +145,9 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let area = s.grid.h[0] * s.grid.h[1];
         let thin = R::of(s.thin);
         let thin4 = thin * thin * thin * thin;
-        for (&p, mut w) in s.cells().iter().zip(updated) {
-            if w[0] < R::zero() {
+        let owned = |p: usize| (0..ny).contains(&s.grid.row_of(p));
+        for (&p, mut w) in cells.iter().zip(updated) {
+            if w[0] < R::zero() && owned(p) {
                 clipped -= w[0].f64() * area;
             }
             if w[0] <= dry {
@@ -152,7 +168,7 @@ impl<R: Real> Simulation for CpuSwe<R> {
         }
         self.ledger.clipped += clipped;
         if s.manning > 0.0 {
-            self.friction(dt);
+            self.friction(dt, &cells);
         }
         Ok(())
     }
@@ -181,6 +197,7 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let values = slab::cut_state(nx, ny, &self.slab, &from_bytes::<R>(bytes));
         self.ledger.start_water = super::water(&self.setup, &values.iter().map(|v| v.f64()).collect::<Vec<_>>());
         self.w = self.setup.grid.pad(&values);
+        self.steps = 0;
         Ok(())
     }
 

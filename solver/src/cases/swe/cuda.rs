@@ -118,9 +118,11 @@ impl DeviceForcing {
             open.rows = open.rows.max(g.n[1 - o.axis] as i32);
         }
         open.count = f.open.len() as i32;
-        let cells: Vec<u64> = f.sources.iter().map(|s| g.at(s.cell[0] as isize, s.cell[1] as isize, 0) as u64).collect();
-        let desc: Vec<i32> = f.sources.iter().flat_map(|s| packed.add(Some(&s.discharge))).collect();
-        let conc: Vec<f64> = f.sources.iter().map(|s| s.concentration).collect();
+        // The slab's own sources: with one ghost row, the rows beside it arrive with theirs.
+        let own: Vec<_> = f.sources.iter().filter(|s| s.owned).collect();
+        let cells: Vec<u64> = own.iter().map(|s| g.at(s.cell[0], s.cell[1], 0) as u64).collect();
+        let desc: Vec<i32> = own.iter().flat_map(|s| packed.add(Some(&s.discharge))).collect();
+        let conc: Vec<f64> = own.iter().map(|s| s.concentration).collect();
         // No buffer is empty (a zero-length allocation is refused).
         let nonempty = |v: Vec<f64>| if v.is_empty() { vec![0.0] } else { v };
         let stream = &dev.stream;
@@ -130,7 +132,7 @@ impl DeviceForcing {
             cells: stream.clone_htod(&[cells, vec![0]].concat())?,
             desc: stream.clone_htod(&[desc, vec![0, 0]].concat())?,
             conc: stream.clone_htod(&nonempty(conc))?,
-            count: f.sources.len() as i32,
+            count: own.len() as i32,
             added: stream.alloc_zeros::<f64>(2)?,
             f_open: dev.function::<R>(kernels::swe::OPEN, &[])?,
             f_sources: dev.function::<R>(kernels::swe::SOURCES, &[])?,

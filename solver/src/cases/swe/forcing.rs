@@ -22,10 +22,12 @@ pub struct OpenSide {
     pub concentration: Option<f64>,
 }
 
-/// A point source, checked: its cell (i, j) and discharge.
+/// A point source, checked: its cell (i, j) and discharge. In a slab, j counts from the slab's
+/// first row and may lie in its ghost rows (which other slabs own: `owned` false).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PointSource {
-    pub cell: [usize; 2],
+    pub cell: [isize; 2],
+    pub owned: bool,
     pub discharge: Series,
     pub concentration: f64,
 }
@@ -54,10 +56,11 @@ impl Forcing {
         Ok(forcing)
     }
 
-    /// The forcing of the slab of rows `start..end`: its sources (rows counted from the slab's
-    /// first), the open sides along x, and those along y where the slab has the grid's side
-    /// (`below` / `above`: other slabs are there).
-    pub fn for_rows(&self, start: usize, end: usize, below: bool, above: bool) -> Forcing {
+    /// The forcing of the slab of rows `start..end` with `ghost` ghost rows: its sources (rows
+    /// counted from the slab's first; those in the ghost rows too, which the slab updates again),
+    /// the open sides along x, and those along y where the slab has the grid's side (`below` /
+    /// `above`: other slabs are there).
+    pub fn for_rows(&self, start: usize, end: usize, ghost: usize, below: bool, above: bool) -> Forcing {
         let open = self
             .open
             .iter()
@@ -67,9 +70,10 @@ impl Forcing {
         let sources = self
             .sources
             .iter()
-            .filter(|s| (start..end).contains(&s.cell[1]))
+            .filter(|s| (start as isize - ghost as isize..(end + ghost) as isize).contains(&s.cell[1]))
             .map(|s| PointSource {
-                cell: [s.cell[0], s.cell[1] - start],
+                cell: [s.cell[0], s.cell[1] - start as isize],
+                owned: (start as isize..end as isize).contains(&s.cell[1]),
                 ..s.clone()
             })
             .collect();
@@ -77,16 +81,17 @@ impl Forcing {
     }
 
     /// The ghosts of the open sides at time t (after the halo fill), from the interior cells
-    /// beside them and the bed's ghosts.
-    pub fn fill_open<R: Real>(&self, g: &StructuredGrid, bed: &[R], w: &mut [R], dry: R, t: f64) {
+    /// beside them and the bed's ghosts; the x sides in rows `rows` (a slab's ghost rows too).
+    pub fn fill_open<R: Real>(&self, g: &StructuredGrid, bed: &[R], w: &mut [R], dry: R, t: f64, rows: std::ops::Range<isize>) {
         let len = g.padded_len();
         for o in &self.open {
-            let (a, b) = (o.axis, 1 - o.axis);
+            let a = o.axis;
             let level = o.level.as_ref().map(|s| s.at(t));
             // Positive discharges flow into the domain: along +axis on the low side.
             let sign = if o.side == 0 { 1.0 } else { -1.0 };
             let q = o.discharge.as_ref().map(|s| R::of(sign * s.at(t)));
-            for r in 0..g.n[b] as isize {
+            let along = if a == 0 { rows.clone() } else { 0..g.n[0] as isize };
+            for r in along {
                 let (edge, ghost) = if o.side == 0 { (0, -1) } else { (g.n[a] as isize - 1, g.n[a] as isize) };
                 let idx = |v: isize| if a == 0 { g.at(v, r, 0) } else { g.at(r, v, 0) };
                 let (p, gp) = (idx(edge), idx(ghost));
@@ -106,17 +111,20 @@ impl Forcing {
     }
 
     /// Add each source's water and pollutant over a step of dt from time t (cell by cell, in
-    /// order), and the volume of water and the pollutant added to `added`.
-    pub fn add_sources<R: Real>(&self, g: &StructuredGrid, w: &mut [R], t: f64, dt: f64, added: &mut [f64; 2]) {
+    /// order) in rows `rows`, and the volume of water and the pollutant the slab's own sources
+    /// added to `added`.
+    pub fn add_sources<R: Real>(&self, g: &StructuredGrid, w: &mut [R], t: f64, dt: f64, added: &mut [f64; 2], rows: std::ops::Range<isize>) {
         let (len, area) = (g.padded_len(), g.h[0] * g.h[1]);
-        for s in &self.sources {
-            let p = g.at(s.cell[0] as isize, s.cell[1] as isize, 0);
+        for s in self.sources.iter().filter(|s| rows.contains(&s.cell[1])) {
+            let p = g.at(s.cell[0], s.cell[1], 0);
             let q = s.discharge.at(t);
             let (water, pollutant) = (R::of(q * dt / area), R::of(q * s.concentration * dt / area));
             w[p] = w[p] + water;
             w[3 * len + p] = w[3 * len + p] + pollutant;
-            added[0] += water.f64() * area;
-            added[1] += pollutant.f64() * area;
+            if s.owned {
+                added[0] += water.f64() * area;
+                added[1] += pollutant.f64() * area;
+            }
         }
     }
 }
@@ -203,7 +211,8 @@ fn sources(doc: &CaseDoc, s: &SweSection, grid: &StructuredGrid) -> Result<Vec<P
             return Err(doc.error(&format!("{key}.concentration"), format!("must be 0 or positive, got {}", src.concentration)));
         }
         sources.push(PointSource {
-            cell: [i, j],
+            cell: [i as isize, j as isize],
+            owned: true,
             discharge,
             concentration: src.concentration,
         });

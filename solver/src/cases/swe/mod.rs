@@ -114,6 +114,8 @@ pub struct SweSetup {
     pub manning: f64,
     /// Devices this process drives (`run.gpus`), each a slab of rows.
     pub gpus: usize,
+    /// Ghost rows beside other slabs (`shallow-water.ghost_rows`).
+    pub ghost_rows: usize,
     /// Bed elevations per cell (x fastest) read from a bathymetry file.
     pub bed_file: Option<Vec<f64>>,
     pub initial: Initial,
@@ -152,7 +154,16 @@ impl SweSetup {
             }
         }
         bed_bc.normal_component = [None; 3];
-        let halo = [1, usize::from(spec.cells[1] > 1), 0];
+        if s.ghost_rows == 0 {
+            return Err(doc.error("shallow-water.ghost_rows", "must be at least 1"));
+        }
+        if s.ghost_rows > 1 && doc.run.backend != crate::framework::config::Backend::Cpu {
+            return Err(doc.error(
+                "shallow-water.ghost_rows",
+                "more than one ghost row runs on the CPU backend only so far: set run.backend = \"cpu\", or ghost_rows = 1",
+            ));
+        }
+        let halo = [1, if spec.cells[1] > 1 { s.ghost_rows } else { 0 }, 0];
         let grid = StructuredGrid::new(&spec, Centring::Cell, &bc, halo, 4);
         let dry = s.dry_depth.unwrap_or(match doc.run.precision {
             Precision::F64 => 1e-6,
@@ -169,6 +180,7 @@ impl SweSetup {
             thin: 0.0,
             manning: s.manning,
             gpus: doc.run.gpus,
+            ghost_rows: s.ghost_rows,
             bed_file: None,
             initial: s.initial.clone(),
             section: s.clone(),
@@ -199,7 +211,7 @@ impl SweSetup {
                 "{size} ranks split the grid along y, which is periodic here: periodic y is not decomposed; make y walls or outflow, or run one rank"
             ));
         }
-        Slab::of(self.grid.cells[1], rank, size, 1)
+        Slab::of(self.grid.cells[1], rank, size, self.ghost_rows)
     }
 
     /// The axes with more than one cell.
@@ -209,8 +221,13 @@ impl SweSetup {
 
     /// Interior cells as padded indices, x fastest.
     pub fn cells(&self) -> Vec<usize> {
-        let [nx, ny, _] = self.grid.n;
-        (0..ny).flat_map(|j| (0..nx).map(move |i| self.grid.at(i as isize, j as isize, 0))).collect()
+        self.cells_in_rows(0..self.grid.n[1] as isize)
+    }
+
+    /// The cells of rows `rows` (ghost rows included) as padded indices, x fastest.
+    pub fn cells_in_rows(&self, rows: std::ops::Range<isize>) -> Vec<usize> {
+        let nx = self.grid.n[0] as isize;
+        rows.flat_map(|j| (0..nx).map(move |i| self.grid.at(i, j, 0))).collect()
     }
 
     fn centre(&self) -> [f64; 2] {

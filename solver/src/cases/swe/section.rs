@@ -24,6 +24,11 @@ pub struct SweSection {
     /// max(h^4, eps^4)) (Kurganov & Petrova 2007). Default 1e-3 of the deepest initial water.
     #[serde(default)]
     pub thin_depth: Option<f64>,
+    /// Ghost rows a slab keeps beside each other slab of a decomposed run: they arrive every
+    /// `ghost_rows` steps and are updated again in between (the paper's ghost-cell expansion:
+    /// fewer, larger messages). CPU ranks only so far.
+    #[serde(default = "one_row")]
+    pub ghost_rows: usize,
     /// Manning's roughness n (s / m^(1/3)); 0: no friction. Applied semi-implicitly after each
     /// step: q / (1 + dt g n^2 |u| / h^(4/3)).
     #[serde(default)]
@@ -73,6 +78,10 @@ pub struct Source {
     pub discharge: SeriesSpec,
     #[serde(default)]
     pub concentration: f64,
+}
+
+fn one_row() -> usize {
+    1
 }
 
 fn default_gravity() -> f64 {

@@ -35,7 +35,7 @@ pub fn local_setup(setup: &SweSetup, slab: &Slab) -> SweSetup {
         }
     }
     local.grid = StructuredGrid::new(&spec, Centring::Cell, &local.bc, g.halo, COMPONENTS);
-    local.forcing = setup.forcing.for_rows(slab.start, slab.end, slab.has_below(), slab.has_above());
+    local.forcing = setup.forcing.for_rows(slab.start, slab.end, g.halo[1], slab.has_below(), slab.has_above());
     local
 }
 
@@ -63,28 +63,32 @@ pub fn local_fields(setup: &SweSetup, local: &SweSetup, slab: &Slab, w: &[f64], 
     (rows_of(w, g.cells[0], g.cells[1], COMPONENTS, slab), local_bed)
 }
 
-/// Exchange the ghost rows of the padded state `w` (grid `g`) with the ranks below and above:
-/// each sends its first and last owned rows, every component, and receives the neighbours'.
+/// Exchange the ghost rows of the padded state `w` (grid `g`, `g.halo[1]` ghost rows) with the
+/// ranks below and above: each sends as many of its first and last owned rows, every component,
+/// and receives the neighbours'.
 pub fn exchange_ghost_rows<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, slab: &Slab, w: &mut [R]) {
     if slab.size == 1 {
         return;
     }
-    let (len, px, ny) = (g.padded_len(), g.padded()[0], g.n[1] as isize);
+    let (len, px, ny, depth) = (g.padded_len(), g.padded()[0], g.n[1] as isize, g.halo[1] as isize);
     let row = |k: usize, j: isize| k * len + g.at(0, j, 0) - g.xoff;
-    let pack = |w: &[R], j: isize| -> Vec<u8> {
-        let values: Vec<R> = (0..COMPONENTS).flat_map(|k| w[row(k, j)..row(k, j) + px].to_vec()).collect();
+    // Rows first..first + depth of every component, each whole (its x ghosts too).
+    let pack = |w: &[R], first: isize| -> Vec<u8> {
+        let values: Vec<R> = (0..COMPONENTS)
+            .flat_map(|k| w[row(k, first)..row(k, first) + depth as usize * px].to_vec())
+            .collect();
         to_bytes(&values)
     };
-    let (down, up) = (pack(w, 0), pack(w, ny - 1));
+    let (down, up) = (pack(w, 0), pack(w, ny - depth));
     let (mut below, mut above) = (vec![0u8; down.len()], vec![0u8; up.len()]);
     ranks.exchange(&down, &up, &mut below, &mut above);
-    let mut unpack = |bytes: &[u8], j: isize| {
-        for (k, values) in from_bytes::<R>(bytes).chunks(px).enumerate() {
-            w[row(k, j)..row(k, j) + px].copy_from_slice(values);
+    let mut unpack = |bytes: &[u8], first: isize| {
+        for (k, values) in from_bytes::<R>(bytes).chunks(depth as usize * px).enumerate() {
+            w[row(k, first)..row(k, first) + values.len()].copy_from_slice(values);
         }
     };
     if slab.has_below() {
-        unpack(&below, -1);
+        unpack(&below, -depth);
     }
     if slab.has_above() {
         unpack(&above, ny);
