@@ -154,6 +154,11 @@ fn linear_bfecc_converges_on_the_rotating_bump() {
     }
 }
 
+/// Gmsh boxes of target sizes 1/8, 1/16, 1/32 (None, said, without gmsh).
+fn gmsh_boxes(dir: &Path) -> Option<Vec<String>> {
+    [8, 16, 32].map(|n| gmsh_box(dir, n)).into_iter().collect()
+}
+
 /// A Delaunay mesh of the unit cube by Gmsh (OpenCASCADE box, target size 1/n), prepared; None
 /// (with a visible SKIPPED) where the `gmsh` program is missing, which CI does not allow.
 fn gmsh_box(dir: &Path, n: usize) -> Option<String> {
@@ -242,11 +247,7 @@ fn default_interpolation_is_second_order_on_the_rotating_bump() {
 #[test]
 fn default_interpolation_is_second_order_on_the_rotating_bump_on_gmsh_boxes() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(meshes) = [8, 16, 32]
-        .map(|n| gmsh_box(dir.path(), n))
-        .into_iter()
-        .collect::<Option<Vec<_>>>()
-    else {
+    let Some(meshes) = gmsh_boxes(dir.path()) else {
         return;
     };
     let sets = [ROTATION_BUMP, "time.cfl=2"];
@@ -274,11 +275,7 @@ fn default_interpolation_is_second_order_on_leveque_deformation() {
 #[test]
 fn default_interpolation_is_second_order_on_leveque_deformation_on_gmsh_boxes() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(meshes) = [8, 16, 32]
-        .map(|n| gmsh_box(dir.path(), n))
-        .into_iter()
-        .collect::<Option<Vec<_>>>()
-    else {
+    let Some(meshes) = gmsh_boxes(dir.path()) else {
         return;
     };
     let sets = [DEFORMATION_BUMP, "time.cfl=2"];

@@ -21,6 +21,12 @@ pub struct Template {
     pub text: &'static str,
 }
 
+impl Template {
+    pub const fn new(name: &'static str, about: &'static str, text: &'static str) -> Template {
+        Template { name, about, text }
+    }
+}
+
 /// What the framework asks of a family.
 pub trait Family: Sync {
     /// Its `[case] kind` and the name of its own TOML section.
@@ -191,6 +197,27 @@ pub struct CheckSpec {
     pub tolerance: [f64; 2],
     /// More overrides made at run time (e.g. a velocity file written by a previous run).
     pub extra: Option<ExtraSets>,
+}
+
+impl CheckSpec {
+    /// A check of `template` with overrides `sets` for `steps` steps, within `tolerance` (f64,
+    /// f32), with no run-time overrides.
+    pub const fn new(
+        name: &'static str,
+        template: &'static str,
+        sets: &'static [&'static str],
+        steps: u64,
+        tolerance: [f64; 2],
+    ) -> CheckSpec {
+        CheckSpec {
+            name,
+            template,
+            sets,
+            steps,
+            tolerance,
+            extra: None,
+        }
+    }
 }
 
 /// Overrides a check makes at run time from its context.

@@ -31,35 +31,24 @@ use serde::{Deserialize, Serialize};
 /// Ghost layers on every active axis: MUSCL-Hancock's flux at a face reads two cells each side.
 const HALO: usize = 2;
 
-const fn template(name: &'static str, about: &'static str, text: &'static str) -> Template {
-    Template { name, about, text }
-}
-
 const TEMPLATES: &[Template] = &[
-    template("euler-toro-1", "Toro's test 1 (Sod): rarefaction, contact, shock; exact solution", include_str!("templates/euler-toro-1.toml")),
-    template("euler-toro-2", "Toro's test 2 (123 problem): two rarefactions, near vacuum", include_str!("templates/euler-toro-2.toml")),
-    template("euler-toro-3", "Toro's test 3: left half of the blast wave, strong shock", include_str!("templates/euler-toro-3.toml")),
-    template("euler-toro-4", "Toro's test 4: right half of the blast wave", include_str!("templates/euler-toro-4.toml")),
-    template("euler-toro-5", "Toro's test 5: collision of the shocks of tests 3 and 4", include_str!("templates/euler-toro-5.toml")),
-    template("euler-density-wave", "smooth density wave advected diagonally, periodic: the order of accuracy", include_str!("templates/euler-density-wave.toml")),
-    template("euler-riemann-2d", "the paper's benchmark: Lax & Liu's 2D Riemann problem, configuration 3, 1000 x 1000", include_str!("templates/euler-riemann-2d.toml")),
-    template("euler-rt-2d", "Rayleigh-Taylor, single mode, 2D: PLM + HLL + SSP-RK3 with gravity, hydrostatic walls", include_str!("templates/euler-rt-2d.toml")),
-    template("euler-rt-3d", "Rayleigh-Taylor, single mode, 3D, 64 x 64 x 192 (the PLM paper's grid)", include_str!("templates/euler-rt-3d.toml")),
-    template("euler-rt-3d-multimode", "Rayleigh-Taylor from a random perturbation, 3D, 64 x 64 x 192", include_str!("templates/euler-rt-3d-multimode.toml")),
+    Template::new("euler-toro-1", "Toro's test 1 (Sod): rarefaction, contact, shock; exact solution", include_str!("templates/euler-toro-1.toml")),
+    Template::new("euler-toro-2", "Toro's test 2 (123 problem): two rarefactions, near vacuum", include_str!("templates/euler-toro-2.toml")),
+    Template::new("euler-toro-3", "Toro's test 3: left half of the blast wave, strong shock", include_str!("templates/euler-toro-3.toml")),
+    Template::new("euler-toro-4", "Toro's test 4: right half of the blast wave", include_str!("templates/euler-toro-4.toml")),
+    Template::new("euler-toro-5", "Toro's test 5: collision of the shocks of tests 3 and 4", include_str!("templates/euler-toro-5.toml")),
+    Template::new("euler-density-wave", "smooth density wave advected diagonally, periodic: the order of accuracy", include_str!("templates/euler-density-wave.toml")),
+    Template::new("euler-riemann-2d", "the paper's benchmark: Lax & Liu's 2D Riemann problem, configuration 3, 1000 x 1000", include_str!("templates/euler-riemann-2d.toml")),
+    Template::new("euler-rt-2d", "Rayleigh-Taylor, single mode, 2D: PLM + HLL + SSP-RK3 with gravity, hydrostatic walls", include_str!("templates/euler-rt-2d.toml")),
+    Template::new("euler-rt-3d", "Rayleigh-Taylor, single mode, 3D, 64 x 64 x 192 (the PLM paper's grid)", include_str!("templates/euler-rt-3d.toml")),
+    Template::new("euler-rt-3d-multimode", "Rayleigh-Taylor from a random perturbation, 3D, 64 x 64 x 192", include_str!("templates/euler-rt-3d-multimode.toml")),
 ];
 
 /// A CPU-vs-CUDA check of `template` (the same arithmetic in the same order on both
 /// backends; only the exact Riemann solver's `pow` may round differently on the device, HLLC
 /// and HLL have none).
 const fn check(name: &'static str, template: &'static str, sets: &'static [&'static str], steps: u64) -> CheckSpec {
-    CheckSpec {
-        name,
-        template,
-        sets,
-        steps,
-        tolerance: [1e-10, 1e-5],
-        extra: None,
-    }
+    CheckSpec::new(name, template, sets, steps, [1e-10, 1e-5])
 }
 
 /// Toro's 1D tests on 200 cells.

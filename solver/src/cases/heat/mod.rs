@@ -52,27 +52,23 @@ struct HeatDoc {
     grid: GridSection,
 }
 
-const fn template(name: &'static str, about: &'static str, text: &'static str) -> Template {
-    Template { name, about, text }
-}
-
 const TEMPLATES: &[Template] = &[
-    template(
+    Template::new(
         "heat-benchmark",
         "thesis benchmark cube: 2000 RK3 steps, Dirichlet at y = 0, periodic x and z",
         include_str!("templates/heat-benchmark.toml"),
     ),
-    template(
+    Template::new(
         "heat-gaussian",
         "periodic Gaussian diffusion against the exact heat-kernel solution",
         include_str!("templates/heat-gaussian.toml"),
     ),
-    template(
+    Template::new(
         "heat-erfc",
         "Dirichlet-driven slab against the erfc series",
         include_str!("templates/heat-erfc.toml"),
     ),
-    template(
+    Template::new(
         "heat-decay",
         "decaying periodic mode with a closed-form solution (convergence)",
         include_str!("templates/heat-decay.toml"),
@@ -82,14 +78,7 @@ const TEMPLATES: &[Template] = &[
 /// CPU vs CUDA on the benchmark cube after 100 steps, both kernels; 45^3 is not a multiple of
 /// the tile. Both sides do the same arithmetic in the same order.
 const fn check(name: &'static str, sets: &'static [&'static str]) -> CheckSpec {
-    CheckSpec {
-        name,
-        template: "heat-benchmark",
-        sets,
-        steps: 100,
-        tolerance: [1e-12, 1e-5],
-        extra: None,
-    }
+    CheckSpec::new(name, "heat-benchmark", sets, 100, [1e-12, 1e-5])
 }
 
 const CHECKS: &[CheckSpec] = &[

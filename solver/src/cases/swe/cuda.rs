@@ -151,7 +151,8 @@ struct Part<R: Real> {
     w2: CudaSlice<R>,
     /// The bed's depth H, padded, ghosts included.
     bed: CudaSlice<R>,
-    bed_grid: StructuredGrid,
+    /// The slab's bed in the run's precision, interior cells (the `bed` output field).
+    bed_interior: Vec<f64>,
     /// The device clock (`CLOCK_*`), the folded rate, the clipped water volume.
     clock: CudaSlice<f64>,
     rate: CudaSlice<u64>,
@@ -181,6 +182,7 @@ impl<R: Real> Part<R> {
         let bed_grid = StructuredGrid { components: 1, ..g.clone() };
         let b: Vec<R> = bed.iter().map(|&v| R::of(v)).collect();
         let b = cpu_bed_grid.relayout(&bed_grid, &b);
+        let bed_interior = bed_grid.unpad(&b).iter().map(|v| v.f64()).collect();
         let params = ParamsC {
             layout: LayoutC::of(g),
             gravity: setup.gravity,
@@ -201,7 +203,7 @@ impl<R: Real> Part<R> {
             w: dev.upload(&host)?,
             w2: dev.upload(&host)?,
             bed: dev.upload(&b)?,
-            bed_grid,
+            bed_interior,
             clock: stream.alloc_zeros::<f64>(CLOCK_LEN)?,
             rate: stream.alloc_zeros::<u64>(1)?,
             clipped: stream.alloc_zeros::<f64>(1)?,
@@ -647,7 +649,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
         let mut bed = Vec::new();
         for p in &self.parts {
-            bed.extend(p.bed_grid.unpad(&p.dev.download(&p.bed)?).iter().map(|v| v.f64()));
+            bed.extend_from_slice(&p.bed_interior);
         }
         let fields = super::fields(&values, &bed, self.parts[0].setup.dry);
         Ok(slab::gather_fields(self.ranks, fields))

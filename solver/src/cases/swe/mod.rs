@@ -29,31 +29,20 @@ use crate::real::Real;
 use section::{Initial, SweSection};
 use serde::{Deserialize, Serialize};
 
-const fn template(name: &'static str, about: &'static str, text: &'static str) -> Template {
-    Template { name, about, text }
-}
-
 const TEMPLATES: &[Template] = &[
-    template("swe-lake-at-rest", "still water over a bump that emerges (SWASHES 3.1.2): must stay at rest", include_str!("templates/swe-lake-at-rest.toml")),
-    template("swe-dam-break-dry", "Ritter's dam break onto a dry bed (SWASHES 4.1.2), exact solution", include_str!("templates/swe-dam-break-dry.toml")),
-    template("swe-dam-break-wet", "Stoker's dam break onto a wet bed (SWASHES 4.1.1), exact solution", include_str!("templates/swe-dam-break-wet.toml")),
-    template("swe-thacker", "Thacker's planar surface oscillating in a paraboloid (SWASHES 4.2.2), exact solution", include_str!("templates/swe-thacker.toml")),
-    template("swe-column", "a water column falling into a tank, with a pollutant (the paper's sec. 6.4)", include_str!("templates/swe-column.toml")),
-    template("swe-estuary", "a pollutant spill in a tidal estuary with drying flats and a river (the paper's week in miniature)", include_str!("templates/swe-estuary.toml")),
+    Template::new("swe-lake-at-rest", "still water over a bump that emerges (SWASHES 3.1.2): must stay at rest", include_str!("templates/swe-lake-at-rest.toml")),
+    Template::new("swe-dam-break-dry", "Ritter's dam break onto a dry bed (SWASHES 4.1.2), exact solution", include_str!("templates/swe-dam-break-dry.toml")),
+    Template::new("swe-dam-break-wet", "Stoker's dam break onto a wet bed (SWASHES 4.1.1), exact solution", include_str!("templates/swe-dam-break-wet.toml")),
+    Template::new("swe-thacker", "Thacker's planar surface oscillating in a paraboloid (SWASHES 4.2.2), exact solution", include_str!("templates/swe-thacker.toml")),
+    Template::new("swe-column", "a water column falling into a tank, with a pollutant (the paper's sec. 6.4)", include_str!("templates/swe-column.toml")),
+    Template::new("swe-estuary", "a pollutant spill in a tidal estuary with drying flats and a river (the paper's week in miniature)", include_str!("templates/swe-estuary.toml")),
 ];
 
 /// A CPU-vs-CUDA check of `template` for `steps` steps: the same arithmetic in the same order on
 /// both backends (fused multiply-adds off), so the same adaptive steps and the same fields; only
 /// Manning's `pow` may round differently on the device.
 const fn check(name: &'static str, template: &'static str, sets: &'static [&'static str], steps: u64) -> CheckSpec {
-    CheckSpec {
-        name,
-        template,
-        sets,
-        steps,
-        tolerance: [1e-12, 1e-6],
-        extra: None,
-    }
+    CheckSpec::new(name, template, sets, steps, [1e-12, 1e-6])
 }
 
 /// Every template, the wet/dry fronts of Ritter and Thacker, the emerged island, friction, the
