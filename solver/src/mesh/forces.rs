@@ -24,6 +24,7 @@
 //!   one-sided gradient's error in the normal direction does not;
 //! - the normal component of (u_P - u_wall) is removed: at a no-slip wall du_n/dn = 0, while
 //!   u_n grows as d^2, so keeping it would add an O(d) normal "shear" that does not exist.
+//!
 //! A second-order one-sided fit in the normal direction (u_wall, u_c and the cell's normal
 //! derivative) was not taken: the cell gradient next to a wall is itself a one-sided fit with
 //! an O(h) error, which that fit would carry into the wall shear undamped.
