@@ -5,14 +5,20 @@
 //! the small 3x3 algebra they share (`linalg3`). Nothing here knows a family.
 
 pub mod cuda;
+pub mod derived;
+pub mod forces;
 pub mod geometry;
 pub mod gradients;
 pub mod linalg3;
 pub mod locate;
+pub mod probes;
 
+pub use derived::{derived_fields, vertex_lsq_gradients};
+pub use forces::{patch_id, FlowFields, Force, Normalisation, PatchForce};
 pub use geometry::{length_scale, TetGeometry};
 pub use gradients::{lsq_gradient, lsq_gradients, Gradients};
 pub use locate::{Location, Locator};
+pub use probes::{Probe, Probes};
 
 /// A prepared Kuhn box of dims[0] x dims[1] x dims[2] x 6 tetrahedra on the unit cube, in RCM
 /// order, with the patches xmin .. zmax (unit tests).

@@ -1,9 +1,11 @@
 //! Everything a run writes: typed fields as VTK (`.vti` point or cell data, `.vtu` cell data),
 //! the `.pvd` time series, `summary.json`. Every write is atomic (temporary file, then rename).
 
+pub mod csv;
 pub mod field;
 pub mod pvd;
 
+pub use csv::CsvSeries;
 pub use field::{Centring, Field, Geometry};
 
 use crate::error::{Result, SolverError};

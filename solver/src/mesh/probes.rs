@@ -1,0 +1,146 @@
+//! Point probes: cell fields read at fixed points (the DFG pressure difference between the
+//! front and the back of the cylinder, velocity in the wake).
+//!
+//! Each probe is located once (`mesh::locate`); a probe outside the mesh is an error that names
+//! it and its coordinates. A value at a probe is the cell value carried from the centroid with
+//! the cell's least-squares gradient over the vertex neighbourhood, f_c + grad f . (x - x_c).
+//! Chosen over the barycentric interpolation of nodal values because it is exact for linear
+//! fields in every cell, wall cells included: nodal values averaged from the cells around a
+//! vertex (the Voronoi-dual weights too) are one-sided, hence not exact, on boundary vertices —
+//! and the DFG probes sit on the cylinder's surface.
+
+use super::derived::cell_gradient;
+use super::geometry::TetGeometry;
+use super::locate::{Location, Locator};
+use crate::error::{Result, SolverError};
+use crate::real::Real;
+
+/// A named point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    pub name: String,
+    pub point: [f64; 3],
+}
+
+impl Probe {
+    pub fn new(name: &str, point: [f64; 3]) -> Probe {
+        Probe {
+            name: name.into(),
+            point,
+        }
+    }
+}
+
+/// Probes located in a mesh.
+pub struct Probes {
+    probes: Vec<Probe>,
+    cells: Vec<u32>,
+}
+
+impl Probes {
+    /// Locate every probe; the first one outside the mesh is an error naming it.
+    pub fn new<R: Real>(m: &TetGeometry<R>, probes: Vec<Probe>) -> Result<Probes> {
+        let locator = Locator::new(m, 1000);
+        let mut cells = Vec::with_capacity(probes.len());
+        for p in &probes {
+            let x = p.point.map(R::of);
+            match locator.locate(m, 0, x) {
+                Location::Inside(c) if inside(m, c as usize, x) => cells.push(c),
+                _ => {
+                    return Err(SolverError::Other(format!(
+                        "probe '{}' at ({}, {}, {}) lies outside the mesh; move it into the fluid",
+                        p.name, p.point[0], p.point[1], p.point[2]
+                    )))
+                }
+            }
+        }
+        Ok(Probes { probes, cells })
+    }
+
+    pub fn probes(&self) -> &[Probe] {
+        &self.probes
+    }
+
+    /// The cell each probe lies in.
+    pub fn cells(&self) -> &[u32] {
+        &self.cells
+    }
+
+    /// The index of the probe `name`.
+    pub fn index(&self, name: &str) -> Result<usize> {
+        self.probes.iter().position(|p| p.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.probes.iter().map(|p| p.name.as_str()).collect();
+            SolverError::Other(format!("no probe named '{name}' (there are: {})", names.join(", ")))
+        })
+    }
+
+    /// The cell field `f` at every probe, in order.
+    pub fn sample<R: Real>(&self, m: &TetGeometry<R>, f: &[R]) -> Vec<f64> {
+        self.probes
+            .iter()
+            .zip(&self.cells)
+            .map(|(p, &c)| {
+                let c = c as usize;
+                let g = cell_gradient(m, c, f);
+                let xc = m.centroids[c];
+                f[c].f64() + (0..3).map(|k| g[k] * (p.point[k] - xc[k].f64())).sum::<f64>()
+            })
+            .collect()
+    }
+
+    /// f(from) - f(to) for the cell field `f` (the pressure difference Δp of the DFG
+    /// benchmark is p(front) - p(back)).
+    pub fn difference<R: Real>(&self, m: &TetGeometry<R>, f: &[R], from: &str, to: &str) -> Result<f64> {
+        let (a, b) = (self.index(from)?, self.index(to)?);
+        let v = self.sample(m, f);
+        Ok(v[a] - v[b])
+    }
+}
+
+/// Whether x lies in cell c (barycentric coordinates at least -1e-9): guards against the
+/// locator's last resort, which answers the nearest cell when every walk fails.
+fn inside<R: Real>(m: &TetGeometry<R>, c: usize, x: [R; 3]) -> bool {
+    super::locate::barycentric(m, c, x).iter().all(|l| l.f64() >= -1e-9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::test_geometry;
+
+    #[test]
+    fn probes_are_exact_for_linear_fields_on_walls_corners_and_inside() {
+        let m = test_geometry([5, 4, 3]);
+        let lin = |x: [f64; 3]| 0.5 - 2.0 * x[0] + x[1] + 4.0 * x[2];
+        let f: Vec<f64> = m.centroids.iter().map(|&x| lin(x)).collect();
+        let points = [
+            [0.31, 0.47, 0.52],
+            [0.0, 0.0, 0.0],
+            [1.0, 0.5, 0.2],
+            [0.99, 0.01, 0.999],
+        ];
+        let probes = points
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| Probe::new(&format!("p{i}"), x))
+            .collect();
+        let probes = Probes::new(&m, probes).unwrap();
+        for (v, &x) in probes.sample(&m, &f).iter().zip(&points) {
+            assert!((v - lin(x)).abs() < 1e-12, "{x:?}: {v} against {}", lin(x));
+        }
+        let dp = probes.difference(&m, &f, "p0", "p2").unwrap();
+        assert!((dp - (lin(points[0]) - lin(points[2]))).abs() < 1e-12);
+        assert!(probes.index("front").unwrap_err().to_string().contains("p0, p1"));
+    }
+
+    #[test]
+    fn a_probe_outside_the_mesh_is_named() {
+        let m = test_geometry([2, 2, 2]);
+        let probes = vec![Probe::new("in", [0.5; 3]), Probe::new("wake", [1.25, 0.5, 0.5])];
+        let e = Probes::new(&m, probes).err().unwrap().to_string();
+        assert!(
+            e.contains("probe 'wake' at (1.25, 0.5, 0.5) lies outside the mesh"),
+            "{e}"
+        );
+    }
+}
