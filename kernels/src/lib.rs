@@ -7,7 +7,7 @@
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
 //! NVRTC's include search: the binary needs no files at run time, and the cache key covers
 //! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`]); a test checks them against the
+//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`]); a test checks them against the
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
@@ -46,11 +46,14 @@ pub enum Module {
     /// Shallow water with a pollutant on the structured grid: the Roe step and the device
     /// clock (`swe.cu`).
     Swe,
+    /// Preconditioned conjugate gradients on a Jacobi-scaled sparse matrix: fused SpMV,
+    /// vector updates and reductions with the scalars kept on the device (`cg.cu`).
+    Cg,
 }
 
 impl Module {
     /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 7] = [
+    pub const ALL: [Module; 8] = [
         Module::Reduce,
         Module::Grid,
         Module::Sl,
@@ -58,6 +61,7 @@ impl Module {
         Module::Advect,
         Module::Euler,
         Module::Swe,
+        Module::Cg,
     ];
 
     /// The stem of its `.cu` file; it also names the module in errors and cache files.
@@ -70,6 +74,7 @@ impl Module {
             Module::Advect => "advect",
             Module::Euler => "euler",
             Module::Swe => "swe",
+            Module::Cg => "cg",
         }
     }
 
@@ -83,6 +88,7 @@ impl Module {
             Module::Advect => "advect.cu",
             Module::Euler => "euler.cu",
             Module::Swe => "swe.cu",
+            Module::Cg => "cg.cu",
         }
     }
 
@@ -96,13 +102,15 @@ impl Module {
             Module::Advect => include_str!("../cuda/advect.cu"),
             Module::Euler => include_str!("../cuda/euler.cu"),
             Module::Swe => include_str!("../cuda/swe.cu"),
+            Module::Cg => include_str!("../cuda/cg.cu"),
         }
     }
 
     /// NVRTC options this module needs besides the architecture, `REAL` and the caller's defines.
     pub fn options(self) -> &'static [&'static str] {
         match self {
-            Module::Reduce | Module::Grid | Module::Heat => &[],
+            // CG's iterates need not match the CPU's bit for bit (the check compares solutions).
+            Module::Reduce | Module::Grid | Module::Heat | Module::Cg => &[],
             // Location and interpolation make discrete choices from rounded values: no fused
             // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
             Module::Sl | Module::Advect => &["--fmad=false"],
@@ -124,6 +132,7 @@ impl Module {
             Module::Advect => advect::ALL,
             Module::Euler => euler::ALL,
             Module::Swe => swe::ALL,
+            Module::Cg => cg::ALL,
         }
     }
 
@@ -138,6 +147,7 @@ impl Module {
             Module::Advect => advect::NAMES,
             Module::Euler => euler::NAMES,
             Module::Swe => swe::NAMES,
+            Module::Cg => cg::NAMES,
         }
     }
 }
@@ -265,6 +275,24 @@ pub mod swe {
         OPEN = "swe_open",
         /// The point sources' water and pollutant over the clock's step.
         SOURCES = "swe_sources",
+    }
+}
+
+/// Kernels of [`Module::Cg`] (`cg.cu`): double precision whatever `REAL` is.
+pub mod cg {
+    kernels! { Cg:
+        /// Scaled initial residual, ||b||, the first preconditioned residual.
+        INIT = "cg_init",
+        /// p = z + beta p and q = A p with p.q; alpha on the device.
+        DIR_SPMV = "cg_dir_spmv",
+        /// x += alpha p, r -= alpha q, r.z and the residual check; beta on the device.
+        UPDATE = "cg_update",
+        /// One step of the Chebyshev preconditioner.
+        CHEB_STEP = "cg_cheb_step",
+        /// Back from the scaled variables.
+        FINISH = "cg_finish",
+        /// y = A x alone.
+        SPMV = "cg_spmv",
     }
 }
 

@@ -16,7 +16,8 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct BenchOptions {
-    /// A family's name, or all.
+    /// A family's name, or all; or `cg`, the CG micro-benchmark (`--sizes` of its Kuhn boxes,
+    /// default 119, or `--mesh`; `--cpu` checks CPU vs CUDA on those matrices too).
     #[arg(default_value = "all")]
     pub family: String,
     /// Cube sizes (cells per axis) of the structured families, e.g. 128,256,512.
@@ -47,6 +48,13 @@ pub struct BenchOptions {
     /// column is then that of all of them.
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// `bench cg`: write each matrix and right-hand side here (NAME.csr, for
+    /// benchmarks/peers/cupy_cg.py).
+    #[arg(long)]
+    pub matrix_out: Option<PathBuf>,
+    /// `bench cg`: degrees of the Chebyshev-Jacobi preconditioner to time besides Jacobi.
+    #[arg(long = "cheb-degree", value_delimiter = ',', default_values_t = [4])]
+    pub cheb_degrees: Vec<usize>,
 }
 
 #[derive(Serialize)]
@@ -65,6 +73,17 @@ pub struct BenchRow {
 }
 
 pub fn bench(opts: &BenchOptions) -> Result<()> {
+    if opts.family == "cg" {
+        return super::bench_cg::bench_cg(&super::bench_cg::CgBenchOptions {
+            sizes: opts.sizes.as_deref(),
+            meshes: &opts.meshes,
+            reps: opts.reps,
+            cpu: opts.cpu,
+            json: opts.json.as_deref(),
+            matrix_out: opts.matrix_out.as_deref(),
+            cheb_degrees: &opts.cheb_degrees,
+        });
+    }
     let families = specs::select(&opts.family)?;
     let dev = Device::open(0)?;
     let copy_bw = dev.copy_bandwidth(1 << 30, 5)?;

@@ -1,9 +1,11 @@
 //! The framework: knows no family. Case files (`config`), the registry lookup and the prepared
 //! case (`case`), the clock, the one time loop (`run`), checkpoints, the processes of a
 //! decomposed run (`ranks`), and the generic
-//! CPU-vs-CUDA checks and benchmarks driven by each family's specs.
+//! CPU-vs-CUDA checks and benchmarks driven by each family's specs (and `bench_cg`, the
+//! CG micro-benchmark, `solver bench cg`).
 
 pub mod bench;
+pub mod bench_cg;
 pub mod case;
 pub mod check;
 pub mod checkpoint;

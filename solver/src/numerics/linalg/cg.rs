@@ -34,6 +34,19 @@ pub struct CgReport {
     pub history: Vec<f64>,
 }
 
+impl CgReport {
+    /// The warning a solve that missed its tolerance deserves (None when it converged):
+    /// residual, iterations, cap and tolerance, and what to do.
+    pub fn warning(&self, settings: &CgSettings) -> Option<String> {
+        (!self.converged).then(|| {
+            format!(
+                "CG did not converge: relative residual {:.3e} after {} iterations (cap {}, tolerance {:.1e}); raise the iteration cap or use a stronger preconditioner",
+                self.rel_residual, self.iterations, settings.max_iter, settings.rel_tol
+            )
+        })
+    }
+}
+
 /// z = M⁻¹ r for a symmetric positive definite M that approximates A.
 pub trait Preconditioner: Sync {
     fn apply(&self, r: &[f64], z: &mut [f64]);

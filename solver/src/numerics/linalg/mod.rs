@@ -1,9 +1,17 @@
 //! Sparse linear algebra for the implicit parts of the families (the Navier-Stokes pressure
 //! Poisson equation and implicit viscosity): matrices are `sprs::CsMat<f64>` in CSR, assembled
 //! once per mesh; `cg` solves a symmetric positive (semi-)definite system by preconditioned
-//! conjugate gradients on the CPU. The CUDA solver mirrors the same settings and report.
+//! conjugate gradients on the CPU, with Jacobi or Chebyshev-Jacobi (`chebyshev`)
+//! preconditioning; `cuda` is the same solver on the device (fused kernels, scalars kept on
+//! the device) with the same settings and report; `poisson` builds the finite-volume
+//! two-point matrix of a tetrahedral mesh (the CG benchmark's).
 
 pub mod cg;
+pub mod chebyshev;
+pub mod cuda;
+pub mod poisson;
 
 pub use cg::{solve_cg, CgReport, CgSettings, Jacobi, Preconditioner};
+pub use chebyshev::{Chebyshev, ChebyshevBounds};
+pub use cuda::{CudaCg, GpuPreconditioner};
 pub use sprs::CsMat;

@@ -1,0 +1,279 @@
+//! `solver bench cg`: the CG micro-benchmark (issue 11, item 7). The finite-volume two-point
+//! Poisson matrix of a tetrahedral mesh (a Kuhn box of n³ × 6 tetrahedra in Hilbert order,
+//! `--sizes n`, default 119: 10.1 M unknowns; or each `--mesh`), Dirichlet on one patch
+//! (`outlet`, else `xmin`, else the first), right-hand side the cell volumes (a unit source).
+//! First a CPU-vs-CUDA check of both preconditioners on a small box (and on every benchmark
+//! matrix with `--cpu`); then, per matrix and preconditioner, a solve from x = 0 to 1e-8
+//! (the best of `--reps`): iterations, seconds per iteration, the bytes an iteration must move
+//! (`CudaCg::bytes_per_iteration`) and their fraction of the copy bandwidth measured in the
+//! same run; the plain SpMV alone too. `--matrix-out DIR` writes each matrix and b for
+//! benchmarks/peers/cupy_cg.py (`poisson::write_csr`).
+
+use crate::backend::cuda::Device;
+use crate::error::{Result, SolverError};
+use crate::numerics::linalg::poisson::{permute, two_point_laplacian, write_csr};
+use crate::numerics::linalg::{
+    solve_cg, CgReport, CgSettings, Chebyshev, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner, Jacobi,
+};
+use meshtool::topology::Topology;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What `solver bench cg` takes of the bench options.
+pub struct CgBenchOptions<'a> {
+    pub sizes: Option<&'a [usize]>,
+    pub meshes: &'a [PathBuf],
+    pub reps: usize,
+    pub cpu: bool,
+    pub json: Option<&'a Path>,
+    pub matrix_out: Option<&'a Path>,
+    pub cheb_degrees: &'a [usize],
+}
+
+#[derive(Serialize)]
+struct CgRow {
+    matrix: String,
+    unknowns: usize,
+    nnz: usize,
+    preconditioner: String,
+    layout: String,
+    iterations: usize,
+    rel_residual: f64,
+    seconds_per_solve: f64,
+    seconds_per_iteration: f64,
+    bytes_per_iteration: f64,
+    fraction_of_copy_bandwidth: f64,
+    spmv_seconds: f64,
+    spmv_fraction_of_copy_bandwidth: f64,
+}
+
+/// Relative tolerance of the benchmark's solves.
+const BENCH_TOL: f64 = 1e-8;
+/// The check: solves to 1e-10, solutions within 1e-6 of max |x_cpu|.
+const CHECK_TOL: f64 = 1e-10;
+const CHECK_AGREE: f64 = 1e-6;
+
+pub fn bench_cg(opts: &CgBenchOptions) -> Result<()> {
+    let dev = Device::open(0)?;
+    let copy_bw = dev.copy_bandwidth(1 << 30, 5)?;
+    let device = format!("{} ({})", dev.name, dev.arch);
+    println!("device: {device}; measured copy bandwidth {:.1} GB/s", copy_bw / 1e9);
+    let (a, b) = box_matrix(20)?;
+    let mut ok = check(&dev, &a, &b, "box20", opts.cheb_degrees)?;
+    let mut rows = vec![];
+    for (label, a, b) in matrices(opts)? {
+        println!("matrix {label}: {} unknowns, {} nonzeros", a.rows(), a.nnz());
+        if let Some(dir) = opts.matrix_out {
+            let path = dir.join(format!("{label}.csr"));
+            std::fs::create_dir_all(dir).map_err(|e| SolverError::io(dir, e))?;
+            write_csr(&path, &a, &b).map_err(|e| SolverError::io(&path, e))?;
+            println!("wrote {}", path.display());
+        }
+        if opts.cpu {
+            ok &= check(&dev, &a, &b, &label, opts.cheb_degrees)?;
+        }
+        print_header();
+        let mut pres = vec![GpuPreconditioner::Jacobi];
+        pres.extend(opts.cheb_degrees.iter().map(|&d| GpuPreconditioner::chebyshev(&a, d)));
+        for pre in pres {
+            let row = measure(&dev, &label, &a, &b, pre, opts.reps, copy_bw)?;
+            print_row(&row);
+            rows.push(row);
+        }
+    }
+    if let Some(path) = opts.json {
+        let j = serde_json::json!({"device": device, "copy_bandwidth": copy_bw, "rows": rows});
+        crate::output::write_text(path, &serde_json::to_string_pretty(&j).unwrap())?;
+    }
+    if !ok {
+        return Err(SolverError::Other(
+            "CG check: CPU and CUDA disagree (FAIL lines above)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A benchmark matrix: (label, A, b).
+type Labelled = (String, CsMat<f64>, Vec<f64>);
+
+/// The benchmark's matrices.
+fn matrices(opts: &CgBenchOptions) -> Result<Vec<Labelled>> {
+    if !opts.meshes.is_empty() {
+        return opts
+            .meshes
+            .iter()
+            .map(|m| {
+                let mesh = meshtool::pmesh::PreparedMesh::read(m)?;
+                let patch = ["outlet", "xmin"].iter().find_map(|p| mesh.patch_index(p)).unwrap_or(0);
+                let (a, b) = mesh_matrix(&mesh.nodes, &mesh.topo, patch);
+                let label = m
+                    .file_stem()
+                    .map_or("mesh".into(), |s| s.to_string_lossy().into_owned());
+                Ok((label, a, b))
+            })
+            .collect();
+    }
+    opts.sizes
+        .unwrap_or(&[119])
+        .iter()
+        .map(|&n| {
+            let (a, b) = box_matrix(n)?;
+            Ok((format!("box{n}"), a, b))
+        })
+        .collect()
+}
+
+/// The two-point matrix with Dirichlet on `patch`, and b = the cell volumes.
+fn mesh_matrix(nodes: &[[f64; 3]], topo: &Topology, patch: usize) -> (CsMat<f64>, Vec<f64>) {
+    let mut dirichlet = vec![false; patch + 1];
+    dirichlet[patch] = true;
+    (two_point_laplacian(nodes, topo, &dirichlet), topo.volumes.clone())
+}
+
+/// The Kuhn box of n³ × 6 tetrahedra on the unit cube, in Hilbert order (as `meshtool
+/// generate box` orders it), Dirichlet on xmin; built in memory (no dual tables).
+fn box_matrix(n: usize) -> Result<(CsMat<f64>, Vec<f64>)> {
+    use meshtool::generate::cartesian_box::{generate, BoxSpec};
+    let raw = generate(&BoxSpec {
+        dims: [n; 3],
+        lo: [0.0; 3],
+        hi: [1.0; 3],
+    })?;
+    let topo = meshtool::topology::build(&raw)?;
+    let (a, b) = mesh_matrix(&raw.nodes, &topo, 0);
+    let order = meshtool::reorder::cell_order(meshtool::reorder::Reorder::Hilbert, &topo.neighbours, &topo.centroids);
+    let b = order.iter().map(|&o| b[o as usize]).collect();
+    Ok((permute(&a, &order), b))
+}
+
+/// A solve to 1e-8 from x = 0: one to warm up, the best of `reps` timed.
+fn measure(
+    dev: &Arc<Device>,
+    label: &str,
+    a: &CsMat<f64>,
+    b: &[f64],
+    pre: GpuPreconditioner,
+    reps: usize,
+    copy_bw: f64,
+) -> Result<CgRow> {
+    let settings = CgSettings {
+        rel_tol: BENCH_TOL,
+        max_iter: 50_000,
+        keep_history: false,
+    };
+    let mut cg = CudaCg::new(dev, a, pre, settings.clone())?;
+    let bd = dev.upload(b)?;
+    let mut x = dev.zeros::<f64>(a.rows())?;
+    let mut best = f64::INFINITY;
+    let mut rep = CgReport::default();
+    for _ in 0..reps.max(1) + 1 {
+        dev.stream.memset_zeros(&mut x)?;
+        dev.sync()?;
+        let t = Instant::now();
+        rep = cg.solve(&bd, &mut x)?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    if let Some(w) = rep.warning(&settings) {
+        eprintln!("warning: {label} {}: {w}", pre.name());
+    }
+    let per_it = best / rep.iterations.max(1) as f64;
+    let spmv = cg.spmv_seconds(reps.max(3))?;
+    Ok(CgRow {
+        matrix: label.into(),
+        unknowns: a.rows(),
+        nnz: a.nnz(),
+        preconditioner: pre.name(),
+        layout: cg.layout(),
+        iterations: rep.iterations,
+        rel_residual: rep.rel_residual,
+        seconds_per_solve: best,
+        seconds_per_iteration: per_it,
+        bytes_per_iteration: cg.bytes_per_iteration(),
+        fraction_of_copy_bandwidth: cg.bytes_per_iteration() / per_it / copy_bw,
+        spmv_seconds: spmv,
+        spmv_fraction_of_copy_bandwidth: cg.spmv_bytes() / spmv / copy_bw,
+    })
+}
+
+/// CPU vs CUDA, Jacobi and Chebyshev: both converge to 1e-10, the solutions agree within
+/// 1e-6 of max |x_cpu| and the iteration counts within 2 + 2 %. Prints one line each.
+fn check(dev: &Arc<Device>, a: &CsMat<f64>, b: &[f64], label: &str, degrees: &[usize]) -> Result<bool> {
+    let s = CgSettings {
+        rel_tol: CHECK_TOL,
+        max_iter: 50_000,
+        keep_history: true,
+    };
+    let mut ok = true;
+    let mut pres = vec![GpuPreconditioner::Jacobi];
+    pres.extend(degrees.iter().map(|&d| GpuPreconditioner::chebyshev(a, d)));
+    for pre in pres {
+        let mut x_cpu = vec![0.0; a.rows()];
+        let t = Instant::now();
+        let cpu = match pre {
+            GpuPreconditioner::Jacobi => solve_cg(a, b, &mut x_cpu, &Jacobi::new(a), &s),
+            GpuPreconditioner::Chebyshev(bd) => solve_cg(a, b, &mut x_cpu, &cheb(a, bd), &s),
+        };
+        let t_cpu = t.elapsed().as_secs_f64();
+        let mut cg = CudaCg::new(dev, a, pre, s.clone())?;
+        let bd = dev.upload(b)?;
+        let mut x = dev.zeros::<f64>(a.rows())?;
+        let gpu = cg.solve(&bd, &mut x)?;
+        let x = dev.download(&x)?;
+        let max = x_cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let diff = x.iter().zip(&x_cpu).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / max;
+        let its_ok = gpu.iterations.abs_diff(cpu.iterations) <= 2 + cpu.iterations / 50;
+        let pass = cpu.converged && gpu.converged && diff <= CHECK_AGREE && its_ok;
+        ok &= pass;
+        println!(
+            "{} check cg {label} {}: cpu {} its ({:.3e} s/it), cuda {} its, max|x_cuda - x_cpu| / max|x_cpu| = {diff:.2e} (tolerance {CHECK_AGREE:.0e}, both to {CHECK_TOL:.0e})",
+            if pass { "PASS" } else { "FAIL" },
+            pre.name(),
+            cpu.iterations,
+            t_cpu / cpu.iterations.max(1) as f64,
+            gpu.iterations,
+        );
+    }
+    Ok(ok)
+}
+
+fn cheb(a: &CsMat<f64>, bounds: ChebyshevBounds) -> Chebyshev<'_> {
+    Chebyshev::with_bounds(a, bounds)
+}
+
+fn print_header() {
+    println!(
+        "{:<10} {:>10} {:<11} {:<5} {:>6} {:>10} {:>11} {:>10} {:>8} {:>8} {:>11} {:>8}",
+        "matrix",
+        "unknowns",
+        "precond",
+        "fmt",
+        "its",
+        "s/solve",
+        "s/iter",
+        "MB/iter",
+        "GB/s",
+        "of copy",
+        "spmv s",
+        "of copy"
+    );
+}
+
+fn print_row(r: &CgRow) {
+    println!(
+        "{:<10} {:>10} {:<11} {:<5} {:>6} {:>10.4e} {:>11.4e} {:>10.1} {:>8.1} {:>7.1}% {:>11.4e} {:>7.1}%",
+        r.matrix,
+        r.unknowns,
+        r.preconditioner,
+        r.layout,
+        r.iterations,
+        r.seconds_per_solve,
+        r.seconds_per_iteration,
+        r.bytes_per_iteration / 1e6,
+        r.bytes_per_iteration / r.seconds_per_iteration / 1e9,
+        100.0 * r.fraction_of_copy_bandwidth,
+        r.spmv_seconds,
+        100.0 * r.spmv_fraction_of_copy_bandwidth
+    );
+}
