@@ -47,6 +47,10 @@ pub struct BenchOptions {
     /// column is then that of all of them.
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// Overrides for every benchmark run, as `solver run --set` takes them (e.g.
+    /// `shallow-water.ghost_rows=2`).
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -108,6 +112,7 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
         if opts.gpus > 1 {
             s.push(format!("run.gpus={}", opts.gpus));
         }
+        s.extend(opts.sets.iter().cloned());
         s
     };
     Ok(match spec.sizes {
