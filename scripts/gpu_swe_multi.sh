@@ -74,6 +74,8 @@ for k in 2 3; do
   same "column-ghost$k" "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.manning=0.03" \
     "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}" "shallow-water.ghost_rows=$k"
 done
+# The tide (an open x side in the ghost rows too) and the river source near the slab boundary.
+same estuary-ghost2 "$W/estuary.toml" "time.end_time=7200.0" "output.interval=2400.0" "shallow-water.ghost_rows=2"
 
 sizes=${SWE_SIZES:-2000,4000,8000}
 echo "== strong scaling: 1 and 2 GPUs ($sizes)"
