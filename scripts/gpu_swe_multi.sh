@@ -7,7 +7,9 @@
 # off against the default overlap); the paper's one-week run on 2 GPUs. NVLink multicast stays
 # off (NCCL_NVLS_ENABLE=0). Results in $OUT (or .gpu/results). Knobs: SWE_SIZES (default
 # 2000,4000,8000), SWE_EXCHANGE_SIZES (4000,8000), SWE_WEEK=0, SWE_MPI=0, SWE_CHECK=0, SWE_SAME=short
-# (thacker and estuary only).
+# (thacker, estuary and the ghost-cell expansion runs only). Ghost-cell expansion
+# (shallow-water.ghost_rows = 2, 3): the same files as 1 GPU, and the 2-GPU 8000^2 speed with 2
+# ghost rows against 1 (bench --set).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0
@@ -60,11 +62,20 @@ for other in column-again column-f64-2 column-cpu; do
   echo "column f64 1 GPU vs $other:" | tee -a "$R/swe-multi-same.txt"
   python3 scripts/swe_compare.py "$W/column-f64-1" "$W/$other" | tee -a "$R/swe-multi-same.txt"
 done
-same column-manning "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.manning=0.03"
-same column-outflow "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}"
+# (column-manning and column-outflow apart: dropped for the ghost-row runs' time; `column` has both.)
 fi
 $S cases swe-estuary > "$W/estuary.toml"
 same estuary "$W/estuary.toml" "time.end_time=7200.0" "output.interval=2400.0"
+# Ghost-cell expansion: 2 and 3 ghost rows exchanged every 2 and 3 steps (the 1-GPU run has none
+# to exchange: the same files as with one ghost row).
+for k in 2 3; do
+  same "thacker-ghost$k" "$W/thacker.toml" "grid.dims=[400,300,1]" "output.interval=0.5" "time.end_time=2.0" \
+    "shallow-water.ghost_rows=$k"
+  same "column-ghost$k" "$W/column.toml" "grid.dims=[500,401,1]" "shallow-water.manning=0.03" \
+    "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}" "shallow-water.ghost_rows=$k"
+done
+# The tide (an open x side in the ghost rows too) and the river source near the slab boundary.
+same estuary-ghost2 "$W/estuary.toml" "time.end_time=7200.0" "output.interval=2400.0" "shallow-water.ghost_rows=2"
 
 sizes=${SWE_SIZES:-2000,4000,8000}
 echo "== strong scaling: 1 and 2 GPUs ($sizes)"
@@ -75,6 +86,9 @@ for mode in serial off; do
   CFD_SWE_EXCHANGE=$mode $S bench shallow-water --sizes "${SWE_EXCHANGE_SIZES:-4000,8000}" --steps 200 --gpus 2 \
     --json "$R/swe-exchange-$mode.json" >> "$W/scaling.txt" || fail "bench $mode"
 done
+echo "== ghost-cell expansion, 2 GPUs, 8000^2: 2 ghost rows exchanged every 2 steps (against 1 above)"
+$S bench shallow-water --sizes 8000 --steps 200 --gpus 2 --set shallow-water.ghost_rows=2 \
+  --json "$R/swe-ghost2-2gpu.json" >> "$W/scaling.txt" || fail "bench ghost 2"
 if [ "${SWE_WEEK:-1}" != 0 ]; then
   echo "== the paper's one-week run on 2 GPUs (1000^2 f32, 50,000 steps measured)"
   $S bench shallow-water --sizes 1000 --steps 50000 --reps 1 --precision f32 --gpus 2 --json "$R/swe-week-2gpu.json" \
@@ -96,6 +110,16 @@ if [ "${SWE_MPI:-1}" != 0 ] && [ -x .gpu/solver-mpi ] && command -v mpirun >/dev
     done
     echo "mpirun -np 2 thacker $p: $n files, $bad differ from 1 GPU" | tee -a "$R/swe-mpi.txt"
   done
+  # Ghost-cell expansion across processes: 2 ghost rows, f64, against the 1-GPU run.
+  mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH .gpu/solver-mpi run "$W/thacker.toml" --backend cuda -q \
+    --set run.precision=f64 --set "grid.dims=[400,300,1]" --set output.interval=0.5 --set time.end_time=2.0 \
+    --set shallow-water.ghost_rows=2 -o "$W/thacker-ghost2-mpi" 2>&1 | tail -5 | tee -a "$R/swe-mpi.txt"
+  n=0; bad=0
+  for f in "$W/thacker-f64-1"/*.vti; do
+    n=$((n + 1)); cmp -s "$f" "$W/thacker-ghost2-mpi/$(basename "$f")" || bad=$((bad + 1))
+  done
+  echo "mpirun -np 2 thacker f64, 2 ghost rows: $n files, $bad differ from 1 GPU" | tee -a "$R/swe-mpi.txt"
+  [ "$bad" = 0 ] && [ "$n" -ge 2 ] || fail "mpirun ghost 2 differs"
 else
   echo "SKIPPED: no .gpu/solver-mpi or no mpirun" | tee "$R/swe-mpi.txt"
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The shallow-water scaling table from scripts/gpu_swe_multi.sh's JSON: per size and precision,
-seconds per step on 1 and 2 GPUs and the speed-up; at the sizes timed with the exchange
+seconds per step on 1 and 2 GPUs and the speed-up; 2 GPUs with 2 ghost rows against 1; at the sizes timed with the exchange
 serialized and skipped, the exchange's cost per step and the fraction the overlap hides,
 hidden = 1 - (t_overlap - t_off) / (t_serial - t_off); the one-week run on 2 GPUs.
 Usage: swe_scaling.py RESULTS_DIR"""
@@ -31,6 +31,12 @@ def main():
             hidden = 1 - exposed / cost if cost > 0 else float("nan")
             line += f" {cost * 1e6:15.1f} {exposed * 1e6:11.1f} {100 * hidden:6.0f}%"
         print(line)
+    ghost = rows(f"{d}/swe-ghost2-2gpu.json")
+    for key, r in sorted(ghost.items()):
+        base = two.get(key)
+        t1, t2 = (base["seconds_per_step"] if base else float("nan")), r["seconds_per_step"]
+        print(f"2 GPUs {key[0]} {key[1]}: 1 ghost row {t1:.4e} s/step, 2 ghost rows {t2:.4e} s/step "
+              f"({t1 / t2:.3f}x)")
     week = rows(f"{d}/swe-week-2gpu.json")
     for r in week.values():
         s = r["seconds_per_step"]

@@ -179,16 +179,22 @@ constexpr int TY = sizeof(REAL) == 4 ? 8 : 4;
 // each edge once into shared memory, then updates its cells as cpu.rs does (x edges, then y,
 // each cell's lower edge before its upper one). With no step to take (dt = 0) the state is
 // copied as it is.
-// Tile rows first_row + blockIdx.y * row_step: a decomposed run updates the rows beside other
-// ranks apart (the first and the last, row_step apart), once their ghost rows have arrived.
+// The rows row0..row_end are updated, tiled from row0: the owned rows 0..n[1], or with
+// ghost-cell expansion also ghost rows beside other slabs (negative, or from n[1]), which a
+// slab updates again as their owner does (cuda.rs, `tile_plan`; the ring the tiles read stays
+// inside the halo). Tile rows first_row + blockIdx.y * row_step: a decomposed run updates the
+// rows beside other ranks apart (the first and the last, row_step apart), once their ghost rows
+// have arrived. Only owned cells count towards the clipped water and the rate.
 extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const REAL* __restrict__ w,
     const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped,
-    int first_row, int row_step) {
+    int first_row, int row_step, int row0, int row_end) {
     const Layout& g = s.g;
     const int ti = threadIdx.x % TX, tj = threadIdx.x / TX;
     const int tile_row = first_row + (int)blockIdx.y * row_step;
-    const int i = blockIdx.x * TX + ti, j = tile_row * TY + tj;
-    const bool inside = i < g.n[0] && j < g.n[1];
+    const int j0 = row0 + tile_row * TY;  // the tile's first row
+    const int i = blockIdx.x * TX + ti, j = j0 + tj;
+    const bool inside = i < g.n[0] && j < row_end;
+    const bool owned = inside && j >= 0 && j < g.n[1];
     const u64 cs = g.cstride;
     const double dt = clock[CLOCK_DT];
     if (!(dt > 0.0)) {
@@ -204,7 +210,7 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     __shared__ REAL xm[4][TY][TX + 1], xp[4][TY][TX + 1];
     __shared__ REAL ym[4][TY + 1][TX], yp[4][TY + 1][TX];
     for (int t = threadIdx.x; t < (TX + 2) * (TY + 2); t += blockDim.x) {
-        const int ci = blockIdx.x * TX + t % (TX + 2) - 1, cj = tile_row * TY + t / (TX + 2) - 1;
+        const int ci = blockIdx.x * TX + t % (TX + 2) - 1, cj = j0 + t / (TX + 2) - 1;
         // The tile's ring reaches one ghost layer on active axes only.
         if (ci >= -1 && ci <= g.n[0] && cj >= -g.halo[1] && cj < g.n[1] + g.halo[1])
             cells[t / (TX + 2)][t % (TX + 2)] = cell_state(s, w, bed, grid_at(g, ci, cj, 0));
@@ -213,8 +219,8 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     if (x_on) {
         for (int e = threadIdx.x; e < (TX + 1) * TY; e += blockDim.x) {
             const int ex = e % (TX + 1), ey = e / (TX + 1);
-            const int ci = blockIdx.x * TX + ex, cj = tile_row * TY + ey;  // the cell above the edge
-            if (ci > g.n[0] || cj >= g.n[1]) continue;
+            const int ci = blockIdx.x * TX + ex, cj = j0 + ey;  // the cell above the edge
+            if (ci > g.n[0] || cj >= row_end) continue;
             REAL fm[4], fp[4];
             edge(cells[ey + 1][ex], cells[ey + 1][ex + 1], 0, s.grav, s.dry, fm, fp);
             for (int k = 0; k < 4; ++k) {
@@ -226,8 +232,8 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     if (y_on) {
         for (int e = threadIdx.x; e < TX * (TY + 1); e += blockDim.x) {
             const int ex = e % TX, ey = e / TX;
-            const int ci = blockIdx.x * TX + ex, cj = tile_row * TY + ey;
-            if (ci >= g.n[0] || cj > g.n[1]) continue;
+            const int ci = blockIdx.x * TX + ex, cj = j0 + ey;
+            if (ci >= g.n[0] || cj > row_end) continue;
             REAL fm[4], fp[4];
             edge(cells[ey][ex + 1], cells[ey + 1][ex + 1], 1, s.grav, s.dry, fm, fp);
             for (int k = 0; k < 4; ++k) {
@@ -256,7 +262,7 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
             v[1] = v[1] - ratio * (yp[2][tj][ti] + ym[2][tj + 1][ti]);
             v[3] = v[3] - ratio * (yp[3][tj][ti] + ym[3][tj + 1][ti]);
         }
-        if (v[0] < (REAL)0) atomicAdd(clipped, -(double)v[0] * s.area);
+        if (owned && v[0] < (REAL)0) atomicAdd(clipped, -(double)v[0] * s.area);
         if (v[0] <= s.dry) {
             // Dry: no depth below zero, no velocity, no pollutant carried.
             v[0] = fmax(v[0], (REAL)0);
@@ -281,7 +287,7 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
             }
         }
         for (int k = 0; k < 4; ++k) out[k * cs + p] = v[k];
-        r = cell_rate(s, out, p);
+        if (owned) r = cell_rate(s, out, p);
     }
     block_max_into(r, rate);
 }
@@ -357,19 +363,26 @@ struct SweOpen {
 struct SweOpenSides {
     SweOpen side[SWE_MAX_OPEN];
     int count;
-    int rows;        // threads per side: the longest side's cells
 };
 
 // The ghosts of every open side at the clock's time, after the halo fill: one thread per
-// ghost cell (forcing.rs, `fill_open` and `open_ghost`, line by line).
+// ghost cell (forcing.rs, `fill_open` and `open_ghost`, line by line), `per_side` threads a
+// side; the x sides in rows x_row0..x_row0 + x_rows (a slab's ghost rows too), the y sides
+// unless y_sides is 0.
 extern "C" __global__ void swe_open(SweParams s, SweOpenSides sides, REAL* w, const REAL* __restrict__ bed,
-    const double* __restrict__ series, const double* __restrict__ clock) {
+    const double* __restrict__ series, const double* __restrict__ clock, int per_side, int x_row0, int x_rows,
+    int y_sides) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= sides.count * sides.rows) return;
-    const SweOpen o = sides.side[t / sides.rows];
-    const int r = t % sides.rows;
-    const int a = o.axis, b = 1 - o.axis;
-    if (r >= s.g.n[b]) return;
+    if (t >= sides.count * per_side) return;
+    const SweOpen o = sides.side[t / per_side];
+    const int a = o.axis;
+    int r = t % per_side;
+    if (a == 0) {
+        if (r >= x_rows) return;
+        r += x_row0;
+    } else if (!y_sides || r >= s.g.n[0]) {
+        return;
+    }
     const double time = clock[CLOCK_TIME];
     const int edge = o.side == 0 ? 0 : s.g.n[a] - 1, ghost = o.side == 0 ? -1 : s.g.n[a];
     const u64 p = a == 0 ? grid_at(s.g, edge, r, 0) : grid_at(s.g, r, edge, 0);
@@ -396,24 +409,29 @@ extern "C" __global__ void swe_open(SweParams s, SweOpenSides sides, REAL* w, co
 }
 
 // The point sources over the clock's step (none when there is no step), in order, by one
-// thread: each adds Q dt / area to h and Q C dt / area to hC of its cell (padded index
-// cells[k]; its discharge series desc[2k], desc[2k + 1]; its concentration conc[k]); the volume
-// of water and the pollutant added are summed into added[0], added[1] (forcing.rs,
-// `add_sources`).
+// thread: each in rows row_lo..row_hi adds Q dt / area to h and Q C dt / area to hC of its cell
+// (padded index cells[k]; its discharge series desc[2k], desc[2k + 1]; its concentration
+// conc[k]); the volume of water and the pollutant that those in owned rows added are summed
+// into added[0], added[1] (forcing.rs, `add_sources`; a slab's ghost rows hold other slabs'
+// sources, which it applies again where it updates those rows or their neighbours).
 extern "C" __global__ void swe_sources(SweParams s, REAL* w, const double* __restrict__ clock,
     const double* __restrict__ series, const u64* __restrict__ cells, const int* __restrict__ desc,
-    const double* __restrict__ conc, int count, double* added) {
+    const double* __restrict__ conc, int count, double* added, int row_lo, int row_hi) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     const double dt = clock[CLOCK_DT], time = clock[CLOCK_TIME];
     if (!(dt > 0.0)) return;
     const u64 cs = s.g.cstride;
     for (int k = 0; k < count; ++k) {
         const u64 p = cells[k];
+        const int row = (int)((p / (u64)s.g.px) % (u64)s.g.py) - s.g.halo[1];
+        if (row < row_lo || row >= row_hi) continue;
         const double q = series_at(series, desc[2 * k], desc[2 * k + 1], time);
         const REAL water = (REAL)(q * dt / s.area), pollutant = (REAL)(q * conc[k] * dt / s.area);
         w[p] = w[p] + water;
         w[3 * cs + p] = w[3 * cs + p] + pollutant;
-        added[0] = added[0] + (double)water * s.area;
-        added[1] = added[1] + (double)pollutant * s.area;
+        if (row >= 0 && row < s.g.n[1]) {
+            added[0] = added[0] + (double)water * s.area;
+            added[1] = added[1] + (double)pollutant * s.area;
+        }
     }
 }

@@ -189,17 +189,23 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let case = write_template(dir.path(), "swe-column");
     let out = dir.path().join("out");
-    for (set, needle) in [
-        ("grid.dims=[40,6,1]", "use at most 3 ranks"),
+    for (sets, key, needle) in [
+        (&["grid.dims=[40,6,1]"][..], "grid.dims", "use at most 3 ranks"),
         (
-            "shallow-water.boundary={x=\"reflect\",y=\"periodic\"}",
+            &["shallow-water.boundary={x=\"reflect\",y=\"periodic\"}"],
+            "grid.dims",
             "periodic y is not decomposed",
         ),
+        (
+            &["grid.dims=[40,12,1]", "shallow-water.ghost_rows=4"],
+            "shallow-water.ghost_rows",
+            "own 3 rows at the least; set at most 3",
+        ),
     ] {
-        let o = solver_run(4, &case, &out, &[set], &[]);
+        let o = solver_run(4, &case, &out, sets, &[]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains("grid.dims") && err.contains(needle), "{err}");
+        assert!(err.contains(key) && err.contains(needle), "{err}");
         assert!(!out.exists(), "nothing is written");
     }
 }

@@ -55,6 +55,10 @@ pub struct BenchOptions {
     /// `bench cg`: degrees of the Chebyshev-Jacobi preconditioner to time besides Jacobi.
     #[arg(long = "cheb-degree", value_delimiter = ',', default_values_t = [4])]
     pub cheb_degrees: Vec<usize>,
+    /// Overrides for every benchmark run, as `solver run --set` takes them (e.g.
+    /// `shallow-water.ghost_rows=2`).
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -127,6 +131,7 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
         if opts.gpus > 1 {
             s.push(format!("run.gpus={}", opts.gpus));
         }
+        s.extend(opts.sets.iter().cloned());
         s
     };
     Ok(match spec.sizes {

@@ -19,15 +19,16 @@ pub fn fill<T: Real>(g: &StructuredGrid, bc: &BoundarySet, f: &mut [T]) {
     }
 }
 
-/// The x ghosts of rows `rows` (ghost rows along y included) of every component: a slab that
-/// updates its ghost rows again, as the neighbour that owns them does, needs theirs too.
+/// The x ghosts of rows `rows` (ghost rows along y included; in every plane along z) of every
+/// component: a slab that updates its ghost rows again, as the neighbour that owns them does,
+/// needs theirs too.
 pub fn fill_x_of_rows<T: Real>(g: &StructuredGrid, bc: &BoundarySet, f: &mut [T], rows: &[isize]) {
     let len = g.padded_len();
     let vertex = g.centring == Centring::Point;
     for (c, comp) in f.chunks_mut(len).take(g.components).enumerate() {
         let negate = bc.normal_component[0] == Some(c);
-        for &j in rows {
-            let at = |v: isize| g.at(v, j, 0);
+        for (k, &j) in (0..g.n[2] as isize).flat_map(|k| rows.iter().map(move |j| (k, j))) {
+            let at = |v: isize| g.at(v, j, k);
             for side in 0..2 {
                 fill_row(
                     &bc.faces[0][side],

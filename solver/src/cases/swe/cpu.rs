@@ -103,20 +103,19 @@ impl<R: Real> Simulation for CpuSwe<R> {
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         let s = &self.setup;
         let (len, g, dry) = (s.grid.padded_len(), R::of(s.gravity), R::of(s.dry));
-        // Ghost-cell expansion: the ghost rows arrive every `depth` steps, and in between this
-        // slab updates them again as their owner does, one row fewer each step.
-        let (depth, ny) = (s.ghost_rows as isize, s.grid.n[1] as isize);
-        let extra = depth - 1 - (self.steps % s.ghost_rows) as isize;
-        let lo = if self.slab.has_below() { -extra } else { 0 };
-        let hi = ny + if self.slab.has_above() { extra } else { 0 };
+        // Ghost-cell expansion: the ghost rows arrive every `ghost_rows` steps, and in between
+        // this slab updates them again as their owner does, one row fewer each step.
+        let ny = s.grid.n[1] as isize;
+        let (rows, arrive) = slab::updated_rows(self.steps, s.ghost_rows, s.grid.n[1], &self.slab);
+        let (lo, hi) = (rows.start, rows.end);
         // The sources change the state the updated rows read: theirs, and the row beyond each end.
-        let (below, above) = (isize::from(self.slab.has_below()), isize::from(self.slab.has_above()));
-        s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources, lo - below..hi + above);
+        let read = slab::read_rows(&rows, &self.slab);
+        s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources, read);
         halo::fill(&s.grid, &s.bc, &mut self.w);
         let ghost_rows: Vec<isize> = (lo..0).chain(ny..hi).collect();
         halo::fill_x_of_rows(&s.grid, &s.bc, &mut self.w, &ghost_rows);
         s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time, lo..hi);
-        if self.steps.is_multiple_of(s.ghost_rows) {
+        if arrive {
             slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
         }
         self.steps += 1;

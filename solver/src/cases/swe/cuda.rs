@@ -13,6 +13,9 @@
 //! compute stream updates the tile rows that do not need them; the rows beside other devices
 //! follow once they have arrived (`CFD_SWE_EXCHANGE=serial` runs the exchange on the compute
 //! stream instead, `off` skips it: timing diagnostics only, the results are then wrong).
+//! Ghost-cell expansion (`shallow-water.ghost_rows = k`): k rows travel every k steps, and in
+//! between each part updates the ghost rows still valid again (`slab::updated_rows`, the step
+//! kernel's row range), as the CPU does, so the results stay those of one device.
 
 use super::forcing::Packed;
 use super::{slab, Ledger, SweSetup};
@@ -81,17 +84,18 @@ struct OpenC {
 struct OpenSidesC {
     side: [OpenC; 4],
     count: i32,
-    rows: i32,
 }
 
 // SAFETY: plain-old-data with the same layout as the C structs.
 unsafe impl DeviceRepr for OpenSidesC {}
 
-/// The forcing on the device: the packed series, the open sides, the sources' cells (padded
-/// indices), series and concentrations, and the water and pollutant they added.
+/// The forcing on the device: the packed series, the open sides (and the most cells one has),
+/// the sources' cells (padded indices; those in the ghost rows too), series and concentrations,
+/// and the water and pollutant the slab's own sources added.
 struct DeviceForcing {
     series: CudaSlice<f64>,
     open: OpenSidesC,
+    open_cells: i32,
     cells: CudaSlice<u64>,
     desc: CudaSlice<i32>,
     conc: CudaSlice<f64>,
@@ -106,6 +110,7 @@ impl DeviceForcing {
         let (f, g) = (&setup.forcing, &setup.grid);
         let mut packed = Packed::default();
         let mut open = OpenSidesC::default();
+        let mut open_cells = 0;
         for (k, o) in f.open.iter().enumerate() {
             open.side[k] = OpenC {
                 conc: o.concentration.unwrap_or(0.0),
@@ -115,24 +120,24 @@ impl DeviceForcing {
                 discharge: packed.add(o.discharge.as_ref()),
                 has_conc: i32::from(o.concentration.is_some()),
             };
-            open.rows = open.rows.max(g.n[1 - o.axis] as i32);
+            open_cells = open_cells.max(g.n[1 - o.axis] as i32);
         }
         open.count = f.open.len() as i32;
-        // The slab's own sources: with one ghost row, the rows beside it arrive with theirs.
-        let own: Vec<_> = f.sources.iter().filter(|s| s.owned).collect();
-        let cells: Vec<u64> = own.iter().map(|s| g.at(s.cell[0], s.cell[1], 0) as u64).collect();
-        let desc: Vec<i32> = own.iter().flat_map(|s| packed.add(Some(&s.discharge))).collect();
-        let conc: Vec<f64> = own.iter().map(|s| s.concentration).collect();
+        // The sources in the slab's rows and its ghost rows (`Forcing::for_rows`), in order.
+        let cells: Vec<u64> = f.sources.iter().map(|s| g.at(s.cell[0], s.cell[1], 0) as u64).collect();
+        let desc: Vec<i32> = f.sources.iter().flat_map(|s| packed.add(Some(&s.discharge))).collect();
+        let conc: Vec<f64> = f.sources.iter().map(|s| s.concentration).collect();
         // No buffer is empty (a zero-length allocation is refused).
         let nonempty = |v: Vec<f64>| if v.is_empty() { vec![0.0] } else { v };
         let stream = &dev.stream;
         Ok(DeviceForcing {
             series: stream.clone_htod(&nonempty(packed.series))?,
             open,
+            open_cells,
+            count: cells.len() as i32,
             cells: stream.clone_htod(&[cells, vec![0]].concat())?,
             desc: stream.clone_htod(&[desc, vec![0, 0]].concat())?,
             conc: stream.clone_htod(&nonempty(conc))?,
-            count: own.len() as i32,
             added: stream.alloc_zeros::<f64>(2)?,
             f_open: dev.function::<R>(kernels::swe::OPEN, &[])?,
             f_sources: dev.function::<R>(kernels::swe::SOURCES, &[])?,
@@ -230,10 +235,6 @@ impl<R: Real> Part<R> {
         }
     }
 
-    /// Tile rows of the slab.
-    fn tiles(&self) -> u32 {
-        (self.setup.grid.cells[1] as u32).div_ceil(Self::tile_rows())
-    }
 
     /// The rate of the current state folded into `rate` (zeroed first).
     fn fold_rate(&mut self) -> Result<()> {
@@ -250,10 +251,9 @@ impl<R: Real> Part<R> {
         Ok(())
     }
 
-    /// The step of the device clock's dt from `w` into `w2` over `count` tile rows, `first`,
-    /// `first + step`, ...
-    fn queue_tiles(&self, first: u32, count: u32, step: u32) -> Result<()> {
-        if count == 0 {
+    /// The step of the device clock's dt from `w` into `w2` over the tile rows of `t`.
+    fn queue_tiles(&self, t: &Tiles) -> Result<()> {
+        if t.count == 0 {
             return Ok(());
         }
         let d = &self.dev;
@@ -261,13 +261,15 @@ impl<R: Real> Part<R> {
         let (clock, rate, clipped) = (d.ptr(&self.clock), d.ptr(&self.rate), d.ptr(&self.clipped));
         let ty = Self::tile_rows();
         let cfg = LaunchConfig {
-            grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(TX), count, 1),
+            grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(TX), t.count, 1),
             block_dim: (TX * ty, 1, 1),
             shared_mem_bytes: 0,
         };
-        let (first, step) = (first as i32, step as i32);
+        let (first, step) = (t.first as i32, t.step as i32);
+        let (row0, row_end) = (t.rows.start as i32, t.rows.end as i32);
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
-        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double; tiles of TX x TY cells.
+        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double; tiles of TX x TY cells;
+        // the rows (and the ring of one row around them) lie inside the halo (`tile_plan`).
         unsafe {
             d.stream
                 .launch_builder(&self.f_step)
@@ -280,13 +282,15 @@ impl<R: Real> Part<R> {
                 .arg(&clipped)
                 .arg(&first)
                 .arg(&step)
+                .arg(&row0)
+                .arg(&row_end)
                 .launch(cfg)?
         };
         Ok(())
     }
 
-    /// The sources' water and pollutant over the clock's step, where there are any.
-    fn queue_sources(&self) -> Result<()> {
+    /// The water and pollutant over the clock's step of the sources in rows `rows`, if any.
+    fn queue_sources(&self, rows: &std::ops::Range<isize>) -> Result<()> {
         let f = &self.forcing;
         if f.count == 0 {
             return Ok(());
@@ -294,6 +298,7 @@ impl<R: Real> Part<R> {
         let d = &self.dev;
         let (w, clock, series) = (d.ptr(&self.w), d.ptr(&self.clock), d.ptr(&f.series));
         let (cells, desc, conc, added) = (d.ptr(&f.cells), d.ptr(&f.desc), d.ptr(&f.conc), d.ptr(&f.added));
+        let (lo, hi) = (rows.start as i32, rows.end as i32);
         // SAFETY: w is this grid's padded state, clock CLOCK_LEN doubles, series the packed
         // series that desc (2 ints a source) points into, cells and conc one entry a source,
         // added two doubles; one thread.
@@ -309,6 +314,8 @@ impl<R: Real> Part<R> {
                 .arg(&conc)
                 .arg(&f.count)
                 .arg(&added)
+                .arg(&lo)
+                .arg(&hi)
                 .launch(LaunchConfig {
                     grid_dim: (1, 1, 1),
                     block_dim: (1, 1, 1),
@@ -318,17 +325,25 @@ impl<R: Real> Part<R> {
         Ok(())
     }
 
-    /// The ghosts of the open sides at the clock's time (after the halo fill), if any.
-    fn queue_open(&self) -> Result<()> {
+    /// The ghosts of the open sides at the clock's time (after the halo fill), if any: the x
+    /// sides in rows `x_rows`, the y sides too if `y_sides`.
+    fn queue_open(&self, x_rows: &std::ops::Range<isize>, y_sides: bool) -> Result<()> {
         let f = &self.forcing;
         if f.open.count == 0 {
             return Ok(());
         }
         let d = &self.dev;
         let (w, bed, series, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&f.series), d.ptr(&self.clock));
-        let threads = (f.open.count * f.open.rows) as u32;
+        let (x_row0, x_count) = (x_rows.start as i32, x_rows.len() as i32);
+        let per_side = if y_sides { f.open_cells.max(x_count) } else { x_count };
+        let y_sides = i32::from(y_sides);
+        let threads = (f.open.count * per_side) as u32;
+        if threads == 0 {
+            return Ok(());
+        }
         // SAFETY: w and bed are this grid's padded state and bed, series the packed series the
-        // sides point into, clock CLOCK_LEN doubles; one thread per side and row.
+        // sides point into, clock CLOCK_LEN doubles; per_side threads a side; the x rows lie
+        // inside the halo.
         unsafe {
             d.stream
                 .launch_builder(&f.f_open)
@@ -338,6 +353,10 @@ impl<R: Real> Part<R> {
                 .arg(&bed)
                 .arg(&series)
                 .arg(&clock)
+                .arg(&per_side)
+                .arg(&x_row0)
+                .arg(&x_count)
+                .arg(&y_sides)
                 .launch(LaunchConfig {
                     grid_dim: (threads.div_ceil(THREADS), 1, 1),
                     block_dim: (THREADS, 1, 1),
@@ -376,12 +395,30 @@ impl<R: Real> Part<R> {
         Ok(())
     }
 
-    /// The device address and byte length of interior row j of component k of `w`.
-    fn row(&self, k: usize, j: isize) -> (u64, usize) {
+    /// The device address and byte length of interior rows j..j + count of component k of `w`
+    /// (and the x ghosts and padding between them: the receiver fills its x ghosts again).
+    fn rows(&self, k: usize, j: isize, count: usize) -> (u64, usize) {
         let g = &self.setup.grid;
         let size = std::mem::size_of::<R>();
         let at = k * g.padded_len() + g.at(0, j, 0);
-        (self.dev.ptr(&self.w) + (at * size) as u64, g.cells[0] * size)
+        let len = (count - 1) * g.pitch + g.cells[0];
+        (self.dev.ptr(&self.w) + (at * size) as u64, len * size)
+    }
+
+    /// The x ghosts and the open x sides of the rows `rows` updates beyond the slab's own (its
+    /// ghost rows updated again, once they hold their values), as the owner fills them; the
+    /// slab's own rows are filled again to the same values (one launch each).
+    fn queue_ghost_fill(&self, rows: &std::ops::Range<isize>) -> Result<()> {
+        if *rows == (0..self.setup.grid.n[1] as isize) {
+            return Ok(());
+        }
+        self.halo.fill_x_of_rows(self.dev.ptr(&self.w), rows.clone())?;
+        self.queue_open(rows, false)
+    }
+
+    /// The step kernel's launches `plan` (half of a `tile_plan`).
+    fn queue_plan(&self, plan: &[Tiles]) -> Result<()> {
+        plan.iter().try_for_each(|t| self.queue_tiles(t))
     }
 
     fn interior(&self) -> Result<Vec<R>> {
@@ -407,6 +444,54 @@ impl<R: Real> Part<R> {
     }
 }
 
+/// One launch of the step kernel: rows `rows` tiled from their first, `TY` rows a tile row, of
+/// which tile rows first, first + step, ... (`count` of them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Tiles {
+    rows: std::ops::Range<isize>,
+    first: u32,
+    count: u32,
+    step: u32,
+}
+
+impl Tiles {
+    /// Every tile row of `rows`.
+    fn all(rows: std::ops::Range<isize>, ty: u32) -> Tiles {
+        let count = (rows.len() as u32).div_ceil(ty);
+        Tiles { rows, first: 0, count, step: 1 }
+    }
+}
+
+/// The step kernel's launches over `rows` (`slab::updated_rows`) of a slab of `ny` rows, `ty`
+/// rows a tile row: before the ghost rows arrive, and after. Without `split` (nothing arrives
+/// this step, or it arrived before the step) one launch over all, before. With `split`
+/// ([below, above]: where other slabs are), the tile rows of the owned rows that read no ghost
+/// row go first; once the ghost rows have arrived, the ghost rows updated again below and above,
+/// then the owned tile rows beside other slabs (the first and the last, in one launch).
+fn tile_plan(rows: std::ops::Range<isize>, ny: usize, ty: u32, split: Option<[bool; 2]>) -> [Vec<Tiles>; 2] {
+    let Some([lo, hi]) = split else {
+        return [vec![Tiles::all(rows, ty)], vec![]];
+    };
+    let own = 0..ny as isize;
+    let tiles = (ny as u32).div_ceil(ty);
+    let inner = tiles.saturating_sub(u32::from(lo) + u32::from(hi));
+    let before = vec![Tiles { rows: own.clone(), first: u32::from(lo).min(tiles), count: inner, step: 1 }];
+    let mut after = vec![];
+    for ghost in [rows.start..0, ny as isize..rows.end] {
+        if !ghost.is_empty() {
+            after.push(Tiles::all(ghost, ty));
+        }
+    }
+    let edge = |first, count, step| Tiles { rows: own.clone(), first, count, step };
+    match (lo, hi) {
+        (true, true) if tiles > 1 => after.push(edge(0, 2, tiles - 1)),
+        (true, _) => after.push(edge(0, 1, 1)),
+        (false, true) => after.push(edge(tiles - 1, 1, 1)),
+        (false, false) => {}
+    }
+    [before, after]
+}
+
 /// How the ghost rows travel between devices (`CFD_SWE_EXCHANGE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Exchange {
@@ -430,6 +515,10 @@ pub struct CudaSwe<R: Real> {
     total: usize,
     whole: [usize; 2],
     exchange: Exchange,
+    /// Ghost rows beside other parts (`shallow-water.ghost_rows`), and the steps queued since the
+    /// start or a restart (they arrive every `ghost_rows` steps: `slab::updated_rows`).
+    ghost_rows: usize,
+    steps: usize,
 }
 
 impl<R: Real> CudaSwe<R> {
@@ -466,29 +555,34 @@ impl<R: Real> CudaSwe<R> {
             total,
             whole: [setup.grid.cells[0], setup.grid.cells[1]],
             exchange,
+            ghost_rows: setup.ghost_rows,
+            steps: 0,
         })
     }
 
-    /// Each part sends its first and last owned rows to the parts below and above and receives
-    /// theirs into its ghost rows, on `stream_of(part)`; one NCCL group for all.
+    /// Each part sends its first and last `ghost_rows` owned rows to the parts below and above
+    /// and receives theirs into its ghost rows (one message a component and side), on the aux or
+    /// the compute stream; one NCCL group for all.
     fn send_ghost_rows(&self, on_aux: bool) -> Result<()> {
         let Some(comms) = &self.halo_comms else { return Ok(()) };
+        let depth = self.ghost_rows;
         nccl::group(|| {
             for (k, p) in self.parts.iter().enumerate() {
                 let me = self.first + k;
                 let stream = if on_aux { &p.dev.aux } else { &p.dev.stream };
-                let ny = p.setup.grid.cells[1] as isize;
+                let (ny, d) = (p.setup.grid.cells[1] as isize, depth as isize);
                 for c in 0..4 {
-                    // SAFETY: rows of this part's padded state; the stream orders them after the
-                    // step that wrote the owned rows and before the one that reads the ghosts.
+                    // SAFETY: rows of this part's padded state (the slab owns at least `depth`
+                    // rows, its halo is `depth` rows deep); the stream orders them after the step
+                    // that wrote the owned rows and before the one that reads the ghosts.
                     unsafe {
                         if p.slab.has_below() {
-                            let ((own, n), (ghost, _)) = (p.row(c, 0), p.row(c, -1));
+                            let ((own, n), (ghost, _)) = (p.rows(c, 0, depth), p.rows(c, -d, depth));
                             comms.send(k, own, n, me - 1, stream)?;
                             comms.recv(k, ghost, n, me - 1, stream)?;
                         }
                         if p.slab.has_above() {
-                            let ((own, n), (ghost, _)) = (p.row(c, ny - 1), p.row(c, ny));
+                            let ((own, n), (ghost, _)) = (p.rows(c, ny - d, depth), p.rows(c, ny, depth));
                             comms.send(k, own, n, me + 1, stream)?;
                             comms.recv(k, ghost, n, me + 1, stream)?;
                         }
@@ -511,14 +605,21 @@ impl<R: Real> CudaSwe<R> {
         })
     }
 
-    /// One step on every part (queued, not waited for).
+    /// One step on every part (queued, not waited for). With ghost-cell expansion the ghost
+    /// rows travel every `ghost_rows` steps; each step updates the rows `slab::updated_rows`
+    /// gives, as the CPU does.
     fn queue_step(&mut self, cfl: f64, until: f64) -> Result<()> {
-        let split = self.total > 1 && self.exchange != Exchange::Serial;
-        // The sources change owned cells: before the owned rows travel.
+        let step = self.steps;
+        self.steps += 1;
+        let ny = |p: &Part<R>| p.setup.grid.cells[1];
+        let arrive = self.total > 1 && step.is_multiple_of(self.ghost_rows);
+        let split = arrive && self.exchange != Exchange::Serial;
+        // The sources change the cells the update reads: before the owned rows travel.
         for p in &self.parts {
-            p.queue_sources()?;
+            let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
+            p.queue_sources(&slab::read_rows(&rows, &p.slab))?;
         }
-        if self.total > 1 && self.exchange == Exchange::Overlap {
+        if arrive && self.exchange == Exchange::Overlap {
             for p in &self.parts {
                 p.ready.record(&p.dev.stream)?;
                 p.dev.aux.wait(&p.ready)?;
@@ -527,31 +628,27 @@ impl<R: Real> CudaSwe<R> {
             for p in &self.parts {
                 p.arrived.record(&p.dev.aux)?;
             }
-        } else if self.exchange == Exchange::Serial {
+        } else if arrive && self.exchange == Exchange::Serial {
             self.send_ghost_rows(false)?;
         }
         for p in &self.parts {
             p.halo.fill(p.dev.ptr(&p.w))?;
-            p.queue_open()?;
-            let tiles = p.tiles();
+            p.queue_open(&(0..ny(p) as isize), true)?;
+            let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
+            let beside = split.then(|| [p.slab.has_below(), p.slab.has_above()]);
+            let [before, after] = tile_plan(rows.clone(), ny(p), Part::<R>::tile_rows(), beside);
             if !split {
-                p.queue_tiles(0, tiles, 1)?;
-                continue;
+                p.queue_ghost_fill(&rows)?;
             }
             // Tile rows beside other parts wait for the ghost rows; the rest go first.
-            let (lo, hi) = (p.slab.has_below(), p.slab.has_above());
-            let inner = tiles.saturating_sub(u32::from(lo) + u32::from(hi));
-            p.queue_tiles(u32::from(lo).min(tiles), inner, 1)?;
-            if self.exchange == Exchange::Overlap {
+            p.queue_plan(&before)?;
+            if split && self.exchange == Exchange::Overlap {
                 p.dev.stream.wait(&p.arrived)?;
             }
-            // The first and the last tile rows in one launch.
-            match (lo, hi) {
-                (true, true) if tiles > 1 => p.queue_tiles(0, 2, tiles - 1)?,
-                (true, _) => p.queue_tiles(0, 1, 1)?,
-                (false, true) => p.queue_tiles(tiles - 1, 1, 1)?,
-                (false, false) => {}
+            if split {
+                p.queue_ghost_fill(&rows)?;
             }
+            p.queue_plan(&after)?;
         }
         self.reduce_rates()?;
         for p in &mut self.parts {
@@ -667,6 +764,8 @@ impl<R: Real> Simulation for CudaSwe<R> {
             p.start_water = super::water(&p.setup, &local.iter().map(|v| v.f64()).collect::<Vec<_>>());
             p.w = p.dev.upload(&p.setup.grid.pad(&local))?;
         }
+        // The ghost rows travel at the next step.
+        self.steps = 0;
         Ok(())
     }
 
@@ -675,9 +774,10 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn variant(&self) -> String {
-        match self.total {
-            1 => "roe-path-conservative".into(),
-            n => format!("roe-path-conservative, {n} devices"),
+        match (self.total, self.ghost_rows) {
+            (1, _) => "roe-path-conservative".into(),
+            (n, 1) => format!("roe-path-conservative, {n} devices"),
+            (n, k) => format!("roe-path-conservative, {n} devices, {k} ghost rows"),
         }
     }
 
@@ -704,5 +804,54 @@ impl<R: Real> Simulation for CudaSwe<R> {
             }
         }
         Ok(slab::sum_totals(self.ranks, sums))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{slab, tile_plan, Tiles};
+    use crate::framework::ranks::Slab;
+
+    /// The rows a launch updates.
+    fn updated(t: &Tiles, ty: u32) -> Vec<isize> {
+        (0..t.count)
+            .flat_map(|b| {
+                let first = t.rows.start + ((t.first + b * t.step) * ty) as isize;
+                (first..first + ty as isize).filter(|j| t.rows.contains(j))
+            })
+            .collect()
+    }
+
+    /// For every slab position, ghost depth 1 to 4, step of the cycle, tile height and slab size
+    /// (fewer rows than a tile too): the launches update each row of `slab::updated_rows` once,
+    /// read (one row beyond) only rows inside the halo, and before the ghost rows arrive only
+    /// owned rows.
+    #[test]
+    fn the_tile_plan_updates_each_row_once_and_waits_for_what_it_reads() {
+        for ty in [4, 8] {
+            for ny in 2..=27 {
+                for depth in (1..=4).filter(|&d| d <= ny) {
+                    for (rank, size) in [(0, 1), (0, 2), (1, 2), (1, 3)] {
+                        let s = Slab { rank, size, start: 0, end: ny };
+                        for step in 0..depth {
+                            let (rows, arrive) = slab::updated_rows(step, depth, ny, &s);
+                            let splits = if arrive && size > 1 { vec![None, Some([s.has_below(), s.has_above()])] } else { vec![None] };
+                            for split in splits {
+                                let [before, after] = tile_plan(rows.clone(), ny, ty, split);
+                                let mut all: Vec<isize> = before.iter().chain(&after).flat_map(|t| updated(t, ty)).collect();
+                                all.sort();
+                                assert_eq!(all, rows.clone().collect::<Vec<_>>(), "{ty} {ny} {depth} {rank}/{size} {step} {split:?}");
+                                let (lo, hi) = (if s.has_below() { -(depth as isize) } else { -1 }, (ny + depth) as isize);
+                                assert!(all.iter().all(|j| j > &lo && j + 1 < hi), "reads below row {lo} or from row {hi}");
+                                if split.is_some() {
+                                    let own = |j: &isize| (!s.has_below() || *j > 0) && (!s.has_above() || j + 1 < ny as isize);
+                                    assert!(before.iter().flat_map(|t| updated(t, ty)).all(|j| own(&j)), "{ty} {ny} {depth} {rank}/{size}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

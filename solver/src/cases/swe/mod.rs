@@ -143,14 +143,11 @@ impl SweSetup {
             }
         }
         bed_bc.normal_component = [None; 3];
-        if s.ghost_rows == 0 {
-            return Err(doc.error("shallow-water.ghost_rows", "must be at least 1"));
-        }
-        if s.ghost_rows > 1 && doc.run.backend != crate::framework::config::Backend::Cpu {
-            return Err(doc.error(
-                "shallow-water.ghost_rows",
-                "more than one ghost row runs on the CPU backend only so far: set run.backend = \"cpu\", or ghost_rows = 1",
-            ));
+        // Every rank, and every device of each, takes a slab (devices only on CUDA).
+        let ranks = ranks::world();
+        let gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
+        if let Some(msg) = ghost_rows_problem(s.ghost_rows, spec.cells[1], ranks.size() * gpus) {
+            return Err(doc.error("shallow-water.ghost_rows", msg));
         }
         let halo = [1, if spec.cells[1] > 1 { s.ghost_rows } else { 0 }, 0];
         let grid = StructuredGrid::new(&spec, Centring::Cell, &bc, halo, 4);
@@ -181,9 +178,6 @@ impl SweSetup {
                 None => bed_from_grid_file(doc, &setup.doc.grid)?,
             });
         }
-        // Every rank, and every device of each, takes a slab (devices only on CUDA).
-        let ranks = ranks::world();
-        let gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
         if let Err(e) = setup.slab_of(ranks.rank(), ranks.size() * gpus) {
             return Err(doc.error("grid.dims", e));
         }
@@ -285,6 +279,22 @@ fn bed_from_grid_file(doc: &CaseDoc, grid: &GridSection) -> Result<Vec<f64>> {
             format!("its bathymetry has {} values for {} x {} cells: make it again with meshtool", b.values.len(), spec.dims[0], spec.dims[1]),
         )),
         None => Err(doc.error("shallow-water.initial.bathymetry", format!("{} has no bathymetry; {missing}", file.display()))),
+    }
+}
+
+/// What is wrong with `ghost` ghost rows when `slabs` slabs share `rows` rows, if anything: none
+/// at all, or more than the smallest slab owns (its neighbours' ghost rows are its own rows;
+/// fewer than 2 rows a slab is the grid's problem, which `Slab::of` reports).
+fn ghost_rows_problem(ghost: usize, rows: usize, slabs: usize) -> Option<String> {
+    let least = rows / slabs;
+    if ghost == 0 {
+        Some("must be at least 1".into())
+    } else if slabs > 1 && (2..ghost).contains(&least) {
+        Some(format!(
+            "{ghost} ghost rows reach beyond a slab: {slabs} slabs of the grid's {rows} rows own {least} rows at the least; set at most {least} (or use fewer ranks or devices)"
+        ))
+    } else {
+        None
     }
 }
 
@@ -446,5 +456,38 @@ impl Setup for SweSetup {
     }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({"grid": self.grid.cells, "gravity": self.gravity, "dry_depth": self.dry})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framework::specs::spec_doc;
+
+    fn parse(sets: &[&str]) -> Result<SweSetup> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        SweSetup::parse(&spec_doc("swe-column", &sets, None, Precision::F64)?)
+    }
+
+    /// Ghost-cell expansion on CUDA devices: up to the rows of the smallest slab (12 rows over
+    /// 2 devices: 6); more, or none, is refused naming the key.
+    #[test]
+    fn ghost_rows_are_refused_only_beyond_a_slab() {
+        let rows = |k: usize| format!("shallow-water.ghost_rows={k}");
+        let cuda = ["run.backend=\"cuda\"", "run.gpus=2", "grid.dims=[40,12,1]"];
+        for k in 1..=6 {
+            let s = parse(&[&cuda[..], &[rows(k).as_str()]].concat()).unwrap();
+            assert_eq!((s.ghost_rows, s.grid.halo), (k, [1, k, 0]));
+        }
+        for (k, needle) in [(7, "own 6 rows at the least; set at most 6"), (0, "must be at least 1")] {
+            let e = parse(&[&cuda[..], &[rows(k).as_str()]].concat()).unwrap_err().to_string();
+            assert!(e.contains("shallow-water.ghost_rows") && e.contains(needle), "{e}");
+        }
+        // One slab (the CPU backend in one process ignores run.gpus): nothing to reach beyond.
+        let cpu = parse(&["run.backend=\"cpu\"", "run.gpus=2", "grid.dims=[40,12,1]", &rows(7)]);
+        assert!(cpu.is_ok(), "{:?}", cpu.err());
+        // Fewer than 2 rows a slab is the grid's problem, whatever the ghost rows.
+        let e = parse(&["run.backend=\"cuda\"", "run.gpus=8", "grid.dims=[40,12,1]", &rows(3)]).unwrap_err();
+        assert!(e.to_string().contains("grid.dims"), "{e}");
     }
 }

@@ -63,6 +63,25 @@ pub fn local_fields(setup: &SweSetup, local: &SweSetup, slab: &Slab, w: &[f64], 
     (rows_of(w, g.cells[0], g.cells[1], COMPONENTS, slab), local_bed)
 }
 
+/// Ghost-cell expansion, the same on every backend: at step `step` (counted from the start or
+/// a restart) of a slab of `ny` rows with `depth` ghost rows beside other slabs, the rows it
+/// updates (its own, and `depth - 1 - step % depth` ghost rows beyond each side that has a
+/// neighbour) and whether the ghost rows arrive before the update (every `depth` steps). The
+/// ghost rows updated are those whose neighbours the previous update (or the exchange) left
+/// equal to their owner's: each update reads one row beyond the rows it updates.
+pub fn updated_rows(step: usize, depth: usize, ny: usize, slab: &Slab) -> (std::ops::Range<isize>, bool) {
+    let extra = (depth - 1 - step % depth) as isize;
+    let lo = if slab.has_below() { -extra } else { 0 };
+    let hi = ny as isize + if slab.has_above() { extra } else { 0 };
+    (lo..hi, step.is_multiple_of(depth))
+}
+
+/// The rows that an update of rows `rows` reads: one more beside each other slab (the sources
+/// must change all of them, as their owners do).
+pub fn read_rows(rows: &std::ops::Range<isize>, slab: &Slab) -> std::ops::Range<isize> {
+    rows.start - isize::from(slab.has_below())..rows.end + isize::from(slab.has_above())
+}
+
 /// Exchange the ghost rows of the padded state `w` (grid `g`, `g.halo[1]` ghost rows) with the
 /// ranks below and above: each sends as many of its first and last owned rows, every component,
 /// and receives the neighbours'.
@@ -144,4 +163,40 @@ pub fn first_bad(ranks: &dyn Ranks, mine: Option<(usize, f64)>) -> Option<(usize
 pub fn sum_totals(ranks: &dyn Ranks, local: Vec<(String, f64)>) -> Vec<(String, f64)> {
     let sums = ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
     local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row a step reads was updated by the step before or has just arrived, for slabs
+    /// with neighbours on either side or both, 1 to 4 ghost rows, over three cycles.
+    #[test]
+    fn ghost_rows_updated_again_stay_inside_what_is_valid() {
+        let ny = 10;
+        for (rank, size) in [(0, 2), (1, 2), (1, 3)] {
+            let slab = Slab { rank, size, start: 0, end: ny };
+            for depth in 1..=4 {
+                // The rows holding this step's values: own rows at the start (ghosts unknown).
+                let mut valid = 0..ny as isize;
+                for step in 0..3 * depth {
+                    let (rows, arrive) = updated_rows(step, depth, ny, &slab);
+                    assert_eq!(arrive, step % depth == 0);
+                    if arrive {
+                        let d = depth as isize;
+                        valid = valid.start.min(if slab.has_below() { -d } else { 0 })
+                            ..valid.end.max(ny as isize + if slab.has_above() { d } else { 0 });
+                    }
+                    let read = read_rows(&rows, &slab);
+                    assert!(valid.start <= read.start && read.end <= valid.end, "{depth} {step}: {read:?} {valid:?}");
+                    assert!(read.start >= -(depth as isize) && read.end <= (ny + depth) as isize);
+                    assert!(rows.start <= 0 && rows.end >= ny as isize);
+                    valid = rows;
+                }
+                // Just before an exchange no ghost row is updated: the cycle uses all of them.
+                let (last, _) = updated_rows(depth - 1, depth, ny, &slab);
+                assert_eq!(last, 0..ny as isize);
+            }
+        }
+    }
 }
