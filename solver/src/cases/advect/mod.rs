@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod profile;
 pub mod section;
+pub mod series;
 pub mod setup;
 pub mod sim;
 pub mod velocity;
