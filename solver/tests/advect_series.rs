@@ -136,13 +136,28 @@ fn a_uniform_velocity_growing_in_time_moves_the_bump_by_its_integral() {
     let pvd = dir.path().join("growing.pvd");
     let (t_end, reverse_after) = (0.25, None);
     let frames = [
-        (0.0, VelocitySpec::Constant { speed: 1.0, reverse_after }),
-        (t_end, VelocitySpec::Constant { speed: 1.0 + t_end, reverse_after }),
+        (
+            0.0,
+            VelocitySpec::Constant {
+                speed: 1.0,
+                reverse_after,
+            },
+        ),
+        (
+            t_end,
+            VelocitySpec::Constant {
+                speed: 1.0 + t_end,
+                reverse_after,
+            },
+        ),
     ];
     write_series(&pvd, &mesh, &frames).unwrap();
     let center = [0.3, 0.5, 0.5];
     let base = vec![
-        format!("advect.profile={{kind=\"bump\",width=0.15,center=[{},{},{}]}}", center[0], center[1], center[2]),
+        format!(
+            "advect.profile={{kind=\"bump\",width=0.15,center=[{},{},{}]}}",
+            center[0], center[1], center[2]
+        ),
         "time.dt=0.0125".to_string(),
         format!("time.end_time={t_end}"),
     ];
@@ -168,9 +183,15 @@ fn a_uniform_velocity_growing_in_time_moves_the_bump_by_its_integral() {
          off the exact one's in x by {:+.4} / {:+.4} / {:+.4} (exact shift {exact})",
         shift[0], shift_steady[0], shift_latest[0]
     );
-    assert!((shift[0] - shift_steady[0]).abs() < 0.01, "{shift:?} vs {shift_steady:?}");
+    assert!(
+        (shift[0] - shift_steady[0]).abs() < 0.01,
+        "{shift:?} vs {shift_steady:?}"
+    );
     assert!(shift_latest[0] - shift[0] > 0.015, "{shift_latest:?} vs {shift:?}");
-    assert!(l1 < 1.1 * l1_steady && l1_latest > 1.3 * l1, "{l1} {l1_steady} {l1_latest}");
+    assert!(
+        l1 < 1.1 * l1_steady && l1_latest > 1.3 * l1,
+        "{l1} {l1_steady} {l1_latest}"
+    );
 }
 
 /// Rotation about the box's z axis at omega(t) = pi + 4 pi t from frames at t = 0 and 0.5 (exact
@@ -197,7 +218,10 @@ fn a_rotation_whose_rate_grows_in_time_turns_the_bump_by_its_integral() {
         errors(&mesh, &last_cell_array(&run(dir.path(), name, &sets), "F"), exact)
     };
     let (l1, shift) = case("series", series(&pvd));
-    let (l1_steady, _) = case("steady", "advect.velocity={kind=\"rotation\",omega=6.283185307179586}".into());
+    let (l1_steady, _) = case(
+        "steady",
+        "advect.velocity={kind=\"rotation\",omega=6.283185307179586}".into(),
+    );
     let latest = format!("advect.velocity={{kind=\"field\",file=\"{}\"}}", pvd.display());
     let (l1_latest, shift_latest) = case("latest", latest);
     println!(
@@ -242,23 +266,46 @@ fn a_bad_series_is_refused_naming_the_file_and_the_key() {
         p
     };
     let out_of_order = edited("swapped.pvd", &|t| t.replacen("timestep=\"0.0", "timestep=\"9.0", 1));
-    refused(d, &[series(&out_of_order)], &[key, "swapped.pvd", "frames out of order"]);
+    refused(
+        d,
+        &[series(&out_of_order)],
+        &[key, "swapped.pvd", "frames out of order"],
+    );
     let missing = edited("missing.pvd", &|t| t.replace("good_0001.vtu", "gone.vtu"));
     refused(d, &[series(&missing)], &[key, "missing.pvd", "gone.vtu does not exist"]);
     let single = edited("single.pvd", &|t| {
-        t.lines().filter(|l| !l.contains("good_0001.vtu")).collect::<Vec<_>>().join("\n")
+        t.lines()
+            .filter(|l| !l.contains("good_0001.vtu"))
+            .collect::<Vec<_>>()
+            .join("\n")
     });
     refused(d, &[series(&single)], &[key, "single.pvd", "two or more"]);
-    let array = format!("advect.velocity={{kind=\"series\",file=\"{}\",array=\"speed\"}}", good.display());
+    let array = format!(
+        "advect.velocity={{kind=\"series\",file=\"{}\",array=\"speed\"}}",
+        good.display()
+    );
     refused(d, &[array], &[key, "good_0000.vtu", "no cell array named 'speed'"]);
     let other = d.join("other.pvd");
-    write_series(&other, &box_mesh(&d.join("box5.pmesh"), 5), &[(0.0, rotation(1.0)), (1.0, rotation(1.0))]).unwrap();
-    refused(d, &[series(&other)], &[key, "other_0000.vtu", "not those of the prepared mesh"]);
+    write_series(
+        &other,
+        &box_mesh(&d.join("box5.pmesh"), 5),
+        &[(0.0, rotation(1.0)), (1.0, rotation(1.0))],
+    )
+    .unwrap();
+    refused(
+        d,
+        &[series(&other)],
+        &[key, "other_0000.vtu", "not those of the prepared mesh"],
+    );
     let long = vec![series(&good), "time.end_time=0.5".into()];
     refused(d, &long, &[key, "the frames cover [0, 0.25]", "outside = \"clamp\""]);
     let late = vec![series(&good), "advect.velocity.offset=0.1".into()];
     refused(d, &late, &[key, "0.1..0.35"]);
-    refused(d, &["advect.velocity={kind=\"series\"}".into()], &["advect.velocity", "give one of `file`"]);
+    refused(
+        d,
+        &["advect.velocity={kind=\"series\"}".into()],
+        &["advect.velocity", "give one of `file`"],
+    );
     let field = "advect.velocity={kind=\"series\",interval=0.1,sample={kind=\"field\",file=\"x.vtu\"}}";
     refused(d, &[field.into()], &["advect.velocity.sample", "analytic"]);
     let no_interval = "advect.velocity={kind=\"series\",sample={kind=\"rotation\"}}";
@@ -274,5 +321,9 @@ fn a_bad_series_is_refused_naming_the_file_and_the_key() {
     let extra: Vec<&str> = clamp.iter().flat_map(|s| ["--set", s.as_str()]).collect();
     let o = run_cpu(&case, &d.join("clamped"), &extra);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("warning") && stderr(&o).contains("held"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning") && stderr(&o).contains("held"),
+        "{}",
+        stderr(&o)
+    );
 }

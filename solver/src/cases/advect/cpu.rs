@@ -1,7 +1,7 @@
 //! CPU execution of the advection: the shared semi-Lagrangian operations (rayon over cells)
 //! with the case's velocity; the reference for the CUDA kernels.
 
-use super::series::Window;
+use super::frames::Window;
 use super::sim::Engine;
 use super::velocity::Velocity;
 use crate::backend::max_abs_host;

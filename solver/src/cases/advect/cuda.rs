@@ -2,7 +2,7 @@
 //! `numerics::sl::cuda` plus the departure kernel, which evaluates the case's velocity. The
 //! mesh and the fields stay on the device for the whole run; only outputs come back.
 
-use super::series::Window;
+use super::frames::Window;
 use super::sim::Engine;
 use super::velocity::{Velocity, VelocitySpec};
 use crate::backend::cuda::Device;

@@ -1,12 +1,12 @@
 //! A time-dependent velocity (`velocity = { kind = "series" }`): the frames of a `.pvd` series
 //! a previous run wrote on this mesh (or an analytic velocity sampled every `interval`), each
-//! a cell field with its least-squares Jacobian, interpolated linearly in time,
-//!   v(t) = v_k + w (v_{k+1} - v_k),  w = (t - t_k) / (t_{k+1} - t_k),
-//! between the two frames around t (so a series of identical frames gives that frame exactly).
-//! Only the frames around the times a step evaluates are held (`FrameCache`); a `Window` is the
-//! set a step reads, on the host, and uploaded once per frame, on the device.
+//! a cell field with its least-squares Jacobian, interpolated linearly in time between the two
+//! frames around t (`frames`). Only the frames around the times a step evaluates are held
+//! (`FrameCache`); a `Window` is the set a step reads, on the host, and uploaded once per frame,
+//! on the device.
 
-use super::velocity::{max_speed, read_cell_field, CellVelocity, Outside, Velocity, VelocitySpec};
+use super::frames::{max_speed, CellVelocity, Timeline, Times, Window};
+use super::velocity::{read_cell_field, Outside, Velocity, VelocitySpec};
 use crate::error::{Result, SolverError};
 use crate::framework::CaseDoc;
 use crate::real::Real;
@@ -32,6 +32,7 @@ pub struct Frames {
     source: Source,
     /// Series time = run time + offset.
     offset: f64,
+    timeline: Arc<Timeline>,
     clamp: bool,
     mesh: Arc<PreparedMesh>,
     /// The case file, which the errors of a frame loaded during the run name.
@@ -64,8 +65,17 @@ impl Frames {
                 return Err(doc.error("advect.velocity", msg));
             }
         };
+        let times = match &source {
+            Source::Files { frames, .. } => Times::Listed(frames.iter().map(|f| f.0).collect()),
+            Source::Sample { interval, .. } => Times::Every(*interval),
+        };
+        let timeline = Arc::new(Timeline {
+            times,
+            offset: *offset,
+        });
         let mut frames = Frames {
             source,
+            timeline,
             offset: *offset,
             clamp: *outside == Outside::Clamp,
             mesh,
@@ -145,30 +155,9 @@ impl Frames {
         )))
     }
 
-    /// The frame k and weight w of run time t: v(t) = v_k + w (v_{k+1} - v_k), clamped to the
-    /// first and last frames.
+    /// The frame k and weight w of run time t (`Timeline::locate`).
     pub fn locate(&self, t: f64) -> (usize, f64) {
-        let ts = t + self.offset;
-        match &self.source {
-            Source::Files { frames, .. } => {
-                let n = frames.len();
-                if ts <= frames[0].0 {
-                    return (0, 0.0);
-                }
-                if ts >= frames[n - 1].0 {
-                    return (n - 2, 1.0);
-                }
-                let k = frames.partition_point(|f| f.0 <= ts) - 1;
-                (k, (ts - frames[k].0) / (frames[k + 1].0 - frames[k].0))
-            }
-            Source::Sample { interval, .. } => {
-                if ts <= 0.0 {
-                    return (0, 0.0);
-                }
-                let k = (ts / interval).floor() as usize;
-                (k, ((ts - self.time(k)) / interval).clamp(0.0, 1.0))
-            }
-        }
+        self.timeline.locate(t)
     }
 
     /// Frame k with its Jacobian.
@@ -268,43 +257,6 @@ fn sampled(doc: &CaseDoc, s: &VelocitySpec, interval: Option<f64>, box_: [[f64; 
     Ok(Source::Sample { vel, interval })
 }
 
-/// The frames a step reads, in precision R: those around each time it evaluates.
-pub struct Window<R> {
-    frames: Arc<Frames>,
-    loaded: Vec<(usize, Arc<CellVelocity<R>>)>,
-}
-
-impl<R: Real> Window<R> {
-    fn frame(&self, k: usize) -> &Arc<CellVelocity<R>> {
-        let f = self.loaded.iter().find(|f| f.0 == k);
-        &f.expect("the frames around every time a step evaluates are loaded").1
-    }
-
-    /// The frames k and k + 1 around run time t and the weight of k + 1, rounded to R.
-    pub fn at(&self, t: f64) -> ((usize, &Arc<CellVelocity<R>>), (usize, &Arc<CellVelocity<R>>), R) {
-        let (k, w) = self.frames.locate(t);
-        ((k, self.frame(k)), (k + 1, self.frame(k + 1)), R::of(w))
-    }
-
-    /// The velocity and its Jacobian in `cell` at time t, blended in R: a + w (b - a).
-    pub fn eval(&self, cell: usize, t: R) -> ([R; 3], [[R; 3]; 3]) {
-        let ((_, a), (_, b), w) = self.at(t.f64());
-        let (va, vb, ja, jb) = (&a.v[cell], &b.v[cell], &a.jac[cell], &b.jac[cell]);
-        let v = std::array::from_fn(|i| va[i] + w * (vb[i] - va[i]));
-        let j = std::array::from_fn(|i| std::array::from_fn(|k| ja[i][k] + w * (jb[i][k] - ja[i][k])));
-        (v, j)
-    }
-
-    /// The frames held, by index.
-    pub fn loaded(&self) -> &[(usize, Arc<CellVelocity<R>>)] {
-        &self.loaded
-    }
-
-    pub fn max_speed(&self) -> f64 {
-        self.frames.max_speed
-    }
-}
-
 /// The frames held between steps: those of the last window.
 pub struct FrameCache<R> {
     frames: Arc<Frames>,
@@ -344,8 +296,9 @@ impl<R: Real> FrameCache<R> {
         }
         self.held = loaded.clone();
         Ok(Arc::new(Window {
-            frames: self.frames.clone(),
+            timeline: self.frames.timeline.clone(),
             loaded,
+            max_speed: self.frames.max_speed,
         }))
     }
 }

@@ -1,7 +1,8 @@
 //! The running advection, written once over its two executions (`Engine`: `cpu.rs`, `cuda.rs`).
 //! The state is the scalar F alone; the time and the step come from the framework's clock.
 
-use super::series::{FrameCache, Window};
+use super::frames::Window;
+use super::series::FrameCache;
 use super::velocity::Velocity;
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, Unhealthy};

@@ -3,14 +3,12 @@
 //! with one vector per cell of this mesh), whose Jacobian is its least-squares gradient, or a
 //! time series of such fields interpolated linearly in time (`series`).
 
-use super::series::Window;
+pub use super::frames::{max_speed, CellVelocity, Window};
 use crate::error::{Result, SolverError};
 use crate::mesh::linalg3::arr;
-use crate::mesh::lsq_gradient;
 use crate::numerics::sl::VelocityField;
 use crate::real::Real;
 use meshtool::PreparedMesh;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 use std::path::Path;
@@ -88,13 +86,6 @@ fn two_pi() -> f64 {
 }
 fn velocity_array() -> String {
     "velocity".into()
-}
-
-/// A cell velocity field and its Jacobian J[a][b] = d v_a / d x_b per cell.
-pub struct CellVelocity<R> {
-    pub v: Vec<[R; 3]>,
-    pub jac: Vec<[[R; 3]; 3]>,
-    pub max_speed: f64,
 }
 
 /// A velocity field ready to evaluate: spec + box (+ the cell field for `field`, the frames
@@ -221,29 +212,6 @@ pub fn read_cell_field(
     cell_vectors(piece, array, n, &fail)
 }
 
-impl CellVelocity<f64> {
-    /// A cell velocity with its least-squares Jacobian on `mesh` and its largest speed.
-    pub fn with_jacobian(v: Vec<[f64; 3]>, mesh: &PreparedMesh) -> Self {
-        let t = &mesh.topo;
-        let jac: Vec<[[f64; 3]; 3]> = (0..v.len())
-            .into_par_iter()
-            .map(|c| std::array::from_fn(|a| lsq_gradient(&t.centroids, &t.neighbours, c, |d| v[d][a])))
-            .collect();
-        CellVelocity {
-            max_speed: max_speed(&v),
-            v,
-            jac,
-        }
-    }
-}
-
-/// The largest |v| of a cell field.
-pub fn max_speed(v: &[[f64; 3]]) -> f64 {
-    v.iter()
-        .map(|x| (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())
-        .fold(0.0, f64::max)
-}
-
 /// The first piece of a VTU file (or of the latest file of a `.pvd` series), loaded.
 fn read_vtu(path: &Path, fail: &dyn Fn(String) -> SolverError) -> Result<vtkio::model::UnstructuredGridPiece> {
     use vtkio::model::DataSet;
@@ -315,17 +283,6 @@ fn cell_vectors(
         return Err(fail(format!("cell array '{array}' is not finite at cell {}", i / 3)));
     }
     Ok(values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
-}
-
-impl CellVelocity<f64> {
-    /// The field in precision R (each value rounded once).
-    pub fn in_precision<R: Real>(&self) -> CellVelocity<R> {
-        CellVelocity {
-            v: self.v.iter().map(|&x| arr(x)).collect(),
-            jac: self.jac.iter().map(|j| j.map(arr)).collect(),
-            max_speed: self.max_speed,
-        }
-    }
 }
 
 impl<R: Real> VelocityField<R> for Velocity<R> {
