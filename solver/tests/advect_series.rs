@@ -312,7 +312,7 @@ fn a_bad_series_is_refused_naming_the_file_and_the_key() {
     refused(d, &[no_interval.into()], &["advect.velocity.interval"]);
 
     // Held at the last frame past its time where the case says so, with a warning.
-    let clamp = vec![
+    let clamp: [String; 3] = [
         series(&good),
         "time.end_time=0.5".into(),
         "advect.velocity.outside=\"clamp\"".into(),

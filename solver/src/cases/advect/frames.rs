@@ -99,6 +99,9 @@ pub struct Window<R> {
     pub max_speed: f64,
 }
 
+/// A frame of a window: its index in the series and its fields.
+pub type Frame<'a, R> = (usize, &'a Arc<CellVelocity<R>>);
+
 impl<R: Real> Window<R> {
     fn frame(&self, k: usize) -> &Arc<CellVelocity<R>> {
         let f = self.loaded.iter().find(|f| f.0 == k);
@@ -106,7 +109,7 @@ impl<R: Real> Window<R> {
     }
 
     /// The frames k and k + 1 around run time t and the weight of k + 1, rounded to R.
-    pub fn at(&self, t: f64) -> ((usize, &Arc<CellVelocity<R>>), (usize, &Arc<CellVelocity<R>>), R) {
+    pub fn at(&self, t: f64) -> (Frame<'_, R>, Frame<'_, R>, R) {
         let (k, w) = self.timeline.locate(t);
         ((k, self.frame(k)), (k + 1, self.frame(k + 1)), R::of(w))
     }
