@@ -6,15 +6,22 @@
 #include "tet.cuh"
 
 struct Vel {
-    int kind;                 // 0 constant, 1 rotation, 2 deformation, 3 cell field
+    int kind;                 // 0 constant, 1 rotation, 2 deformation, 3 cell field, 4 series
     REAL speed, omega, period;
     REAL lo[3], len[3];
     long long reverse_after;  // -1: never
     const REAL* fu;           // kind 3: velocity, 3 per cell
     const REAL* fj;           // kind 3: Jacobian, 9 per cell (row a = d v_a / d x)
+    // kind 4: the frames around t (at = 0) and t + dt (at = 1), velocity and Jacobian as kind 3,
+    // and the weight of the later one: a + w (b - a) (cases/advect/series.rs, Window::eval).
+    const REAL* su[2][2];
+    const REAL* sj[2][2];
+    REAL sw[2];
 };
 
-__device__ void vel_eval(const Vel& v, const REAL* x, u32 cell, REAL t, u64 step, REAL* out, REAL (*j)[3]) {
+// The velocity and its Jacobian at x (the centroid of `cell`) at time t; `at` says which of the
+// step's two times t is (0: its start, 1: its end), for the series' frames.
+__device__ void vel_eval(const Vel& v, const REAL* x, u32 cell, REAL t, u64 step, int at, REAL* out, REAL (*j)[3]) {
     for (int a = 0; a < 3; ++a) { out[a] = K(0); for (int b = 0; b < 3; ++b) j[a][b] = K(0); }
     if (v.kind == 0) {
         out[0] = (v.reverse_after >= 0 && (long long)step >= v.reverse_after) ? -v.speed : v.speed;
@@ -40,10 +47,18 @@ __device__ void vel_eval(const Vel& v, const REAL* x, u32 cell, REAL t, u64 step
             out[a] = g * u[a] * v.len[a];
             for (int b = 0; b < 3; ++b) j[a][b] = g * du[a][b] * v.len[a] / v.len[b];
         }
-    } else {
+    } else if (v.kind == 3) {
         for (int a = 0; a < 3; ++a) {
             out[a] = v.fu[3 * (u64)cell + a];
             for (int b = 0; b < 3; ++b) j[a][b] = v.fj[9 * (u64)cell + 3 * a + b];
+        }
+    } else {
+        const REAL *ua = v.su[at][0] + 3 * (u64)cell, *ub = v.su[at][1] + 3 * (u64)cell;
+        const REAL *ja = v.sj[at][0] + 9 * (u64)cell, *jb = v.sj[at][1] + 9 * (u64)cell;
+        REAL w = v.sw[at];
+        for (int a = 0; a < 3; ++a) {
+            out[a] = ua[a] + w * (ub[a] - ua[a]);
+            for (int b = 0; b < 3; ++b) j[a][b] = ja[3 * a + b] + w * (jb[3 * a + b] - ja[3 * a + b]);
         }
     }
 }
@@ -53,9 +68,11 @@ extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL 
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
     const REAL* x = m.centroids + 3 * (u64)c;
-    REAL v0[3], v1[3], jac[3][3], jn[3][3];
-    vel_eval(v, x, c, t, step, v0, jac);
-    vel_eval(v, x, c, t + dt, step, v1, jn);
+    REAL v0[3], v1[3], j0[3][3], j1[3][3];
+    vel_eval(v, x, c, t, step, 0, v0, j0);
+    vel_eval(v, x, c, t + dt, step, 1, v1, j1);
+    // The Jacobian at the departure time: t forward, t + dt for BFECC's backward step.
+    REAL (*jac)[3] = sign > K(0) ? j0 : j1;
     REAL h = K(0.5) * dt * sign;
     REAL rhs[3], mat[3][3], d[3];
     for (int a = 0; a < 3; ++a) {

@@ -1,6 +1,7 @@
 //! CPU execution of the advection: the shared semi-Lagrangian operations (rayon over cells)
 //! with the case's velocity; the reference for the CUDA kernels.
 
+use super::frames::Window;
 use super::sim::Engine;
 use super::velocity::Velocity;
 use crate::backend::max_abs_host;
@@ -32,5 +33,10 @@ impl<R: Real> Engine<R> for HostSl<R, Velocity<R>> {
 
     fn max_abs(&mut self, f: &Vec<R>) -> Result<f64> {
         Ok(max_abs_host(f))
+    }
+
+    fn set_frames(&mut self, w: &Arc<Window<R>>) -> Result<()> {
+        self.vel.frames = Some(w.clone());
+        Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! `numerics::sl::cuda` plus the departure kernel, which evaluates the case's velocity. The
 //! mesh and the fields stay on the device for the whole run; only outputs come back.
 
+use super::frames::Window;
 use super::sim::Engine;
 use super::velocity::{Velocity, VelocitySpec};
 use crate::backend::cuda::Device;
@@ -27,6 +28,9 @@ struct VelC<R> {
     reverse_after: i64,
     fu: u64,
     fj: u64,
+    su: [[u64; 2]; 2],
+    sj: [[u64; 2]; 2],
+    sw: [R; 2],
 }
 // SAFETY: plain-old-data with the C layout.
 unsafe impl<R: Real> DeviceRepr for VelC<R> {}
@@ -36,6 +40,10 @@ pub struct AdvectCuda<R: Real> {
     vel: VelC<R>,
     /// Owners of the cell velocity and its Jacobian whose addresses `vel` holds.
     _vel_buffers: [CudaSlice<R>; 2],
+    /// A series' frames on the device (index, velocity, Jacobian), uploaded once each, and
+    /// the window they belong to.
+    slots: Vec<(usize, CudaSlice<R>, CudaSlice<R>)>,
+    window: Option<Arc<Window<R>>>,
     departures: CudaFunction,
     max_walk: u32,
 }
@@ -61,6 +69,7 @@ impl<R: Real> AdvectCuda<R> {
             VelocitySpec::Rotation { omega } => (1, 0.0, omega, 1.0, -1),
             VelocitySpec::Deformation { period } => (2, 0.0, 0.0, period, -1),
             VelocitySpec::Field { .. } => (3, 0.0, 0.0, 1.0, -1),
+            VelocitySpec::Series { .. } => (4, 0.0, 0.0, 1.0, -1),
         };
         let velc = VelC {
             kind,
@@ -72,14 +81,43 @@ impl<R: Real> AdvectCuda<R> {
             reverse_after,
             fu: dev.ptr(&fu),
             fj: dev.ptr(&fj),
+            su: [[0; 2]; 2],
+            sj: [[0; 2]; 2],
+            sw: [R::zero(); 2],
         };
         Ok(AdvectCuda {
             departures: function::<R>(&dev, kernels::advect::DEPARTURES)?,
             sl: DeviceSl::new(dev, mesh, interpolation, fit.as_ref(), bc)?,
             vel: velc,
             _vel_buffers: [fu, fj],
+            slots: Vec::new(),
+            window: None,
             max_walk,
         })
+    }
+
+    /// The velocity with a series' frames around t (slot 0) and t + dt (slot 1), as the
+    /// host evaluates them (`Window::eval`).
+    fn vel_at(&self, t: R, dt: R) -> Result<VelC<R>> {
+        let mut v = self.vel;
+        if v.kind != 4 {
+            return Ok(v);
+        }
+        let w = self.window.as_ref().ok_or_else(|| {
+            crate::error::SolverError::Other("internal: a series' departures before its frames".into())
+        })?;
+        let ptrs = |k: usize| {
+            let s = self.slots.iter().find(|s| s.0 == k).expect("every frame of the window uploaded");
+            (self.sl.dev.ptr(&s.1), self.sl.dev.ptr(&s.2))
+        };
+        for (at, time) in [t, t + dt].into_iter().enumerate() {
+            let ((ka, _), (kb, _), weight) = w.at(time.f64());
+            let ((ua, ja), (ub, jb)) = (ptrs(ka), ptrs(kb));
+            v.su[at] = [ua, ub];
+            v.sj[at] = [ja, jb];
+            v.sw[at] = weight;
+        }
+        Ok(v)
     }
 }
 
@@ -92,16 +130,18 @@ impl<R: Real> SlOps for AdvectCuda<R> {
         let dev = &self.sl.dev;
         let (px, cell, patch) = (dev.ptr(&out.px), dev.ptr(&out.cell), dev.ptr(&out.patch));
         let (t, dt, sign) = (R::of(span.t), R::of(span.dt), R::of(sign));
+        let vel = self.vel_at(t, dt)?;
         let mut b = dev.stream.launch_builder(&self.departures);
         b.arg(&self.sl.mesh.c)
-            .arg(&self.vel)
+            .arg(&vel)
             .arg(&t)
             .arg(&dt)
             .arg(&span.step)
             .arg(&sign);
         b.arg(&self.max_walk).arg(&px).arg(&cell).arg(&patch);
         // SAFETY: the mesh arrays and the outputs hold ncells entries (px: 3 per cell); the
-        // cell velocity buffers 3 and 9 per cell where `vel.kind` reads them.
+        // cell velocity buffers and the series' frames 3 and 9 per cell where `vel.kind` reads
+        // them (the frames live in `slots` until the next `set_frames`, after this launch).
         unsafe { b.launch(launch_cfg(self.sl.mesh.ncells()))? };
         Ok(out)
     }
@@ -142,5 +182,23 @@ impl<R: Real> Engine<R> for AdvectCuda<R> {
 
     fn sync(&mut self) -> Result<()> {
         self.sl.dev.sync()
+    }
+
+    /// Upload the frames of `w` not on the device yet; let the others go.
+    fn set_frames(&mut self, w: &Arc<Window<R>>) -> Result<()> {
+        let mut slots = std::mem::take(&mut self.slots);
+        for (k, f) in w.loaded() {
+            let slot = match slots.iter().position(|s| s.0 == *k) {
+                Some(p) => slots.swap_remove(p),
+                None => {
+                    let dev = &self.sl.dev;
+                    let v = dev.upload(f.v.as_flattened())?;
+                    (*k, v, dev.upload(f.jac.as_flattened().as_flattened())?)
+                }
+            };
+            self.slots.push(slot);
+        }
+        self.window = Some(w.clone());
+        Ok(())
     }
 }

@@ -7,8 +7,10 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod frames;
 pub mod profile;
 pub mod section;
+pub mod series;
 pub mod setup;
 pub mod sim;
 pub mod velocity;
@@ -46,6 +48,11 @@ static TEMPLATES: &[Template] = &[
         name: "advect-deformation",
         about: "LeVeque's reversing deformation field (needs box.pmesh)",
         text: include_str!("templates/advect-deformation.toml"),
+    },
+    Template {
+        name: "advect-unsteady",
+        about: "a scalar through an unsteady flow given as a time series of velocity frames (needs box.pmesh)",
+        text: include_str!("templates/advect-unsteady.toml"),
     },
 ];
 
@@ -132,6 +139,13 @@ static CHECKS: &[CheckSpec] = &[
             &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=voronoi"],
         )
     },
+    CheckSpec {
+        extra: Some(unsteady_series),
+        ..check(
+            "bfecc+quadratic (series)",
+            &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=quadratic"],
+        )
+    },
 ];
 
 /// The check's mesh, absolute (the overrides below name files in other folders).
@@ -179,6 +193,33 @@ fn rotation_as_a_field(ctx: &SpecContext) -> Result<Vec<String>> {
         "advect.velocity={{kind=\"field\",file=\"{}\"}}",
         file.display()
     ));
+    Ok(sets)
+}
+
+/// `inflow_outflow`, and a time-dependent velocity: a `.pvd` series of four different frames
+/// (uniform along x, slowing, a rotation, reversed) over the 60 steps at a fixed step of 2 h
+/// (Courant number 2 at speed 1), written on the check's mesh as a previous run writes them.
+fn unsteady_series(ctx: &SpecContext) -> Result<Vec<String>> {
+    use velocity::VelocitySpec::{Constant, Rotation};
+    let mut sets = inflow_outflow(ctx)?;
+    sets.retain(|s| !s.starts_with("time.cfl"));
+    let mesh = check_mesh(ctx)?;
+    let m = PreparedMesh::read(&mesh)?;
+    let dt = 2.0 * crate::mesh::length_scale(&m);
+    let (lo, hi) = m.bounding_box();
+    let omega = 1.0 / (0.5 * ((hi[0] - lo[0]).powi(2) + (hi[1] - lo[1]).powi(2)).sqrt());
+    let constant = |speed| Constant {
+        speed,
+        reverse_after: None,
+    };
+    let frames = [constant(1.0), constant(0.3), Rotation { omega }, constant(-1.0)];
+    let frames: Vec<(f64, velocity::VelocitySpec)> =
+        frames.into_iter().enumerate().map(|(k, v)| (20.0 * k as f64 * dt, v)).collect();
+    let dir = std::path::absolute(ctx.dir).map_err(|e| SolverError::io(ctx.dir, e))?;
+    let pvd = dir.join("unsteady.pvd");
+    series::write_series(&pvd, &mesh, &frames)?;
+    sets.push(format!("time.dt={dt:e}"));
+    sets.push(format!("advect.velocity={{kind=\"series\",file=\"{}\"}}", pvd.display()));
     Ok(sets)
 }
 

@@ -2,6 +2,7 @@
 //! boundary values and the velocity; `build` makes the simulation on a backend and precision.
 
 use super::section::{AdvectSection, PatchBc};
+use super::series::{FrameCache, Frames};
 use super::sim::{AdvectSim, BoundaryFace, Common};
 use super::velocity::{load_cell_velocity, CellVelocity, Velocity, VelocitySpec};
 use super::{cpu, cuda};
@@ -39,6 +40,8 @@ pub struct AdvectSetup {
     lo: [f64; 3],
     len: [f64; 3],
     cells: Option<Arc<CellVelocity<f64>>>,
+    /// The frames of a `series` velocity (checked, none held yet).
+    frames: Option<Arc<Frames>>,
     /// CFL length scale.
     h: f64,
     /// Range of the initial field in the run's precision.
@@ -82,16 +85,19 @@ impl AdvectSetup {
             Precision::F64 => initial_range::<f64>(&section, &mesh, lo, len),
         };
         let geometry = TetGeometry::<f64>::take(&mut mesh, &bc);
+        let mesh = Arc::new(mesh);
+        let frames = Frames::open(doc, &section.velocity, mesh.clone(), [lo, len])?.map(Arc::new);
         Ok(AdvectSetup {
             section,
             mesh_file,
             mesh_path,
-            mesh: Arc::new(mesh),
+            mesh,
             geometry: Mutex::new(Some(geometry)),
             bc,
             lo,
             len,
             cells,
+            frames,
             h,
             initial,
         })
@@ -113,6 +119,7 @@ impl AdvectSetup {
             lo: self.lo,
             len: self.len,
             cells: self.cells.as_ref().map(|c| Arc::new(c.in_precision())),
+            frames: None,
         }
     }
 
@@ -246,7 +253,7 @@ impl BuildIn for AdvectSetup {
             centroids: geo.centroids.clone(),
             method: s.method(),
             h: self.h,
-            max_speed: vel.max_speed(),
+            max_speed: self.frames.as_ref().map_or_else(|| vel.max_speed(), |f| f.max_speed),
             bytes_per_step: min_bytes_per_step(&geo, s),
             variant: s.variant(),
             volumes: geo.volumes.iter().map(|v| v.f64()).collect(),
@@ -258,6 +265,7 @@ impl BuildIn for AdvectSetup {
                     .fold(self.initial, |(a, b), &v| (a.min(v), b.max(v)))
             }),
             name: s.name.clone(),
+            frames: self.frames.clone().map(FrameCache::new),
         };
         Ok(match target {
             Target::Cpu => {
@@ -302,6 +310,7 @@ impl Setup for AdvectSetup {
             lo: self.lo,
             len: self.len,
             cells: None,
+            frames: None,
         };
         let p = &self.section.profile;
         let values = self

@@ -1,6 +1,8 @@
 //! The running advection, written once over its two executions (`Engine`: `cpu.rs`, `cuda.rs`).
 //! The state is the scalar F alone; the time and the step come from the framework's clock.
 
+use super::frames::Window;
+use super::series::FrameCache;
 use super::velocity::Velocity;
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, Unhealthy};
@@ -8,6 +10,7 @@ use crate::numerics::sl::{self, Method, SlOps, Span};
 use crate::output::{Centring, Field};
 use crate::real::{from_bytes, to_bytes, Real};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// What an execution provides besides the semi-Lagrangian operations: moving the field
 /// between the host and where it lives, its max |F|, and waiting for queued work.
@@ -19,6 +22,8 @@ pub trait Engine<R: Real>: SlOps {
     fn sync(&mut self) -> Result<()> {
         Ok(())
     }
+    /// The frames of a time-dependent velocity (`series`) the next departures read.
+    fn set_frames(&mut self, w: &Arc<Window<R>>) -> Result<()>;
 }
 
 /// What the simulation reports besides the state, the same for both executions.
@@ -41,6 +46,26 @@ pub struct Common<R> {
     pub conserve: Option<(f64, f64)>,
     /// The scalar's name (`AdvectSection::name`).
     pub name: String,
+    /// The frames of a `series` velocity held between steps.
+    pub frames: Option<FrameCache<R>>,
+}
+
+impl<R: Real> Common<R> {
+    /// Load the frames of a `series` velocity around the run times `times` (rounded to R as
+    /// the evaluation rounds them) for the host's evaluations, and give them to `engine` too
+    /// where it is set.
+    fn frames_at<E: Engine<R>>(&mut self, times: &[R], engine: Option<&mut E>) -> Result<()> {
+        let Some(cache) = &mut self.frames else {
+            return Ok(());
+        };
+        let times: Vec<f64> = times.iter().map(|t| t.f64()).collect();
+        let w = cache.window(&times)?;
+        if let Some(e) = engine {
+            e.set_frames(&w)?;
+        }
+        self.vel.frames = Some(w);
+        Ok(())
+    }
 }
 
 /// A boundary face: its cell, centroid, outward normal times area, and the Dirichlet value of
@@ -151,6 +176,10 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
             dt,
             step: clock.step,
         };
+        // The departures read the velocity at t and t + dt, the inflow at mid-step.
+        let t0 = R::of(clock.time);
+        let times = [t0, t0 + R::of(dt), R::of(clock.time + 0.5 * dt)];
+        self.common.frames_at(&times, Some(&mut self.engine))?;
         let Some(global) = self.common.conserve else {
             let next = sl::step(&mut self.engine, self.common.method, span, &self.f)?;
             let old = std::mem::replace(&mut self.f, next);
@@ -203,6 +232,7 @@ impl<R: Real, E: Engine<R>> Simulation for AdvectSim<R, E> {
     }
 
     fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>> {
+        self.common.frames_at::<E>(&[R::of(clock.time)], None)?;
         let f = self.engine.download(&self.f)?;
         let vel = cell_velocities(&self.common.vel, &self.common.centroids, clock);
         Ok(vec![

@@ -1,14 +1,14 @@
 //! Velocity fields with their gradients (the trajectory formula needs both): analytic ones
-//! placed relative to the mesh's bounding box, or a cell field from a previous run (a VTU file
-//! with one vector per cell of this mesh), whose Jacobian is its least-squares gradient.
+//! placed relative to the mesh's bounding box, a cell field from a previous run (a VTU file
+//! with one vector per cell of this mesh), whose Jacobian is its least-squares gradient, or a
+//! time series of such fields interpolated linearly in time (`series`).
 
+pub use super::frames::{max_speed, CellVelocity, Window};
 use crate::error::{Result, SolverError};
 use crate::mesh::linalg3::arr;
-use crate::mesh::lsq_gradient;
 use crate::numerics::sl::VelocityField;
 use crate::real::Real;
 use meshtool::PreparedMesh;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::f64::consts::PI;
 use std::path::Path;
@@ -44,6 +44,38 @@ pub enum VelocitySpec {
         #[serde(default = "velocity_array")]
         array: String,
     },
+    /// A time-dependent cell field: the frames of the `.pvd` series `file` (relative to the
+    /// case file), each a VTU with the vector cell array `array` written on this same prepared
+    /// mesh, interpolated linearly in time between the two frames around series time
+    /// t + `offset`. Instead of `file`, `sample` (an analytic velocity of the kinds above)
+    /// sampled at the centroids every `interval` from time 0 stands in for a previous run.
+    /// A run that reaches outside the frames' times is refused unless `outside = "clamp"`
+    /// (hold the first or last frame).
+    Series {
+        #[serde(default)]
+        file: Option<String>,
+        #[serde(default = "velocity_array")]
+        array: String,
+        #[serde(default)]
+        offset: f64,
+        #[serde(default)]
+        outside: Outside,
+        #[serde(default)]
+        sample: Option<Box<VelocitySpec>>,
+        #[serde(default)]
+        interval: Option<f64>,
+    },
+}
+
+/// What a `series` velocity does at a time outside its frames.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Outside {
+    /// Refuse the case (exit 2), naming the series' time range.
+    #[default]
+    Refuse,
+    /// Hold the first frame before it and the last after it (a warning says so).
+    Clamp,
 }
 
 fn one() -> f64 {
@@ -56,20 +88,15 @@ fn velocity_array() -> String {
     "velocity".into()
 }
 
-/// A cell velocity field and its Jacobian J[a][b] = d v_a / d x_b per cell.
-pub struct CellVelocity<R> {
-    pub v: Vec<[R; 3]>,
-    pub jac: Vec<[[R; 3]; 3]>,
-    pub max_speed: f64,
-}
-
-/// A velocity field ready to evaluate: spec + box (+ the cell field for `field`).
+/// A velocity field ready to evaluate: spec + box (+ the cell field for `field`, the frames
+/// around the times being evaluated for `series`).
 #[derive(Clone)]
 pub struct Velocity<R> {
     pub spec: VelocitySpec,
     pub lo: [f64; 3],
     pub len: [f64; 3],
     pub cells: Option<Arc<CellVelocity<R>>>,
+    pub frames: Option<Arc<Window<R>>>,
 }
 
 impl<R: Real> Velocity<R> {
@@ -100,6 +127,10 @@ impl<R: Real> Velocity<R> {
                 let f = self.cells.as_ref().expect("loaded at prepare");
                 (f.v[cell], f.jac[cell])
             }
+            VelocitySpec::Series { .. } => {
+                let w = self.frames.as_ref().expect("the frames of the step are loaded before it");
+                w.eval(cell, t)
+            }
         }
     }
 
@@ -112,6 +143,7 @@ impl<R: Real> Velocity<R> {
             }
             VelocitySpec::Deformation { .. } => 2.0 * self.len.iter().cloned().fold(0.0, f64::max),
             VelocitySpec::Field { .. } => self.cells.as_ref().map_or(0.0, |f| f.max_speed),
+            VelocitySpec::Series { .. } => self.frames.as_ref().map_or(0.0, |w| w.max_speed()),
         }
     }
 
@@ -131,7 +163,7 @@ impl<R: Real> Velocity<R> {
                 Some([c[0] + co * dx - s * dy, c[1] + s * dx + co * dy, x[2]])
             }
             VelocitySpec::Deformation { period } => ((t - period).abs() < 1e-12 * period).then_some(x),
-            VelocitySpec::Field { .. } => None,
+            VelocitySpec::Field { .. } | VelocitySpec::Series { .. } => None,
         }
     }
 }
@@ -146,6 +178,17 @@ pub fn load_cell_velocity(
     mesh: &PreparedMesh,
     fail: &dyn Fn(String) -> SolverError,
 ) -> Result<CellVelocity<f64>> {
+    Ok(CellVelocity::with_jacobian(read_cell_field(path, array, mesh, fail)?, mesh))
+}
+
+/// The vector cell array `array` of the VTU file `path` (or of the latest file of a `.pvd`
+/// series), checked to be written on `mesh`: the same cells in the prepared order.
+pub fn read_cell_field(
+    path: &Path,
+    array: &str,
+    mesh: &PreparedMesh,
+    fail: &dyn Fn(String) -> SolverError,
+) -> Result<Vec<[f64; 3]>> {
     let fail = |what: String| fail(format!("{}: {what}", path.display()));
     let piece = read_vtu(path, &fail)?;
     let n = mesh.num_cells();
@@ -166,17 +209,7 @@ pub fn load_cell_velocity(
             n
         )));
     }
-    let v = cell_vectors(piece, array, n, &fail)?;
-    let t = &mesh.topo;
-    let jac: Vec<[[f64; 3]; 3]> = (0..n)
-        .into_par_iter()
-        .map(|c| std::array::from_fn(|a| lsq_gradient(&t.centroids, &t.neighbours, c, |d| v[d][a])))
-        .collect();
-    let max_speed = v
-        .iter()
-        .map(|x| (x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())
-        .fold(0.0, f64::max);
-    Ok(CellVelocity { v, jac, max_speed })
+    cell_vectors(piece, array, n, &fail)
 }
 
 /// The first piece of a VTU file (or of the latest file of a `.pvd` series), loaded.
@@ -252,17 +285,6 @@ fn cell_vectors(
     Ok(values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
 }
 
-impl CellVelocity<f64> {
-    /// The field in precision R (each value rounded once).
-    pub fn in_precision<R: Real>(&self) -> CellVelocity<R> {
-        CellVelocity {
-            v: self.v.iter().map(|&x| arr(x)).collect(),
-            jac: self.jac.iter().map(|j| j.map(arr)).collect(),
-            max_speed: self.max_speed,
-        }
-    }
-}
-
 impl<R: Real> VelocityField<R> for Velocity<R> {
     fn eval(&self, x: [R; 3], cell: usize, t: R, step: u64) -> ([R; 3], [[R; 3]; 3]) {
         Velocity::eval(self, x, cell, t, step)
@@ -323,6 +345,7 @@ mod tests {
             lo: [0.0, -1.0, 2.0],
             len: [1.0, 2.0, 0.5],
             cells: None,
+            frames: None,
         };
         let x = [0.3, -0.2, 2.1];
         let (_, j) = v.eval(x, 0, 0.2, 0);
@@ -351,6 +374,7 @@ mod tests {
             lo: [-1.0; 3],
             len: [2.0; 3],
             cells: None,
+            frames: None,
         };
         let x = [0.5, 0.0, 0.0];
         let err = |dt: f64| {

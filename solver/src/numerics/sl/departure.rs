@@ -15,10 +15,12 @@ pub trait VelocityField<R>: Sync {
     fn eval(&self, x: [R; 3], cell: usize, t: R, step: u64) -> ([R; 3], [[R; 3]; 3]);
 }
 
-/// The departure point of x (the centroid of `cell`): the midpoint rule with the velocity
-/// linearised about the arrival point,
-///   (I + dt/2 J) (x - x*) = dt/2 (V(x, t) + V(x, t + dt)),
-/// solved exactly (3x3); `sign` = -1 traces the reversed field (BFECC's backward step).
+/// The departure point of x (the centroid of `cell`): the trapezoidal rule over the step with
+/// the velocity at the departure point linearised about the arrival point (eq. 8-10),
+///   (I + dt/2 J(x, t_d)) (x - x*) = dt/2 (V(x, t) + V(x, t + dt)),
+/// solved exactly (3x3). Forward (`sign` = 1) the material arrives at t + dt and departs at
+/// t_d = t; BFECC's backward step (`sign` = -1, the reversed field) goes the other way in time,
+/// arriving at t and departing at t_d = t + dt. For a steady field the two are the same.
 pub fn departure<R: Real, V: VelocityField<R> + ?Sized>(
     v: &V,
     x: [R; 3],
@@ -28,8 +30,9 @@ pub fn departure<R: Real, V: VelocityField<R> + ?Sized>(
     step: u64,
     sign: R,
 ) -> [R; 3] {
-    let (v0, j) = v.eval(x, cell, t, step);
-    let (v1, _) = v.eval(x, cell, t + dt, step);
+    let (v0, j0) = v.eval(x, cell, t, step);
+    let (v1, j1) = v.eval(x, cell, t + dt, step);
+    let j = if sign > R::zero() { j0 } else { j1 };
     let h = R::of(0.5) * dt * sign;
     let rhs: [R; 3] = std::array::from_fn(|a| h * (v0[a] + v1[a]));
     let m: [[R; 3]; 3] =
