@@ -16,6 +16,7 @@ use crate::mesh::RawMesh;
 use gmsh_sys as g;
 use std::ffi::CString;
 use std::os::raw::c_int;
+use std::path::Path;
 use std::sync::Mutex;
 
 /// Gmsh keeps global state: one model at a time per process.
@@ -50,13 +51,16 @@ fn set_option(name: &str, value: f64) -> Result<()> {
 
 /// Mesh the channel with the obstacle; `size` is the target element size (the obstacle is
 /// refined by curvature). Patches: inlet (x=0), outlet (x=2.5), walls, cylinder|sphere.
-pub fn channel_with_obstacle(obstacle: Obstacle, size: f64) -> Result<RawMesh> {
+/// With `msh22`, Gmsh's mesh is also saved there as MSH 2.2 ASCII (what OpenFOAM's gmshToFoam
+/// reads); it prepares to the same mesh as the one returned.
+pub fn channel_with_obstacle(obstacle: Obstacle, size: f64, msh22: Option<&Path>) -> Result<RawMesh> {
     if !(size > 0.0 && size < 1.0) {
         return Err(MeshError::Invalid(format!("--size must be in (0, 1), got {size}")));
     }
     let _guard = GMSH.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().map_err(|e| MeshError::io(std::env::temp_dir(), e))?;
     let path = dir.path().join("channel.msh");
+    let legacy = dir.path().join("channel-2.2.msh");
     let mut ierr: c_int = 0;
     // SAFETY: argc = 0 with a null argv is allowed by the API.
     unsafe { g::gmshInitialize(0, std::ptr::null_mut(), 0, &mut ierr) };
@@ -174,10 +178,22 @@ pub fn channel_with_obstacle(obstacle: Obstacle, size: f64) -> Result<RawMesh> {
         set_option("Mesh.Binary", 1.0)?;
         let p = CString::new(path.to_string_lossy().as_bytes()).unwrap();
         unsafe { g::gmshWrite(p.as_ptr(), &mut ierr) };
-        check(ierr, "gmshWrite")
+        check(ierr, "gmshWrite")?;
+        if msh22.is_some() {
+            set_option("Mesh.MshFileVersion", 2.2)?;
+            set_option("Mesh.Binary", 0.0)?;
+            let p = CString::new(legacy.to_string_lossy().as_bytes()).unwrap();
+            unsafe { g::gmshWrite(p.as_ptr(), &mut ierr) };
+            check(ierr, "gmshWrite (MSH 2.2)")?;
+        }
+        Ok(())
     })();
     unsafe { g::gmshFinalize(&mut ierr) };
     result?;
+    if let Some(out) = msh22 {
+        let mut src = std::fs::File::open(&legacy).map_err(|e| MeshError::io(&legacy, e))?;
+        crate::atomic::write_with(out, |w| std::io::copy(&mut src, w).map(|_| ()))?;
+    }
     crate::msh::read_msh(&path)
 }
 
