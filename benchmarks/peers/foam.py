@@ -6,7 +6,7 @@ function objects' output, compare scalar fields. numpy only.
   foam.py dfg-inlet CASE UM H            0/U with the DFG 3D inlet profile on patch inlet
   foam.py dfg-result CASE                Cd Cl dp (last iteration) as JSON
   foam.py advect-init CASE PROFILE       0/T from the advect profile (step | sine-ellipse) at the cell centres
-  foam.py advect-error CASE T0 T1        L1, min, max, mass change of T at time T1 against time T0, JSON
+  foam.py advect-error CASE F0 F1        L1, min, max, mass change of field file F1 against F0, JSON
 """
 import json
 import os
@@ -168,12 +168,13 @@ def advect_init(case, kind):
     write_scalar(case, "0", "T", t, bnd)
 
 
-def advect_error(case, t0, t1):
+def advect_error(case, f0, f1):
+    """T's L1 etc. of the field file f1 against f0 (paths relative to CASE)."""
     _, v, _ = cell_centres(case)
-    a, _ = read_field(os.path.join(case, t0, "T"))
-    b, _ = read_field(os.path.join(case, t1, "T"))
+    a, _ = read_field(os.path.join(case, f0))
+    b, _ = read_field(os.path.join(case, f1))
     if b is None:  # written as uniform: not expected after a run
-        raise SystemExit("T at %s is uniform" % t1)
+        raise SystemExit("%s is uniform" % f1)
     out = {
         "l1": float(np.sum(v * np.abs(b - a)) / np.sum(v * np.abs(a))),
         "min": float(b.min()),
