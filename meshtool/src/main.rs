@@ -108,6 +108,9 @@ struct CadArgs {
     size: f64,
     #[arg(long, value_enum, default_value = "hilbert")]
     reorder: Reorder,
+    /// Also save Gmsh's mesh here as MSH 2.2 ASCII (for OpenFOAM's gmshToFoam).
+    #[arg(long)]
+    msh: Option<PathBuf>,
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -216,7 +219,9 @@ fn cad(a: CadArgs, kind: &str) -> Result<()> {
     } else {
         Obstacle::Sphere
     };
-    let raw = step("meshing with Gmsh", || channel_with_obstacle(obstacle, a.size))?;
+    let raw = step("meshing with Gmsh", || {
+        channel_with_obstacle(obstacle, a.size, a.msh.as_deref())
+    })?;
     prepare_and_write(&raw, a.reorder, &a.output)
 }
 

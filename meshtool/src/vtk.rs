@@ -67,10 +67,12 @@ pub fn export_mesh(mesh: &PreparedMesh, q: &CellQuality, path: &Path) -> Result<
     let arrays = vec![
         cell_array("volume", mesh.topo.volumes.clone()),
         cell_array("aspect_ratio", q.aspect_ratio.clone()),
+        cell_array("edge_inradius_ratio", q.edge_inradius_ratio.clone()),
         cell_array("min_dihedral_deg", q.min_dihedral_deg.clone()),
         cell_array("max_dihedral_deg", q.max_dihedral_deg.clone()),
         cell_array("non_orthogonality_deg", q.non_orthogonality_deg.clone()),
         cell_array("skewness", q.skewness.clone()),
+        cell_array("distance_skewness", q.distance_skewness.clone()),
         cell_array("boundary_patch", patch),
         cell_array("order_index", (0..mesh.num_cells()).map(|i| i as f64).collect()),
         cell_array("input_index", mesh.cell_original.iter().map(|&i| i as f64).collect()),

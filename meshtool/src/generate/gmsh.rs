@@ -16,6 +16,7 @@ use crate::mesh::RawMesh;
 use gmsh_sys as g;
 use std::ffi::CString;
 use std::os::raw::c_int;
+use std::path::Path;
 use std::sync::Mutex;
 
 /// Gmsh keeps global state: one model at a time per process.
@@ -50,13 +51,16 @@ fn set_option(name: &str, value: f64) -> Result<()> {
 
 /// Mesh the channel with the obstacle; `size` is the target element size (the obstacle is
 /// refined by curvature). Patches: inlet (x=0), outlet (x=2.5), walls, cylinder|sphere.
-pub fn channel_with_obstacle(obstacle: Obstacle, size: f64) -> Result<RawMesh> {
+/// With `msh22`, Gmsh's mesh is also saved there as MSH 2.2 ASCII (what OpenFOAM's gmshToFoam
+/// reads); it prepares to the same mesh as the one returned.
+pub fn channel_with_obstacle(obstacle: Obstacle, size: f64, msh22: Option<&Path>) -> Result<RawMesh> {
     if !(size > 0.0 && size < 1.0) {
         return Err(MeshError::Invalid(format!("--size must be in (0, 1), got {size}")));
     }
     let _guard = GMSH.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().map_err(|e| MeshError::io(std::env::temp_dir(), e))?;
     let path = dir.path().join("channel.msh");
+    let legacy = dir.path().join("channel-2.2.msh");
     let mut ierr: c_int = 0;
     // SAFETY: argc = 0 with a null argv is allowed by the API.
     unsafe { g::gmshInitialize(0, std::ptr::null_mut(), 0, &mut ierr) };
@@ -64,121 +68,150 @@ pub fn channel_with_obstacle(obstacle: Obstacle, size: f64) -> Result<RawMesh> {
     let result = (|| -> Result<()> {
         set_option("General.Terminal", 0.0)?;
         set_option("General.Verbosity", 1.0)?;
-        let name = CString::new("channel").unwrap();
-        unsafe { g::gmshModelAdd(name.as_ptr(), &mut ierr) };
-        check(ierr, "gmshModelAdd")?;
-        let [lx, ly, lz] = CHANNEL;
-        // SAFETY: plain value arguments and a valid error pointer.
-        let boxtag = unsafe { g::gmshModelOccAddBox(0.0, 0.0, 0.0, lx, ly, lz, -1, &mut ierr) };
-        check(ierr, "gmshModelOccAddBox")?;
-        let tool = match obstacle {
-            Obstacle::Cylinder => unsafe {
-                g::gmshModelOccAddCylinder(
-                    0.5,
-                    0.2,
-                    0.0,
-                    0.0,
-                    0.0,
-                    lz,
-                    0.05,
-                    -1,
-                    2.0 * std::f64::consts::PI,
-                    &mut ierr,
-                )
-            },
-            Obstacle::Sphere => unsafe {
-                g::gmshModelOccAddSphere(
-                    0.5,
-                    0.2,
-                    0.205,
-                    0.05,
-                    -1,
-                    -std::f64::consts::FRAC_PI_2,
-                    std::f64::consts::FRAC_PI_2,
-                    2.0 * std::f64::consts::PI,
-                    &mut ierr,
-                )
-            },
-        };
-        check(ierr, "adding the obstacle")?;
-        let mut object = [3, boxtag];
-        let mut tools = [3, tool];
-        let mut out: *mut c_int = std::ptr::null_mut();
-        let mut out_n: usize = 0;
-        let mut map: *mut *mut c_int = std::ptr::null_mut();
-        let mut map_n: *mut usize = std::ptr::null_mut();
-        let mut map_nn: usize = 0;
-        // SAFETY: the in-arrays live for the call; Gmsh allocates the out-arrays, freed below.
-        unsafe {
-            g::gmshModelOccCut(
-                object.as_mut_ptr(),
-                2,
-                tools.as_mut_ptr(),
-                2,
-                &mut out,
-                &mut out_n,
-                &mut map,
-                &mut map_n,
-                &mut map_nn,
-                -1,
-                1,
-                1,
-                &mut ierr,
-            );
-            for i in 0..map_nn {
-                g::gmshFree(*map.add(i) as *mut _);
-            }
-            g::gmshFree(map as *mut _);
-            g::gmshFree(map_n as *mut _);
-            g::gmshFree(out as *mut _);
-        }
-        check(ierr, "gmshModelOccCut")?;
-        unsafe { g::gmshModelOccSynchronize(&mut ierr) };
-        check(ierr, "gmshModelOccSynchronize")?;
-
-        // Classify boundary surfaces by their bounding boxes.
-        let eps = 1e-6;
-        let mut groups: [Vec<c_int>; 4] = Default::default(); // inlet, outlet, walls, obstacle
-        for (_, tag) in entities(2)? {
-            let (lo, hi) = bbox(2, tag)?;
-            let k = if hi[0] < eps {
-                0
-            } else if lo[0] > lx - eps {
-                1
-            } else if lo[0] > 0.4 - eps && hi[0] < 0.6 + eps && lo[1] > 0.1 && hi[1] < 0.3 {
-                3
-            } else {
-                2
-            };
-            groups[k].push(tag);
-        }
-        let obstacle_name = match obstacle {
-            Obstacle::Cylinder => "cylinder",
-            Obstacle::Sphere => "sphere",
-        };
-        for (k, name) in ["inlet", "outlet", "walls", obstacle_name].iter().enumerate() {
-            if groups[k].is_empty() {
-                return Err(MeshError::Invalid(format!("Gmsh geometry has no '{name}' surface")));
-            }
-            add_physical(2, &mut groups[k], k as c_int + 1, name)?;
-        }
-        let mut vols: Vec<c_int> = entities(3)?.into_iter().map(|(_, t)| t).collect();
-        add_physical(3, &mut vols, 10, "fluid")?;
-
-        set_option("Mesh.MeshSizeMax", size)?;
-        set_option("Mesh.MeshSizeMin", size / 10.0)?;
-        set_option("Mesh.MeshSizeFromCurvature", 24.0)?;
-        unsafe { g::gmshModelMeshGenerate(3, &mut ierr) };
-        check(ierr, "gmshModelMeshGenerate")?;
-        set_option("Mesh.MshFileVersion", 4.1)?;
-        set_option("Mesh.Binary", 1.0)?;
-        let p = CString::new(path.to_string_lossy().as_bytes()).unwrap();
-        unsafe { g::gmshWrite(p.as_ptr(), &mut ierr) };
-        check(ierr, "gmshWrite")
+        build_geometry(obstacle)?;
+        add_patches(obstacle)?;
+        mesh_and_write(size, &path, msh22.map(|_| legacy.as_path()))
     })();
     unsafe { g::gmshFinalize(&mut ierr) };
     result?;
+    if let Some(out) = msh22 {
+        let mut src = std::fs::File::open(&legacy).map_err(|e| MeshError::io(&legacy, e))?;
+        crate::atomic::write_with(out, |w| std::io::copy(&mut src, w).map(|_| ()))?;
+    }
     crate::msh::read_msh(&path)
+}
+/// The channel box minus the obstacle (OpenCASCADE), synchronized into the model.
+fn build_geometry(obstacle: Obstacle) -> Result<()> {
+    let mut ierr: c_int = 0;
+    let name = CString::new("channel").unwrap();
+    unsafe { g::gmshModelAdd(name.as_ptr(), &mut ierr) };
+    check(ierr, "gmshModelAdd")?;
+    let [lx, ly, lz] = CHANNEL;
+    // SAFETY: plain value arguments and a valid error pointer.
+    let boxtag = unsafe { g::gmshModelOccAddBox(0.0, 0.0, 0.0, lx, ly, lz, -1, &mut ierr) };
+    check(ierr, "gmshModelOccAddBox")?;
+    let tool = match obstacle {
+        Obstacle::Cylinder => unsafe {
+            g::gmshModelOccAddCylinder(
+                0.5,
+                0.2,
+                0.0,
+                0.0,
+                0.0,
+                lz,
+                0.05,
+                -1,
+                2.0 * std::f64::consts::PI,
+                &mut ierr,
+            )
+        },
+        Obstacle::Sphere => unsafe {
+            g::gmshModelOccAddSphere(
+                0.5,
+                0.2,
+                0.205,
+                0.05,
+                -1,
+                -std::f64::consts::FRAC_PI_2,
+                std::f64::consts::FRAC_PI_2,
+                2.0 * std::f64::consts::PI,
+                &mut ierr,
+            )
+        },
+    };
+    check(ierr, "adding the obstacle")?;
+    let mut object = [3, boxtag];
+    let mut tools = [3, tool];
+    let mut out: *mut c_int = std::ptr::null_mut();
+    let mut out_n: usize = 0;
+    let mut map: *mut *mut c_int = std::ptr::null_mut();
+    let mut map_n: *mut usize = std::ptr::null_mut();
+    let mut map_nn: usize = 0;
+    // SAFETY: the in-arrays live for the call; Gmsh allocates the out-arrays, freed below.
+    unsafe {
+        g::gmshModelOccCut(
+            object.as_mut_ptr(),
+            2,
+            tools.as_mut_ptr(),
+            2,
+            &mut out,
+            &mut out_n,
+            &mut map,
+            &mut map_n,
+            &mut map_nn,
+            -1,
+            1,
+            1,
+            &mut ierr,
+        );
+        for i in 0..map_nn {
+            g::gmshFree(*map.add(i) as *mut _);
+        }
+        g::gmshFree(map as *mut _);
+        g::gmshFree(map_n as *mut _);
+        g::gmshFree(out as *mut _);
+    }
+    check(ierr, "gmshModelOccCut")?;
+    unsafe { g::gmshModelOccSynchronize(&mut ierr) };
+    check(ierr, "gmshModelOccSynchronize")?;
+    Ok(())
+}
+
+/// Physical groups: inlet, outlet, walls, the obstacle (by bounding boxes), and the fluid.
+fn add_patches(obstacle: Obstacle) -> Result<()> {
+    let lx = CHANNEL[0];
+    // Classify boundary surfaces by their bounding boxes.
+    let eps = 1e-6;
+    let mut groups: [Vec<c_int>; 4] = Default::default(); // inlet, outlet, walls, obstacle
+    for (_, tag) in entities(2)? {
+        let (lo, hi) = bbox(2, tag)?;
+        let k = if hi[0] < eps {
+            0
+        } else if lo[0] > lx - eps {
+            1
+        } else if lo[0] > 0.4 - eps && hi[0] < 0.6 + eps && lo[1] > 0.1 && hi[1] < 0.3 {
+            3
+        } else {
+            2
+        };
+        groups[k].push(tag);
+    }
+    let obstacle_name = match obstacle {
+        Obstacle::Cylinder => "cylinder",
+        Obstacle::Sphere => "sphere",
+    };
+    for (k, name) in ["inlet", "outlet", "walls", obstacle_name].iter().enumerate() {
+        if groups[k].is_empty() {
+            return Err(MeshError::Invalid(format!("Gmsh geometry has no '{name}' surface")));
+        }
+        add_physical(2, &mut groups[k], k as c_int + 1, name)?;
+    }
+    let mut vols: Vec<c_int> = entities(3)?.into_iter().map(|(_, t)| t).collect();
+    add_physical(3, &mut vols, 10, "fluid")?;
+    Ok(())
+}
+
+/// Mesh in 3-D, write MSH 4.1 binary to `path` and, if asked, MSH 2.2 ASCII to `legacy`.
+fn mesh_and_write(size: f64, path: &Path, legacy: Option<&Path>) -> Result<()> {
+    let mut ierr: c_int = 0;
+    set_option("Mesh.MeshSizeMax", size)?;
+    set_option("Mesh.MeshSizeMin", size / 10.0)?;
+    set_option("Mesh.MeshSizeFromCurvature", 24.0)?;
+    unsafe { g::gmshModelMeshGenerate(3, &mut ierr) };
+    check(ierr, "gmshModelMeshGenerate")?;
+    set_option("Mesh.MshFileVersion", 4.1)?;
+    set_option("Mesh.Binary", 1.0)?;
+    let p = CString::new(path.to_string_lossy().as_bytes()).unwrap();
+    unsafe { g::gmshWrite(p.as_ptr(), &mut ierr) };
+    check(ierr, "gmshWrite")?;
+    if let Some(legacy) = legacy {
+        set_option("Mesh.MshFileVersion", 2.2)?;
+        set_option("Mesh.Binary", 0.0)?;
+        let p = CString::new(legacy.to_string_lossy().as_bytes()).unwrap();
+        unsafe { g::gmshWrite(p.as_ptr(), &mut ierr) };
+        check(ierr, "gmshWrite (MSH 2.2)")?;
+    }
+    Ok(())
 }
 
 fn entities(dim: c_int) -> Result<Vec<(c_int, c_int)>> {
