@@ -66,27 +66,42 @@ extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qoff, const u32* q
     if (v >= nnodes) return;
     const REAL* fac = qfac + 64 * (u64)v;
     int n = (int)fac[55];
+    // Loops run to the compile-time 10 with `< n` guards (the same operations in the same
+    // order as loops to n): fully unrolled, b and the monomials stay in registers instead of
+    // local memory.
     REAL b[10] = {K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0)};
     REAL lo = BIG, hi = -BIG;
     for (u32 e = qoff[v]; e < qoff[v + 1]; ++e) {
         u32 s = qsrc[e];
         REAL fe = (s & BOUNDARY) ? bc[s & ~BOUNDARY] : f[s];
-        const REAL* p = qpts + 4 * (u64)e;
+        REAL p[4];
+        load4(qpts + 4 * (u64)e, p);
         REAL ph[10];
         monomials(p, ph);
         REAL wf = p[3] * fe;
-        for (int k = 0; k < n; ++k) b[k] += wf * ph[k];
+#pragma unroll
+        for (int k = 0; k < 10; ++k)
+            if (k < n) b[k] += wf * ph[k];
         lo = fmin(lo, fe); hi = fmax(hi, fe);
     }
-    for (int i = 0; i < n; ++i) {
-        REAL s = b[i];
-        for (int k = 0; k < i; ++k) s -= fac[TRI(i, k)] * b[k];
-        b[i] = s / fac[TRI(i, i)];
+#pragma unroll
+    for (int i = 0; i < 10; ++i) {
+        if (i < n) {
+            REAL s = b[i];
+#pragma unroll
+            for (int k = 0; k < i; ++k) s -= fac[TRI(i, k)] * b[k];
+            b[i] = s / fac[TRI(i, i)];
+        }
     }
-    for (int i = n - 1; i >= 0; --i) {
-        REAL s = b[i];
-        for (int k = i + 1; k < n; ++k) s -= fac[TRI(k, i)] * b[k];
-        b[i] = s / fac[TRI(i, i)];
+#pragma unroll
+    for (int i = 9; i >= 0; --i) {
+        if (i < n) {
+            REAL s = b[i];
+#pragma unroll
+            for (int k = i + 1; k < 10; ++k)
+                if (k < n) s -= fac[TRI(k, i)] * b[k];
+            b[i] = s / fac[TRI(i, i)];
+        }
     }
     REAL* r = rec + 16 * (u64)v;
     for (int k = 0; k < 10; ++k) r[k] = b[k];
@@ -131,7 +146,8 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
         REAL s = K(0), norm = K(0), lo = BIG, hi = -BIG;
         for (int k = 0; k < 4; ++k) {
             u32 v = cell[k];
-            const REAL* r = fv + 16 * (u64)v;
+            REAL r[16];
+            load16(fv + 16 * (u64)v, r);
             const REAL* xn = m.nodes + 3 * (u64)v;
             REAL ih = r[12];
             REAL x[3] = {(p[0] - xn[0]) * ih, (p[1] - xn[1]) * ih, (p[2] - xn[2]) * ih};

@@ -75,6 +75,18 @@ __device__ inline void load16(const REAL* src, REAL* g) {
     }
 }
 
+// Four aligned REALs (16 or 32 bytes) in one or two vector loads through the read-only cache.
+__device__ inline void load4(const REAL* src, REAL* g) {
+    if (sizeof(REAL) == 8) {
+        const double2* v = (const double2*)src;
+        double2 x = __ldg(v), y = __ldg(v + 1);
+        g[0] = x.x; g[1] = x.y; g[2] = y.x; g[3] = y.y;
+    } else {
+        float4 x = __ldg((const float4*)src);
+        g[0] = x.x; g[1] = x.y; g[2] = x.z; g[3] = x.w;
+    }
+}
+
 // Eq. (11) for packed entry e, as meshtool::dual::warren_weight.
 __device__ REAL warren(const REAL* e, const REAL* p) {
     REAL g[16];

@@ -193,8 +193,9 @@ pub mod reduce {
     }
 }
 
-/// Kernels of [`Module::Heat`] (`heat.cu`). It takes the defines `TX`, `TY` (tile of the
-/// register-queue stage) and `MINB` (its minimum blocks per SM).
+/// Kernels of [`Module::Heat`] (`heat.cu`). It takes the defines `TX`, `TY` (threads of the
+/// register-queue stage's block), `RY` (rows each thread computes) and `MINB` (its minimum
+/// blocks per SM).
 pub mod heat {
     kernels! { Heat:
         /// One RK3 stage by the register-queue solver (tiles marching along z).

@@ -27,19 +27,28 @@ struct GridC<T> {
 // SAFETY: plain-old-data with the same layout as the C struct.
 unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
 
-/// Tile of the register-queue kernel (TX x TY threads), compiled into the kernel by NVRTC.
-/// Default 64x4 (fastest of 32x8, 32x16, 64x8, 64x4 on an H100, see BENCHMARKS.md); the
-/// environment variable CFD_HEAT_TILE=32x8 (say) overrides it for tuning. TX, TY >= RADIUS:
-/// the rim loads assume it.
-fn tile() -> (u32, u32) {
-    std::env::var("CFD_HEAT_TILE")
+/// Threads of the register-queue kernel's block (TX x TY) and the rows each thread computes
+/// (RY), compiled into the kernel by NVRTC: the block covers TX x (TY RY) points. Defaults,
+/// the fastest of a sweep at 512^3 on an H100 (BENCHMARKS.md): f64 64x4, one row per thread;
+/// f32 32x4, two rows per thread (twice the loads in flight per thread, half the y rims per
+/// point). CFD_HEAT_TILE=32x8 (say) and CFD_HEAT_RY=2 override them for tuning. TX, TY >=
+/// RADIUS: the rim loads assume it.
+fn tile(real_bytes: usize) -> (u32, u32, u32) {
+    let (tx, ty, ry) = if real_bytes == 4 { (32, 4, 2) } else { (64, 4, 1) };
+    let (tx, ty) = std::env::var("CFD_HEAT_TILE")
         .ok()
         .and_then(|t| {
             t.split_once('x')
                 .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
         })
         .filter(|&(x, y): &(u32, u32)| x >= RADIUS as u32 && y >= RADIUS as u32 && x * y <= 1024)
-        .unwrap_or((64, 4))
+        .unwrap_or((tx, ty));
+    let ry = std::env::var("CFD_HEAT_RY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|r: &u32| (1..=8).contains(r))
+        .unwrap_or(ry);
+    (tx, ty, ry)
 }
 
 /// One RK3 stage, out = ca*A + cb*B + cs*S + cl*L(S), as device addresses and coefficients.
@@ -79,6 +88,8 @@ pub struct CudaHeat<T: Real> {
     rhs: Option<CudaSlice<T>>,
     g: GridC<T>,
     tile: (u32, u32),
+    /// Rows per thread (RY): the block's tile is tile.0 x (tile.1 RY) points.
+    ry: u32,
     /// z-planes per block of the register-queue kernel.
     kchunk: u32,
     f_stage: CudaFunction,
@@ -106,14 +117,21 @@ impl<T: Real> CudaHeat<T> {
         };
         let host: Vec<T> = grid.pad(&initial.iter().map(|&v| T::of(v)).collect::<Vec<_>>());
         let n = host.len();
-        let tile = tile();
-        let (tx, ty) = (tile.0.to_string(), tile.1.to_string());
+        let (tx, ty, ry) = tile(std::mem::size_of::<T>());
+        let tile = (tx, ty);
+        let (tx, ty, rys) = (tile.0.to_string(), tile.1.to_string(), ry.to_string());
         let minb =
+            // 1024 threads per SM: 8 blocks of 32x4 (f32), 4 of 64x4 (f64).
             std::env::var("CFD_HEAT_MINB").unwrap_or_else(|_| (1024 / (tile.0 * tile.1)).clamp(1, 8).to_string());
-        let defs = [("TX", tx.as_str()), ("TY", ty.as_str()), ("MINB", minb.as_str())];
+        let defs = [
+            ("TX", tx.as_str()),
+            ("TY", ty.as_str()),
+            ("RY", rys.as_str()),
+            ("MINB", minb.as_str()),
+        ];
         // Enough blocks for about eight per SM, but chunks of at least 16 planes (each chunk
         // reloads 2 RADIUS planes of the stencil input).
-        let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0) * (grid.n[1] as u32).div_ceil(tile.1);
+        let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0) * (grid.n[1] as u32).div_ceil(tile.1 * ry);
         let want = (8 * dev.sm_count).div_ceil(blocks_xy).max(1);
         let nz = grid.n[2] as u32;
         let kchunk = nz.div_ceil(want.min((nz / 16).max(1)));
@@ -138,6 +156,7 @@ impl<T: Real> CudaHeat<T> {
             rhs,
             g,
             tile,
+            ry,
             kchunk,
         };
         s.halo(s.dev.ptr(&s.phi))?;
@@ -158,7 +177,7 @@ impl<T: Real> CudaHeat<T> {
                 let cfg = LaunchConfig {
                     grid_dim: (
                         (n[0] as u32).div_ceil(tx),
-                        (n[1] as u32).div_ceil(ty),
+                        (n[1] as u32).div_ceil(ty * self.ry),
                         (n[2] as u32).div_ceil(self.kchunk),
                     ),
                     block_dim: (tx, ty, 1),
