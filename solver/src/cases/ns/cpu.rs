@@ -2,11 +2,11 @@
 //! Jacobi-preconditioned CG from `numerics::linalg`): the reference for a CUDA twin, which
 //! implements the same `NsOps` with the same arithmetic per cell and face.
 
-use super::faces::{Faces, Role};
+use super::faces::{Faces, InletProfile, Role};
 use super::step::{NsOps, Predict, Var};
 use crate::error::Result;
 use crate::mesh::linalg3::solve3_or_zero;
-use crate::mesh::TetGeometry;
+use crate::mesh::{Location, TetGeometry};
 use crate::numerics::linalg::cg::spmv;
 use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, CsMat, Jacobi};
 use crate::numerics::sl::cpu::HostSl;
@@ -45,6 +45,9 @@ pub struct CpuNs {
     pub sl: HostSl<f64, FlowVel>,
     /// The semi-Lagrangian boundary value of each patch per component (NaN: zero gradient).
     pub sl_bc: [Vec<f64>; 3],
+    /// The profile of each inlet patch: a departure point that left the domain through one
+    /// takes the inlet's velocity there (the patch values of `sl_bc` are one per patch).
+    pub inlets: Vec<Option<InletProfile>>,
     pub c: Constants,
     /// The velocity Laplacian (walls and inlets Dirichlet) and the pressure one (outlets, and
     /// the reference cell).
@@ -254,6 +257,14 @@ impl NsOps for CpuNs {
         for (k, o) in out.iter_mut().enumerate() {
             self.sl.bc = self.sl_bc[k].clone();
             *o = sl::transport(&mut self.sl, self.c.method, &deps, &u[k])?;
+        }
+        for (c, d) in deps.fwd.iter().enumerate() {
+            if let Location::Outside { patch, .. } = d.loc {
+                if let Some(profile) = &self.inlets[patch as usize] {
+                    let v = profile.at(d.point);
+                    (0..3).for_each(|k| out[k][c] = v[k]);
+                }
+            }
         }
         Ok(out)
     }

@@ -175,6 +175,32 @@ impl Faces {
     }
 }
 
+/// The velocity an inlet patch gives at a point: uniform, or the parabolic profile over the
+/// patch's box (the point clamped into it).
+#[derive(Clone, Debug)]
+pub enum InletProfile {
+    Uniform([f64; 3]),
+    Parabolic {
+        lo: [f64; 3],
+        hi: [f64; 3],
+        axes: Vec<usize>,
+        u_max: f64,
+        dir: [f64; 3],
+    },
+}
+
+impl InletProfile {
+    pub fn at(&self, x: [f64; 3]) -> [f64; 3] {
+        match self {
+            InletProfile::Uniform(v) => *v,
+            InletProfile::Parabolic { lo, hi, axes, u_max, dir } => {
+                let x = std::array::from_fn(|i| x[i].clamp(lo[i], hi[i]));
+                parabolic(x, *lo, *hi, axes, *u_max, *dir)
+            }
+        }
+    }
+}
+
 /// The parabolic inlet profile: u_max times 4 s (1 - s) over each axis in `across` of the
 /// patch's bounding box (lo, hi), along `dir`.
 pub fn parabolic(x: [f64; 3], lo: [f64; 3], hi: [f64; 3], across: &[usize], u_max: f64, dir: [f64; 3]) -> [f64; 3] {

@@ -27,7 +27,8 @@ pub struct NsSection {
     #[serde(default)]
     pub initial: Initial,
     /// Viscous term: "implicit" [default, CG, unconditionally stable] or "explicit" (stable
-    /// for nu dt sum(a_f) / V < 1/2 per cell; refused beyond that).
+    /// for nu dt sum(a_f) / V < 1/2 per cell: the CFL step is cut to that; a larger fixed
+    /// `time.dt` diverges and the health check stops the run).
     #[serde(default)]
     pub viscous: Viscous,
     /// Non-orthogonal correction of the face-normal gradients: "over-relaxed" [default],

@@ -3,7 +3,7 @@
 //! patch and the probes, all checked once; `build` makes the simulation.
 
 use super::cpu::{laplacian, Constants, CpuNs, FlowVel};
-use super::faces::{parabolic, patch_box, Faces, Role};
+use super::faces::{patch_box, Faces, InletProfile, Role};
 use super::section::{Bc, Initial, NsSection, Profile, Viscous};
 use super::sim::{Common, ForceSpec, NsSim, Report};
 use crate::backend::Target;
@@ -39,6 +39,7 @@ pub struct NsSetup {
     geo: Arc<TetGeometry<f64>>,
     faces: Arc<Faces>,
     sl_bc: [Vec<f64>; 3],
+    inlets: Vec<Option<InletProfile>>,
     u0: [Vec<f64>; 3],
     h: f64,
     u_ref: f64,
@@ -121,13 +122,24 @@ fn roles(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result<(Vec<Role>
     Ok((roles, sl_bc))
 }
 
-/// The velocity on inlet faces and the pressure on outlet faces.
-fn boundary_values(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh, g: &TetGeometry<f64>, f: &mut Faces) -> Result<()> {
+/// The velocity on inlet faces and the pressure on outlet faces; the profile of each inlet
+/// patch (None for the other patches).
+fn boundary_values(
+    doc: &CaseDoc,
+    s: &NsSection,
+    mesh: &PreparedMesh,
+    g: &TetGeometry<f64>,
+    f: &mut Faces,
+) -> Result<Vec<Option<InletProfile>>> {
+    let mut inlets = vec![None; mesh.patches.len()];
     for (name, bc) in &s.boundary {
         let patch = mesh.patch_index(name).expect("checked by roles") as u32;
         let faces: Vec<usize> = f.of_patch(patch).collect();
         match bc {
-            Bc::Inlet { velocity: Some(v), .. } => faces.iter().for_each(|&i| f.ub[i] = *v),
+            Bc::Inlet { velocity: Some(v), .. } => {
+                faces.iter().for_each(|&i| f.ub[i] = *v);
+                inlets[patch as usize] = Some(InletProfile::Uniform(*v));
+            }
             Bc::Inlet { u_max: Some(um), across, .. } => {
                 let (lo, hi, dir) = patch_box(g, patch);
                 let normal_axis = (0..3).max_by(|&a, &b| dir[a].abs().total_cmp(&dir[b].abs())).unwrap();
@@ -139,15 +151,23 @@ fn boundary_values(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh, g: &TetGeo
                     let msg = "`across` names the axes across the flow, e.g. \"yz\" or \"y\"";
                     return Err(doc.error(&format!("navier-stokes.boundary.{name}.across"), msg));
                 }
+                let profile = InletProfile::Parabolic {
+                    lo,
+                    hi,
+                    axes,
+                    u_max: *um,
+                    dir,
+                };
                 for &i in &faces {
-                    f.ub[i] = parabolic(f.centre[i], lo, hi, &axes, *um, dir);
+                    f.ub[i] = profile.at(f.centre[i]);
                 }
+                inlets[patch as usize] = Some(profile);
             }
             Bc::Outlet { pressure } => faces.iter().for_each(|&i| f.pb[i] = *pressure),
             _ => {}
         }
     }
-    Ok(())
+    Ok(inlets)
 }
 
 /// The initial velocity: rest, or a previous run's `velocity` field on this mesh.
@@ -233,7 +253,7 @@ impl NsSetup {
         let h = length_scale(&mesh);
         let geo = TetGeometry::<f64>::take(&mut mesh, &sl_bc[0]);
         let mut faces = Faces::build(&geo, &roles, section.nonorthogonal);
-        boundary_values(doc, &section, &mesh, &geo, &mut faces)?;
+        let inlets = boundary_values(doc, &section, &mesh, &geo, &mut faces)?;
         let (force, probes) = measures(doc, &section, &mesh, &geo, &faces)?;
         let speed = |u: [f64; 3]| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
         let u_in = faces.ub.iter().map(|&u| speed(u)).fold(0.0, f64::max);
@@ -251,6 +271,7 @@ impl NsSetup {
             geo: Arc::new(geo),
             faces: Arc::new(faces),
             sl_bc,
+            inlets,
             u0,
             h,
             u_ref: if u_ref > 0.0 { u_ref } else { 1.0 },
@@ -323,6 +344,7 @@ impl NsSetup {
             geo: self.geo.clone(),
             faces: self.faces.clone(),
             sl_bc: self.sl_bc.clone(),
+            inlets: self.inlets.clone(),
             c: self.constants(),
             ku,
             jp: Jacobi::new(&kp),
