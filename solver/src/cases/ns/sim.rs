@@ -73,6 +73,9 @@ pub struct Report {
     pub max_divergence: f64,
 }
 
+/// Host copies of u, p and grad p.
+type Host = ([Vec<f64>; 3], Vec<f64>, Vec<[f64; 3]>);
+
 pub struct NsSim<O: NsOps> {
     ops: O,
     st: State<O>,
@@ -102,7 +105,7 @@ impl<O: NsOps> NsSim<O> {
     }
 
     /// The host copies of u, p and grad p.
-    fn host(&mut self) -> Result<([Vec<f64>; 3], Vec<f64>, Vec<[f64; 3]>)> {
+    fn host(&mut self) -> Result<Host> {
         let u = [
             self.ops.download(&self.st.u[0])?,
             self.ops.download(&self.st.u[1])?,
@@ -141,7 +144,7 @@ impl<O: NsOps> NsSim<O> {
                 "step {step}: the {what} solve stopped after {} CG iterations at relative residual {:.3e}",
                 r.iterations, r.rel_residual
             );
-            if !(r.rel_residual <= fail) {
+            if r.rel_residual.is_nan() || r.rel_residual > fail {
                 return Err(SolverError::Other(format!(
                     "{msg} (beyond {what}_solver.fail_residual = {fail:e}): the run stops, the outputs written so far are kept. Raise navier-stokes.{what}_solver.max_iter, or reduce time.cfl"
                 )));
