@@ -31,7 +31,12 @@ fn box_mesh(dir: &Path) -> PathBuf {
 /// 16 cells per axis (but those a data file fixes), the box mesh for unstructured families.
 fn shrink(text: &str, mesh: &Path) -> toml::Table {
     let mut t: toml::Table = toml::from_str(text).unwrap();
-    if t.contains_key("mesh") {
+    // A built-in mesh is small and carries the template's own patches: kept.
+    let builtin = t
+        .get("mesh")
+        .and_then(|m| m.as_str())
+        .is_some_and(|m| m.starts_with("builtin:"));
+    if t.contains_key("mesh") && !builtin {
         t.insert("mesh".into(), mesh.display().to_string().into());
         // Patch names belong to the template's own mesh (the duct's inlet, outlet).
         for (_, s) in t.iter_mut().filter_map(|(k, v)| Some((k, v.as_table_mut()?))) {

@@ -18,4 +18,5 @@ registry! {
     advect,
     euler,
     swe,
+    ns,
 }

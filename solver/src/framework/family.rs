@@ -172,6 +172,11 @@ pub trait Simulation {
     fn advance_batch(&mut self, _clock: &Clock, _cfl: f64, _until: f64, _max_steps: u64) -> Result<Option<Clock>> {
         Ok(None)
     }
+    /// Whether the run has reached what it was run for before its step budget (a steady state):
+    /// the loop then writes the final output and ends as if it had reached its last step.
+    fn converged(&self) -> bool {
+        false
+    }
     /// Quantities the scheme conserves (e.g. the water volume), by name: the run prints them at
     /// each output and summary.json reports their change.
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {

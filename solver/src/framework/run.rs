@@ -239,7 +239,8 @@ fn time_loop(
             .map(|e| e - clock.step % e)
             .fold(BATCH_STEPS, u64::min);
         let next = case.advance_batch(clock, due)?;
-        let is_output = case.schedule.is_output(clock, &next);
+        let converged = case.sim.converged();
+        let is_output = case.schedule.is_output(clock, &next) || converged;
         *clock = next;
         if is_output || clock.step.is_multiple_of(doc.time.check_every) {
             if let Some(bad) = case.sim.health()? {
@@ -282,6 +283,9 @@ fn time_loop(
             }
         }
         update_bar(bar, case, clock);
+        if converged {
+            break;
+        }
     }
     Ok(())
 }

@@ -104,8 +104,16 @@ fn csr(a: &CsMat<f64>) -> &CsMat<f64> {
     a
 }
 
+/// a . b, the same bits on every run: fixed chunks summed in parallel, then in order (rayon's
+/// own sum splits by work stealing, so its rounding, and a restarted run, would vary).
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.par_iter().zip(b).map(|(x, y)| x * y).sum()
+    const CHUNK: usize = 4096;
+    let parts: Vec<f64> = a
+        .par_chunks(CHUNK)
+        .zip(b.par_chunks(CHUNK))
+        .map(|(x, y)| x.iter().zip(y).map(|(x, y)| x * y).sum())
+        .collect();
+    parts.iter().sum()
 }
 
 /// Solves A x = b from the initial guess in `x` by preconditioned CG.

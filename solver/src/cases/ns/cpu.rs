@@ -1,0 +1,397 @@
+//! The CPU execution of the fractional step (rayon over cells and faces; CSR matrices and
+//! Jacobi-preconditioned CG from `numerics::linalg`): the reference for a CUDA twin, which
+//! implements the same `NsOps` with the same arithmetic per cell and face.
+
+use super::faces::{Faces, InletProfile, Role};
+use super::step::{NsOps, Predict, Var};
+use crate::error::Result;
+use crate::mesh::linalg3::solve3_or_zero;
+use crate::mesh::{Location, TetGeometry};
+use crate::numerics::linalg::cg::spmv;
+use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, CsMat, Jacobi};
+use crate::numerics::sl::cpu::HostSl;
+use crate::numerics::sl::{self, Method, Span, VelocityField};
+use rayon::prelude::*;
+use sprs::TriMat;
+use std::sync::Arc;
+
+/// The flow's own velocity for the departure points: the cell value and its gradient.
+#[derive(Default)]
+pub struct FlowVel {
+    pub u: Vec<[f64; 3]>,
+    pub j: Vec<[[f64; 3]; 3]>,
+}
+
+impl VelocityField<f64> for FlowVel {
+    fn eval(&self, _x: [f64; 3], cell: usize, _t: f64, _step: u64) -> ([f64; 3], [[f64; 3]; 3]) {
+        (self.u[cell], self.j[cell])
+    }
+}
+
+/// The physical and numerical constants the operations need.
+#[derive(Clone, Debug)]
+pub struct Constants {
+    pub rho: f64,
+    pub nu: f64,
+    pub explicit: bool,
+    pub method: Method,
+    pub pressure: CgSettings,
+    pub momentum: CgSettings,
+}
+
+pub struct CpuNs {
+    pub geo: Arc<TetGeometry<f64>>,
+    pub faces: Arc<Faces>,
+    pub sl: HostSl<f64, FlowVel>,
+    /// The semi-Lagrangian boundary value of each patch per component (NaN: zero gradient).
+    pub sl_bc: [Vec<f64>; 3],
+    /// The profile of each inlet patch: a departure point that left the domain through one
+    /// takes the inlet's velocity there (the patch values of `sl_bc` are one per patch).
+    pub inlets: Vec<Option<InletProfile>>,
+    pub c: Constants,
+    /// The velocity Laplacian (walls and inlets Dirichlet) and the pressure one (outlets, and
+    /// the reference cell).
+    pub ku: CsMat<f64>,
+    pub kp: CsMat<f64>,
+    pub jp: Jacobi,
+    /// The momentum matrix V/dt + nu K_u of the last dt, with its preconditioner.
+    pub m: Option<(f64, CsMat<f64>, Jacobi)>,
+}
+
+/// The Laplacian's SPD matrix K (sum of a over a cell's faces on the diagonal, -a off it):
+/// interior faces, boundary faces where `fixed(role)`, and `extra` diagonal entries.
+pub fn laplacian(faces: &Faces, n: usize, fixed: impl Fn(Role) -> bool, extra: &[(usize, f64)]) -> CsMat<f64> {
+    let mut t = TriMat::new((n, n));
+    for i in 0..n {
+        t.add_triplet(i, i, 0.0);
+    }
+    for f in 0..faces.len() {
+        let (p, a) = (faces.owner[f] as usize, faces.a[f]);
+        let nb = faces.neigh[f];
+        if nb != u32::MAX {
+            let q = nb as usize;
+            t.add_triplet(p, p, a);
+            t.add_triplet(q, q, a);
+            t.add_triplet(p, q, -a);
+            t.add_triplet(q, p, -a);
+        } else if fixed(faces.role[f]) {
+            t.add_triplet(p, p, a);
+        }
+    }
+    for &(i, v) in extra {
+        t.add_triplet(i, i, v);
+    }
+    t.to_csr()
+}
+
+/// The value of `var` on boundary face f where it is given.
+fn boundary_value(faces: &Faces, f: usize, var: Var) -> f64 {
+    match var {
+        Var::U(k) => faces.ub[f][k],
+        Var::P => faces.pb[f],
+        Var::Correction => 0.0,
+    }
+}
+
+/// Least-squares gradient of phi in every cell: face neighbours and the faces where `var` is
+/// given (weights 1/|r|^2), and a zero normal derivative on the other boundary faces.
+pub fn gradient(geo: &TetGeometry<f64>, faces: &Faces, phi: &[f64], var: Var) -> Vec<[f64; 3]> {
+    (0..geo.num_cells())
+        .into_par_iter()
+        .map(|c| {
+            let (mut a, mut b) = ([[0.0; 3]; 3], [0.0; 3]);
+            let xc = geo.centroids[c];
+            for &(f, own) in &faces.of_cell[c] {
+                let f = f as usize;
+                let nb = faces.neigh[f];
+                let (r, d) = if nb != u32::MAX {
+                    let o = if own { nb as usize } else { faces.owner[f] as usize };
+                    let xo = geo.centroids[o];
+                    ([xo[0] - xc[0], xo[1] - xc[1], xo[2] - xc[2]], phi[o] - phi[c])
+                } else if var.fixed_on(faces.role[f]) {
+                    let x = faces.centre[f];
+                    ([x[0] - xc[0], x[1] - xc[1], x[2] - xc[2]], boundary_value(faces, f, var) - phi[c])
+                } else {
+                    let n = faces.normal[f];
+                    for i in 0..3 {
+                        for j in 0..3 {
+                            a[i][j] += n[i] * n[j];
+                        }
+                    }
+                    continue;
+                };
+                let w = 1.0 / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+                for i in 0..3 {
+                    for j in 0..3 {
+                        a[i][j] += w * r[i] * r[j];
+                    }
+                    b[i] += w * r[i] * d;
+                }
+            }
+            solve3_or_zero(a, b)
+        })
+        .collect()
+}
+
+/// The deferred non-orthogonal part k . grad(phi)_f of every face (the face-weighted gradient
+/// inside, the cell's on boundary faces where `var` is given, zero elsewhere).
+pub fn deferred(faces: &Faces, g: &[[f64; 3]], var: Var) -> Vec<f64> {
+    (0..faces.len())
+        .into_par_iter()
+        .map(|f| {
+            let k = faces.k[f];
+            let p = faces.owner[f] as usize;
+            let nb = faces.neigh[f];
+            let gf = if nb != u32::MAX {
+                let w = faces.w[f];
+                let (gp, gn) = (g[p], g[nb as usize]);
+                std::array::from_fn(|i| w * gp[i] + (1.0 - w) * gn[i])
+            } else if var.fixed_on(faces.role[f]) {
+                g[p]
+            } else {
+                return 0.0;
+            };
+            k[0] * gf[0] + k[1] * gf[1] + k[2] * gf[2]
+        })
+        .collect()
+}
+
+/// Per cell, the sum of a face quantity taken outward (+ where the cell owns the face).
+pub fn outward_sum(faces: &Faces, x: &[f64]) -> Vec<f64> {
+    faces
+        .of_cell
+        .par_iter()
+        .map(|cf| {
+            cf.iter()
+                .map(|&(f, own)| if own { x[f as usize] } else { -x[f as usize] })
+                .sum()
+        })
+        .collect()
+}
+
+impl CpuNs {
+    /// The momentum matrix at dt and its preconditioner, rebuilt when dt changes.
+    fn momentum_matrix(&mut self, dt: f64) -> &(f64, CsMat<f64>, Jacobi) {
+        if self.m.as_ref().is_none_or(|m| m.0 != dt) {
+            let mut m = self.ku.map(|v| self.c.nu * v);
+            let vol = &self.geo.volumes;
+            for (i, mut row) in m.outer_iterator_mut().enumerate() {
+                if let Some(d) = row.get_mut(i) {
+                    *d += vol[i] / dt;
+                }
+            }
+            let j = Jacobi::new(&m);
+            self.m = Some((dt, m, j));
+        }
+        self.m.as_ref().unwrap()
+    }
+
+    /// nu (sum over Dirichlet faces of a u_b + outward sum of the deferred part) per cell.
+    fn viscous_sources(&self, k: usize, gu: &[[f64; 3]]) -> Vec<f64> {
+        let f = &self.faces;
+        let def = deferred(f, gu, Var::U(k));
+        let mut s = outward_sum(f, &def);
+        for i in 0..f.len() {
+            if f.neigh[i] == u32::MAX && f.role[i].fixed_velocity() {
+                s[f.owner[i] as usize] += f.a[i] * f.ub[i][k];
+            }
+        }
+        s.iter_mut().for_each(|v| *v *= self.c.nu);
+        s
+    }
+
+    fn explicit_predict(&self, p: &Predict<'_, Self>, src: &[f64], x: &mut [f64]) -> CgReport {
+        let mut ku = vec![0.0; x.len()];
+        spmv(&self.ku, p.un, &mut ku);
+        let (dt, nu, rho, k) = (p.dt, self.c.nu, self.c.rho, p.k);
+        let vol = &self.geo.volumes;
+        x.par_iter_mut().enumerate().for_each(|(c, x)| {
+            *x = p.ua[c] + dt / vol[c] * (src[c] - nu * ku[c]) - dt / rho * p.gp[c][k];
+        });
+        CgReport {
+            converged: true,
+            ..CgReport::default()
+        }
+    }
+}
+
+impl NsOps for CpuNs {
+    type Cells = Vec<f64>;
+    type Vectors = Vec<[f64; 3]>;
+    type Faces = Vec<f64>;
+
+    fn upload(&mut self, host: &[f64]) -> Result<Vec<f64>> {
+        Ok(host.to_vec())
+    }
+    fn download(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
+        Ok(x.clone())
+    }
+    fn download_vectors(&mut self, x: &Vec<[f64; 3]>) -> Result<Vec<[f64; 3]>> {
+        Ok(x.clone())
+    }
+    fn upload_faces(&mut self, host: &[f64]) -> Result<Vec<f64>> {
+        Ok(host.to_vec())
+    }
+    fn download_faces(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
+        Ok(x.clone())
+    }
+    fn copy(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
+        Ok(x.clone())
+    }
+    fn zeros(&mut self) -> Result<Vec<f64>> {
+        Ok(vec![0.0; self.geo.num_cells()])
+    }
+
+    fn gradient(&mut self, phi: &Vec<f64>, var: Var) -> Result<Vec<[f64; 3]>> {
+        Ok(gradient(&self.geo, &self.faces, phi, var))
+    }
+
+    fn advect(&mut self, span: Span, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3]) -> Result<[Vec<f64>; 3]> {
+        let n = self.geo.num_cells();
+        self.sl.vel = FlowVel {
+            u: (0..n).into_par_iter().map(|c| [u[0][c], u[1][c], u[2][c]]).collect(),
+            j: (0..n).into_par_iter().map(|c| [gu[0][c], gu[1][c], gu[2][c]]).collect(),
+        };
+        let deps = sl::trace(&mut self.sl, self.c.method, span)?;
+        let mut out: [Vec<f64>; 3] = Default::default();
+        for (k, o) in out.iter_mut().enumerate() {
+            self.sl.bc = self.sl_bc[k].clone();
+            *o = sl::transport(&mut self.sl, self.c.method, &deps, &u[k])?;
+        }
+        for (c, d) in deps.fwd.iter().enumerate() {
+            if let Location::Outside { patch, .. } = d.loc {
+                if let Some(profile) = &self.inlets[patch as usize] {
+                    let v = profile.at(d.point);
+                    (0..3).for_each(|k| out[k][c] = v[k]);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn predict(&mut self, p: Predict<'_, Self>, x: &mut Vec<f64>) -> Result<CgReport> {
+        let src = self.viscous_sources(p.k, p.gu);
+        if self.c.explicit {
+            return Ok(self.explicit_predict(&p, &src, x));
+        }
+        let (dt, rho, k) = (p.dt, self.c.rho, p.k);
+        let vol = &self.geo.volumes;
+        let b: Vec<f64> = (0..x.len())
+            .into_par_iter()
+            .map(|c| vol[c] / dt * p.ua[c] - vol[c] / rho * p.gp[c][k] + src[c])
+            .collect();
+        let settings = self.c.momentum.clone();
+        let (_, m, j) = self.momentum_matrix(dt);
+        Ok(solve_cg(m, &b, x, j, &settings))
+    }
+
+    fn predicted_flux(&mut self, dt: f64, u: &[Vec<f64>; 3], p: &Vec<f64>, gp: &Vec<[f64; 3]>) -> Result<Vec<f64>> {
+        let f = &self.faces;
+        let s = dt / self.c.rho;
+        Ok((0..f.len())
+            .into_par_iter()
+            .map(|i| predicted_face_flux(f, i, u, p, gp, s))
+            .collect())
+    }
+
+    fn solve_correction(&mut self, dt: f64, flux: &Vec<f64>, gc: Option<&Vec<[f64; 3]>>, pc: &mut Vec<f64>) -> Result<CgReport> {
+        let f = &self.faces;
+        let div = outward_sum(f, flux);
+        let def = gc.map(|g| outward_sum(f, &deferred(f, g, Var::Correction)));
+        let s = self.c.rho / dt;
+        let b: Vec<f64> = (0..div.len())
+            .map(|c| def.as_ref().map_or(0.0, |d| d[c]) - s * div[c])
+            .collect();
+        Ok(solve_cg(&self.kp, &b, pc, &self.jp, &self.c.pressure))
+    }
+
+    fn correct_flux(&mut self, dt: f64, flux: &mut Vec<f64>, pc: &Vec<f64>, gc: Option<&Vec<[f64; 3]>>) -> Result<()> {
+        let f = &self.faces;
+        let def = gc.map(|g| deferred(f, g, Var::Correction));
+        let s = dt / self.c.rho;
+        flux.par_iter_mut().enumerate().for_each(|(i, x)| {
+            let p = f.owner[i] as usize;
+            let nb = f.neigh[i];
+            let two_point = if nb != u32::MAX {
+                f.a[i] * (pc[nb as usize] - pc[p])
+            } else if f.role[i] == Role::Outlet {
+                -f.a[i] * pc[p]
+            } else {
+                return;
+            };
+            *x -= s * (two_point + def.as_ref().map_or(0.0, |d| d[i]));
+        });
+        Ok(())
+    }
+
+    fn correct_cells(
+        &mut self,
+        dt: f64,
+        u: &mut [Vec<f64>; 3],
+        p: &mut Vec<f64>,
+        pc: &Vec<f64>,
+        gc: &Vec<[f64; 3]>,
+    ) -> Result<()> {
+        let s = dt / self.c.rho;
+        for (k, uk) in u.iter_mut().enumerate() {
+            uk.par_iter_mut().zip(gc).for_each(|(u, g)| *u -= s * g[k]);
+        }
+        p.par_iter_mut().zip(pc).for_each(|(p, c)| *p += c);
+        Ok(())
+    }
+
+    fn change(&mut self, a: &[Vec<f64>; 3], b: &[Vec<f64>; 3]) -> Result<(f64, f64)> {
+        // Sequential sums: the same bits on every run (the steady criterion is restarted).
+        let mut out = (0.0, 0.0);
+        for k in 0..3 {
+            out.0 += a[k].iter().zip(&b[k]).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
+            out.1 += a[k].iter().map(|x| x * x).sum::<f64>();
+        }
+        Ok(out)
+    }
+
+    fn divergence(&mut self, flux: &Vec<f64>) -> Result<f64> {
+        let f = &self.faces;
+        Ok(f.of_cell
+            .par_iter()
+            .map(|cf| {
+                let (mut s, mut t) = (0.0, 0.0);
+                for &(i, own) in cf {
+                    let x = flux[i as usize];
+                    s += if own { x } else { -x };
+                    t += x.abs();
+                }
+                if t > 0.0 {
+                    s.abs() / t
+                } else {
+                    0.0
+                }
+            })
+            .reduce(|| 0.0, f64::max))
+    }
+}
+
+/// The Rhie-Chow flux of face i: A n . u_f + s a (d . grad(p)_f - (p_N - p_P)) inside, the
+/// given flux on inlets, none through walls and symmetry planes, the owner's velocity (with
+/// the same pressure term against the outlet pressure) on outlets; s = dt / rho.
+fn predicted_face_flux(f: &Faces, i: usize, u: &[Vec<f64>; 3], p: &[f64], gp: &[[f64; 3]], s: f64) -> f64 {
+    let (n, area, d) = (f.normal[i], f.area[i], f.d[i]);
+    let o = f.owner[i] as usize;
+    let nb = f.neigh[i];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    if nb != u32::MAX {
+        let q = nb as usize;
+        let w = f.w[i];
+        let uf: [f64; 3] = std::array::from_fn(|k| w * u[k][o] + (1.0 - w) * u[k][q]);
+        let gf: [f64; 3] = std::array::from_fn(|k| w * gp[o][k] + (1.0 - w) * gp[q][k]);
+        return area * dot(n, uf) + s * f.a[i] * (dot(d, gf) - (p[q] - p[o]));
+    }
+    match f.role[i] {
+        Role::Inlet => area * dot(n, f.ub[i]),
+        Role::Outlet => {
+            let uo = [u[0][o], u[1][o], u[2][o]];
+            area * dot(n, uo) + s * f.a[i] * (dot(d, gp[o]) - (f.pb[i] - p[o]))
+        }
+        _ => 0.0,
+    }
+}

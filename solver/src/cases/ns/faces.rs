@@ -1,0 +1,239 @@
+//! The finite-volume view of the tetrahedral mesh: every face once (interior faces owned by
+//! the lower-numbered cell, boundary faces with their role), the two-point coefficient of the
+//! face-normal gradient with its non-orthogonal correction vector, the interpolation weight,
+//! and the boundary values. Both backends read these arrays.
+//!
+//! The face-normal gradient times the area is split as A n . grad(phi) = a (phi_N - phi_P) +
+//! k . grad(phi)_f with a d + k = A n (d from the owner's centroid to the neighbour's, or to
+//! the face centre on the boundary): over-relaxed a = A / (n . d), minimum correction
+//! a = A (n . d) / |d|^2, or none (k dropped, a = A / (n . d)). The k part is deferred
+//! (evaluated with the latest cell gradients).
+
+use super::section::NonOrthogonal;
+use crate::mesh::TetGeometry;
+use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
+
+/// What a face is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Interior,
+    Wall,
+    Inlet,
+    Outlet,
+    Symmetry,
+}
+
+impl Role {
+    /// Whether the velocity is given on the face (Dirichlet).
+    pub fn fixed_velocity(self) -> bool {
+        matches!(self, Role::Wall | Role::Inlet)
+    }
+}
+
+/// Faces as arrays (structure of arrays, `u32` connectivity).
+pub struct Faces {
+    pub owner: Vec<u32>,
+    /// The neighbour cell; `u32::MAX` on the boundary.
+    pub neigh: Vec<u32>,
+    pub role: Vec<Role>,
+    pub patch: Vec<u32>,
+    pub area: Vec<f64>,
+    /// Unit normal, out of the owner.
+    pub normal: Vec<[f64; 3]>,
+    pub centre: Vec<[f64; 3]>,
+    /// Owner centroid to neighbour centroid (or to the face centre on the boundary).
+    pub d: Vec<[f64; 3]>,
+    /// Owner's weight of the linear interpolation to the face (1 on the boundary).
+    pub w: Vec<f64>,
+    pub a: Vec<f64>,
+    pub k: Vec<[f64; 3]>,
+    /// Velocity on faces where it is given (inlet; zero on walls).
+    pub ub: Vec<[f64; 3]>,
+    /// Pressure on outlet faces.
+    pub pb: Vec<f64>,
+    /// Per cell, the face index of each local face and whether the cell owns it.
+    pub of_cell: Vec<[(u32, bool); 4]>,
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// The centre of face f of cell c.
+fn face_centre(g: &TetGeometry<f64>, c: usize, f: usize) -> [f64; 3] {
+    let mut x = [0.0; 3];
+    for &k in &FACE_VERTS[f] {
+        let n = g.nodes[g.cells[c][k] as usize];
+        for i in 0..3 {
+            x[i] += n[i] / 3.0;
+        }
+    }
+    x
+}
+
+/// a and k of a face from A, n and d (see the module comment); n . d is kept above 5 % of |d|
+/// so that a degenerate face cannot make a huge or negative coefficient.
+pub fn coefficients(area: f64, n: [f64; 3], d: [f64; 3], how: NonOrthogonal) -> (f64, [f64; 3]) {
+    let dd = dot(d, d);
+    let nd = dot(n, d).max(0.05 * dd.sqrt());
+    let a = match how {
+        NonOrthogonal::OverRelaxed | NonOrthogonal::None => area / nd,
+        NonOrthogonal::Minimum => area * nd / dd,
+    };
+    let k = match how {
+        NonOrthogonal::None => [0.0; 3],
+        _ => std::array::from_fn(|i| area * n[i] - a * d[i]),
+    };
+    (a, k)
+}
+
+impl Faces {
+    /// The faces of g; `roles[patch]` gives each boundary patch's role.
+    pub fn build(g: &TetGeometry<f64>, roles: &[Role], how: NonOrthogonal) -> Faces {
+        let n = g.num_cells();
+        let mut f = Faces {
+            owner: vec![],
+            neigh: vec![],
+            role: vec![],
+            patch: vec![],
+            area: vec![],
+            normal: vec![],
+            centre: vec![],
+            d: vec![],
+            w: vec![],
+            a: vec![],
+            k: vec![],
+            ub: vec![],
+            pb: vec![],
+            of_cell: vec![[(0, true); 4]; n],
+        };
+        for c in 0..n {
+            for l in 0..4 {
+                let nb = g.neighbours[c][l];
+                if !is_boundary(nb) && (nb as usize) < c {
+                    continue;
+                }
+                let idx = f.owner.len() as u32;
+                f.of_cell[c][l] = (idx, true);
+                f.push(g, c, l, roles, how);
+                if !is_boundary(nb) {
+                    let m = nb as usize;
+                    let back = (0..4).find(|&j| g.neighbours[m][j] as usize == c).unwrap();
+                    f.of_cell[m][back] = (idx, false);
+                }
+            }
+        }
+        f
+    }
+
+    fn push(&mut self, g: &TetGeometry<f64>, c: usize, l: usize, roles: &[Role], how: NonOrthogonal) {
+        let nb = g.neighbours[c][l];
+        let xf = face_centre(g, c, l);
+        let n = g.face_normals[c][l];
+        let area = g.face_areas[c][l];
+        let xp = g.centroids[c];
+        let (neigh, role, patch, d, w) = if is_boundary(nb) {
+            let p = patch_of(nb);
+            (u32::MAX, roles[p as usize], p, sub(xf, xp), 1.0)
+        } else {
+            let xn = g.centroids[nb as usize];
+            let (dp, dn) = (dot(sub(xf, xp), n).abs(), dot(sub(xn, xf), n).abs());
+            let w = if dp + dn > 0.0 { dn / (dp + dn) } else { 0.5 };
+            (nb, Role::Interior, u32::MAX, sub(xn, xp), w.clamp(0.05, 0.95))
+        };
+        let (a, k) = coefficients(area, n, d, how);
+        self.owner.push(c as u32);
+        self.neigh.push(neigh);
+        self.role.push(role);
+        self.patch.push(patch);
+        self.area.push(area);
+        self.normal.push(n);
+        self.centre.push(xf);
+        self.d.push(d);
+        self.w.push(w);
+        self.a.push(a);
+        self.k.push(k);
+        self.ub.push([0.0; 3]);
+        self.pb.push(0.0);
+    }
+
+    pub fn len(&self) -> usize {
+        self.owner.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.owner.is_empty()
+    }
+
+    /// The faces of one patch.
+    pub fn of_patch(&self, patch: u32) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter(move |&i| self.patch[i] == patch)
+    }
+}
+
+/// The velocity an inlet patch gives at a point: uniform, or the parabolic profile over the
+/// patch's box (the point clamped into it).
+#[derive(Clone, Debug)]
+pub enum InletProfile {
+    Uniform([f64; 3]),
+    Parabolic {
+        lo: [f64; 3],
+        hi: [f64; 3],
+        axes: Vec<usize>,
+        u_max: f64,
+        dir: [f64; 3],
+    },
+}
+
+impl InletProfile {
+    pub fn at(&self, x: [f64; 3]) -> [f64; 3] {
+        match self {
+            InletProfile::Uniform(v) => *v,
+            InletProfile::Parabolic { lo, hi, axes, u_max, dir } => {
+                let x = std::array::from_fn(|i| x[i].clamp(lo[i], hi[i]));
+                parabolic(x, *lo, *hi, axes, *u_max, *dir)
+            }
+        }
+    }
+}
+
+/// The parabolic inlet profile: u_max times 4 s (1 - s) over each axis in `across` of the
+/// patch's bounding box (lo, hi), along `dir`.
+pub fn parabolic(x: [f64; 3], lo: [f64; 3], hi: [f64; 3], across: &[usize], u_max: f64, dir: [f64; 3]) -> [f64; 3] {
+    let mut s = u_max;
+    for &a in across {
+        let t = (x[a] - lo[a]) / (hi[a] - lo[a]);
+        s *= 4.0 * t * (1.0 - t);
+    }
+    dir.map(|d| s * d)
+}
+
+/// The bounding box of a patch's faces (their vertices), and the unit inward normal (the
+/// negated mean outward normal).
+pub fn patch_box(g: &TetGeometry<f64>, patch: u32) -> ([f64; 3], [f64; 3], [f64; 3]) {
+    let (mut lo, mut hi, mut nsum) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3], [0.0; 3]);
+    for c in 0..g.num_cells() {
+        for l in 0..4 {
+            let nb = g.neighbours[c][l];
+            if !is_boundary(nb) || patch_of(nb) != patch {
+                continue;
+            }
+            for &k in &FACE_VERTS[l] {
+                let x = g.nodes[g.cells[c][k] as usize];
+                for i in 0..3 {
+                    lo[i] = lo[i].min(x[i]);
+                    hi[i] = hi[i].max(x[i]);
+                }
+            }
+            for i in 0..3 {
+                nsum[i] += g.face_normals[c][l][i] * g.face_areas[c][l];
+            }
+        }
+    }
+    let len = dot(nsum, nsum).sqrt().max(1e-300);
+    (lo, hi, nsum.map(|v| -v / len))
+}

@@ -1,0 +1,236 @@
+//! The `[navier-stokes]` section of a case file: the fluid, the boundary conditions by patch
+//! name, the initial state, steady or transient stepping, the linear solvers, the forces and
+//! probes, and the reference values of a benchmark.
+
+use crate::numerics::sl::{Interpolation, Scheme};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NsSection {
+    /// Boundary condition per patch name (patches not listed are no-slip walls).
+    #[serde(default)]
+    pub boundary: BTreeMap<String, Bc>,
+    /// Density rho [1].
+    #[serde(default = "one")]
+    pub density: f64,
+    /// Kinematic viscosity nu (m^2/s) [1e-3]; the dynamic viscosity is rho nu.
+    #[serde(default = "milli")]
+    pub viscosity: f64,
+    /// "steady" [default]: pseudo-time steps until `steady` says converged (or the step
+    /// budget is spent); "transient": time-accurate steps to the end time.
+    #[serde(default)]
+    pub mode: Mode,
+    #[serde(default)]
+    pub steady: SteadySettings,
+    #[serde(default)]
+    pub initial: Initial,
+    /// Viscous term: "implicit" [default, CG, unconditionally stable] or "explicit" (stable
+    /// for nu dt sum(a_f) / V < 1/2 per cell: the CFL step is cut to that; a larger fixed
+    /// `time.dt` diverges and the health check stops the run).
+    #[serde(default)]
+    pub viscous: Viscous,
+    /// Non-orthogonal correction of the face-normal gradients: "over-relaxed" [default],
+    /// "minimum" or "none".
+    #[serde(default)]
+    pub nonorthogonal: NonOrthogonal,
+    /// Extra pressure solves per step that update the deferred non-orthogonal correction [1].
+    #[serde(default = "one_u")]
+    pub nonorth_correctors: usize,
+    /// Advection of the velocity components: "bfecc" [default] or "sl1".
+    #[serde(default)]
+    pub scheme: Scheme,
+    /// Interpolation of the semi-Lagrangian step: "quadratic" [default] or "voronoi".
+    #[serde(default)]
+    pub interpolation: Interpolation,
+    #[serde(default = "walk_steps")]
+    pub max_walk: u32,
+    #[serde(default = "pressure_cg")]
+    pub pressure_solver: Solver,
+    #[serde(default = "momentum_cg")]
+    pub momentum_solver: Solver,
+    /// Fix the pressure in the cell nearest this point to 0 (meshes without a pressure outlet).
+    #[serde(default)]
+    pub pressure_reference: Option<[f64; 3]>,
+    #[serde(default)]
+    pub forces: Option<Forces>,
+    /// Pressure difference p(a) - p(b) between two points (summary.json `dp`).
+    #[serde(default)]
+    pub dp_probes: Option<[[f64; 3]; 2]>,
+    /// Reference values of cd, cl and dp: summary.json `errors` gives our relative errors.
+    #[serde(default)]
+    pub reference: BTreeMap<String, f64>,
+    /// Print the residuals every this many steps [10] (and the first and last).
+    #[serde(default = "ten")]
+    pub log_every: u64,
+}
+
+/// A boundary condition.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Bc {
+    /// No-slip wall (u = 0, zero normal pressure gradient).
+    Wall,
+    /// Velocity inlet: `velocity = [u, v, w]` (uniform) or `profile = "parabolic"` with
+    /// `u_max`: u_max times the product of 4 s (1 - s) over the patch's extent across the
+    /// flow (the axes `across`, default both axes other than the patch normal), along the
+    /// inward normal (the DFG channel's profile).
+    Inlet {
+        #[serde(default)]
+        velocity: Option<[f64; 3]>,
+        #[serde(default)]
+        profile: Option<Profile>,
+        #[serde(default)]
+        u_max: Option<f64>,
+        #[serde(default)]
+        across: Option<String>,
+    },
+    /// Pressure outlet: p = `pressure` [0], zero velocity gradient.
+    Outlet {
+        #[serde(default)]
+        pressure: f64,
+    },
+    /// Symmetry plane: no flux, zero gradient of the velocity and the pressure.
+    Symmetry,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Profile {
+    Parabolic,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    #[default]
+    Steady,
+    Transient,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Viscous {
+    #[default]
+    Implicit,
+    Explicit,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonOrthogonal {
+    #[default]
+    OverRelaxed,
+    Minimum,
+    None,
+}
+
+/// When a steady run has converged: the relative change of the velocity per step,
+/// |u^(n+1) - u^n|_2 / |u^(n+1)|_2, and that of the force on the `forces` patch,
+/// |F^(n+1) - F^n| / |F^(n+1)|, both at or below their tolerance for `window` steps in a row.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SteadySettings {
+    #[serde(default = "velocity_tol")]
+    pub velocity_tol: f64,
+    #[serde(default = "force_tol")]
+    pub force_tol: f64,
+    #[serde(default = "window")]
+    pub window: u64,
+}
+
+impl Default for SteadySettings {
+    fn default() -> Self {
+        SteadySettings {
+            velocity_tol: velocity_tol(),
+            force_tol: force_tol(),
+            window: window(),
+        }
+    }
+}
+
+/// The initial state.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Initial {
+    /// u = 0, p = 0 [default].
+    #[default]
+    Rest,
+    /// The `velocity` cell field of a previous run's output on the same .pmesh (a .vtu, or a
+    /// .pvd for its latest file); the pressure starts at 0 and is rebuilt by the first steps.
+    File { file: String },
+}
+
+/// A preconditioned CG (Jacobi): relative tolerance, iteration cap, and the relative residual
+/// beyond which a capped solve stops the run (below it, a warning).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Solver {
+    pub tolerance: f64,
+    pub max_iter: usize,
+    #[serde(default = "fail_residual")]
+    pub fail_residual: f64,
+}
+
+/// The force on a patch and its coefficients 2 F / (rho U^2 A) along `drag` and `lift`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Forces {
+    pub patch: String,
+    /// Reference velocity U and area A of the coefficients.
+    pub velocity: f64,
+    pub area: f64,
+    #[serde(default = "x_axis")]
+    pub drag: [f64; 3],
+    #[serde(default = "y_axis")]
+    pub lift: [f64; 3],
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn one_u() -> usize {
+    1
+}
+fn milli() -> f64 {
+    1e-3
+}
+fn ten() -> u64 {
+    10
+}
+fn walk_steps() -> u32 {
+    200
+}
+fn velocity_tol() -> f64 {
+    1e-5
+}
+fn force_tol() -> f64 {
+    1e-5
+}
+fn window() -> u64 {
+    5
+}
+fn fail_residual() -> f64 {
+    1e-2
+}
+fn x_axis() -> [f64; 3] {
+    [1.0, 0.0, 0.0]
+}
+fn y_axis() -> [f64; 3] {
+    [0.0, 1.0, 0.0]
+}
+fn pressure_cg() -> Solver {
+    Solver {
+        tolerance: 1e-8,
+        max_iter: 2000,
+        fail_residual: fail_residual(),
+    }
+}
+fn momentum_cg() -> Solver {
+    Solver {
+        tolerance: 1e-8,
+        max_iter: 500,
+        fail_residual: fail_residual(),
+    }
+}

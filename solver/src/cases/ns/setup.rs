@@ -1,0 +1,455 @@
+//! A parsed Navier-Stokes case: the section, the mesh (a file, or the shipped coarse DFG
+//! channel), the role of every patch and its boundary values, the initial velocity, the force
+//! patch and the probes, all checked once; `build` makes the simulation.
+
+use super::cpu::{laplacian, Constants, CpuNs, FlowVel};
+use super::faces::{patch_box, Faces, InletProfile, Role};
+use super::section::{Bc, Initial, NsSection, Profile, Viscous};
+use super::sim::{Common, ForceSpec, NsSim, Report};
+use crate::backend::Target;
+use crate::error::{Result, SolverError};
+use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
+use crate::mesh::{length_scale, TetGeometry};
+use crate::numerics::linalg::{CgSettings, Jacobi};
+use crate::numerics::sl::cpu::HostSl;
+use crate::numerics::sl::{Interpolation, Method, Scheme};
+use crate::output::Geometry;
+use meshtool::PreparedMesh;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The sections a Navier-Stokes case reads.
+#[derive(Deserialize, Serialize)]
+struct View {
+    mesh: Option<String>,
+    #[serde(rename = "navier-stokes")]
+    ns: Option<NsSection>,
+}
+
+/// The coarse DFG channel shipped with the solver (`mesh = "builtin:dfg-3d-1z-coarse"`):
+/// `gmsh -3 meshes/channel.geo -setnumber size 0.2`, 3269 tetrahedra.
+const BUILTIN: &[(&str, &[u8])] = &[("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh"))];
+
+pub struct NsSetup {
+    section: NsSection,
+    mesh_file: String,
+    mesh: Arc<PreparedMesh>,
+    geo: Arc<TetGeometry<f64>>,
+    faces: Arc<Faces>,
+    sl_bc: [Vec<f64>; 3],
+    inlets: Vec<Option<InletProfile>>,
+    u0: [Vec<f64>; 3],
+    h: f64,
+    u_ref: f64,
+    force: Option<(Vec<usize>, f64)>,
+    probes: Option<[([f64; 3], usize); 2]>,
+    ref_cell: Option<usize>,
+    report: Arc<Mutex<Report>>,
+}
+
+/// The mesh a case names: `builtin:NAME` or a .pmesh relative to the case file.
+fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
+    if let Some(b) = name.strip_prefix("builtin:") {
+        let Some((_, bytes)) = BUILTIN.iter().find(|(n, _)| *n == b) else {
+            let names: Vec<String> = BUILTIN.iter().map(|(n, _)| format!("builtin:{n}")).collect();
+            return Err(doc.error("mesh", format!("no built-in mesh `{name}` (there are: {})", names.join(", "))));
+        };
+        let raw = meshtool::msh::parse_msh(bytes, Path::new(name))?;
+        return Ok(meshtool::pmesh::prepare(&raw, meshtool::reorder::Reorder::Hilbert)?.0);
+    }
+    let path = doc.resolve(Path::new(name));
+    if !path.exists() {
+        let msg = format!(
+            "{} does not exist; make it with `meshtool generate cylinder` or `meshtool prepare`",
+            path.display()
+        );
+        return Err(doc.error("mesh", msg));
+    }
+    Ok(PreparedMesh::read(&path)?)
+}
+
+/// The mesh's patch names, for messages.
+fn patch_list(mesh: &PreparedMesh) -> String {
+    let names: Vec<&str> = mesh.patches.iter().map(|p| p.name.as_str()).collect();
+    names.join(", ")
+}
+
+fn patch_of(doc: &CaseDoc, mesh: &PreparedMesh, key: &str, name: &str) -> Result<usize> {
+    mesh.patch_index(name).ok_or_else(|| {
+        let msg = format!("the mesh has no patch '{name}' (it has: {})", patch_list(mesh));
+        doc.error(key, msg)
+    })
+}
+
+/// The role of each patch (unlisted: wall), and the semi-Lagrangian boundary value of each
+/// patch per component: 0 on walls, a uniform inlet's velocity, NaN (zero gradient) elsewhere.
+fn roles(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result<(Vec<Role>, [Vec<f64>; 3])> {
+    let np = mesh.patches.len();
+    let mut roles = vec![Role::Wall; np];
+    let mut sl_bc: [Vec<f64>; 3] = std::array::from_fn(|_| vec![0.0; np]);
+    for (name, bc) in &s.boundary {
+        let key = format!("navier-stokes.boundary.{name}");
+        let i = patch_of(doc, mesh, &key, name)?;
+        let (role, value) = match bc {
+            Bc::Wall => (Role::Wall, Some([0.0; 3])),
+            Bc::Inlet { velocity, profile, u_max, .. } => {
+                match (velocity, profile, u_max) {
+                    (Some(_), None, None) | (None, Some(Profile::Parabolic), Some(_)) => {}
+                    _ => {
+                        let msg = "give either `velocity = [u, v, w]` or `profile = \"parabolic\"` with `u_max`";
+                        return Err(doc.error(&key, msg));
+                    }
+                }
+                (Role::Inlet, *velocity)
+            }
+            Bc::Outlet { .. } => (Role::Outlet, None),
+            Bc::Symmetry => (Role::Symmetry, None),
+        };
+        roles[i] = role;
+        for k in 0..3 {
+            sl_bc[k][i] = value.map_or(f64::NAN, |v| v[k]);
+        }
+    }
+    if !roles.contains(&Role::Outlet) && s.pressure_reference.is_none() {
+        let msg = format!(
+            "no patch is a pressure outlet, so the pressure is fixed only up to a constant (a singular system). Make a patch `{{ kind = \"outlet\" }}` (the mesh has: {}) or set navier-stokes.pressure_reference = [x, y, z]",
+            patch_list(mesh)
+        );
+        return Err(doc.error("navier-stokes.boundary", msg));
+    }
+    Ok((roles, sl_bc))
+}
+
+/// The velocity on inlet faces and the pressure on outlet faces; the profile of each inlet
+/// patch (None for the other patches).
+fn boundary_values(
+    doc: &CaseDoc,
+    s: &NsSection,
+    mesh: &PreparedMesh,
+    g: &TetGeometry<f64>,
+    f: &mut Faces,
+) -> Result<Vec<Option<InletProfile>>> {
+    let mut inlets = vec![None; mesh.patches.len()];
+    for (name, bc) in &s.boundary {
+        let patch = mesh.patch_index(name).expect("checked by roles") as u32;
+        let faces: Vec<usize> = f.of_patch(patch).collect();
+        match bc {
+            Bc::Inlet { velocity: Some(v), .. } => {
+                faces.iter().for_each(|&i| f.ub[i] = *v);
+                inlets[patch as usize] = Some(InletProfile::Uniform(*v));
+            }
+            Bc::Inlet { u_max: Some(um), across, .. } => {
+                let (lo, hi, dir) = patch_box(g, patch);
+                let normal_axis = (0..3).max_by(|&a, &b| dir[a].abs().total_cmp(&dir[b].abs())).unwrap();
+                let axes: Vec<usize> = match across {
+                    Some(a) => a.chars().filter_map(|c| "xyz".find(c)).collect(),
+                    None => (0..3).filter(|&a| a != normal_axis).collect(),
+                };
+                if axes.is_empty() || axes.contains(&normal_axis) {
+                    let msg = "`across` names the axes across the flow, e.g. \"yz\" or \"y\"";
+                    return Err(doc.error(&format!("navier-stokes.boundary.{name}.across"), msg));
+                }
+                let profile = InletProfile::Parabolic {
+                    lo,
+                    hi,
+                    axes,
+                    u_max: *um,
+                    dir,
+                };
+                for &i in &faces {
+                    f.ub[i] = profile.at(f.centre[i]);
+                }
+                inlets[patch as usize] = Some(profile);
+            }
+            Bc::Outlet { pressure } => faces.iter().for_each(|&i| f.pb[i] = *pressure),
+            _ => {}
+        }
+    }
+    Ok(inlets)
+}
+
+/// The initial velocity: rest, or a previous run's `velocity` field on this mesh.
+fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result<[Vec<f64>; 3]> {
+    let n = mesh.num_cells();
+    match &s.initial {
+        Initial::Rest => Ok(std::array::from_fn(|_| vec![0.0; n])),
+        Initial::File { file } => {
+            let path = doc.resolve(Path::new(file));
+            let key = "navier-stokes.initial.file";
+            let v = crate::cases::advect::velocity::load_cell_velocity(&path, "velocity", mesh, &|m| doc.error(key, m))?;
+            Ok(std::array::from_fn(|k| v.v.iter().map(|x| x[k]).collect()))
+        }
+    }
+}
+
+/// Checks of the section's numbers and choices.
+fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
+    for (key, v) in [("density", s.density), ("viscosity", s.viscosity)] {
+        if !(v > 0.0 && v.is_finite()) {
+            return Err(doc.error(&format!("navier-stokes.{key}"), format!("{v}: must be positive")));
+        }
+    }
+    if s.interpolation == Interpolation::Linear {
+        let msg = "\"linear\" pins wall vertices to one value for all components; use \"quadratic\" or \"voronoi\"";
+        return Err(doc.error("navier-stokes.interpolation", msg));
+    }
+    for k in s.reference.keys() {
+        if !["cd", "cl", "dp"].contains(&k.as_str()) {
+            let msg = format!("unknown reference `{k}` (give cd, cl and dp)");
+            return Err(doc.error("navier-stokes.reference", msg));
+        }
+    }
+    if doc.run.precision == Precision::F32 {
+        return Err(doc.error("run.precision", "navier-stokes runs in f64 only so far"));
+    }
+    Ok(())
+}
+
+/// The force patch's faces and 2 / (rho U^2 A); the probe cells.
+type Measures = (Option<(Vec<usize>, f64)>, Option<[([f64; 3], usize); 2]>);
+
+fn measures(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh, g: &TetGeometry<f64>, f: &Faces) -> Result<Measures> {
+    let force = match &s.forces {
+        None => None,
+        Some(fs) => {
+            let patch = patch_of(doc, mesh, "navier-stokes.forces.patch", &fs.patch)? as u32;
+            if !(fs.velocity > 0.0 && fs.area > 0.0) {
+                let msg = "velocity and area must be positive";
+                return Err(doc.error("navier-stokes.forces", msg));
+            }
+            Some((f.of_patch(patch).collect(), 2.0 / (s.density * fs.velocity * fs.velocity * fs.area)))
+        }
+    };
+    let probes = match s.dp_probes {
+        None => None,
+        Some([a, b]) => {
+            let at = |x: [f64; 3]| {
+                super::post::locate_probe(g, x)
+                    .ok_or_else(|| doc.error("navier-stokes.dp_probes", format!("{x:?} is outside the mesh")))
+            };
+            Some([(a, at(a)?), (b, at(b)?)])
+        }
+    };
+    Ok((force, probes))
+}
+
+impl NsSetup {
+    pub fn parse(doc: &CaseDoc) -> Result<Self> {
+        let view: View = doc.section()?;
+        let Some(section) = view.ns else {
+            let msg = "a navier-stokes case needs a [navier-stokes] section (see `solver cases dfg-3d-1z`)";
+            return Err(doc.error("navier-stokes", msg));
+        };
+        validate(doc, &section)?;
+        let Some(mesh_file) = view.mesh else {
+            let msg = "missing: set mesh = \"NAME.pmesh\" (e.g. from `meshtool generate cylinder`)";
+            return Err(doc.error("mesh", msg));
+        };
+        let mut mesh = load_mesh(doc, &mesh_file)?;
+        let (roles, sl_bc) = roles(doc, &section, &mesh)?;
+        let u0 = initial_velocity(doc, &section, &mesh)?;
+        let h = length_scale(&mesh);
+        let geo = TetGeometry::<f64>::take(&mut mesh, &sl_bc[0]);
+        let mut faces = Faces::build(&geo, &roles, section.nonorthogonal);
+        let inlets = boundary_values(doc, &section, &mesh, &geo, &mut faces)?;
+        let (force, probes) = measures(doc, &section, &mesh, &geo, &faces)?;
+        let speed = |u: [f64; 3]| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
+        let u_in = faces.ub.iter().map(|&u| speed(u)).fold(0.0, f64::max);
+        let u_init = (0..geo.num_cells()).map(|c| speed([u0[0][c], u0[1][c], u0[2][c]])).fold(0.0, f64::max);
+        let u_ref = u_in.max(u_init);
+        if u_ref == 0.0 && doc.time.dt.is_none() {
+            let msg = "nothing moves (no inlet velocity, fluid at rest): the CFL step is undefined; set time.dt";
+            return Err(doc.error("time.cfl", msg));
+        }
+        let ref_cell = section.pressure_reference.map(|x| nearest_cell(&geo, x));
+        Ok(NsSetup {
+            section,
+            mesh_file,
+            mesh: Arc::new(mesh),
+            geo: Arc::new(geo),
+            faces: Arc::new(faces),
+            sl_bc,
+            inlets,
+            u0,
+            h,
+            u_ref: if u_ref > 0.0 { u_ref } else { 1.0 },
+            force,
+            probes,
+            ref_cell,
+            report: Arc::new(Mutex::new(Report::default())),
+        })
+    }
+
+    fn constants(&self) -> Constants {
+        let s = &self.section;
+        let cg = |x: &super::section::Solver| CgSettings {
+            rel_tol: x.tolerance,
+            max_iter: x.max_iter,
+            keep_history: false,
+        };
+        Constants {
+            rho: s.density,
+            nu: s.viscosity,
+            explicit: s.viscous == Viscous::Explicit,
+            method: Method {
+                scheme: s.scheme,
+                limiter: s.scheme == Scheme::Bfecc,
+            },
+            pressure: cg(&s.pressure_solver),
+            momentum: cg(&s.momentum_solver),
+        }
+    }
+
+    /// The explicit viscous step limit, 0.5 min V / (nu sum a) (infinite when implicit).
+    fn dt_max(&self) -> f64 {
+        if self.section.viscous == Viscous::Implicit {
+            return f64::INFINITY;
+        }
+        let f = &self.faces;
+        let mut sum = vec![0.0; self.geo.num_cells()];
+        for i in 0..f.len() {
+            if f.neigh[i] != u32::MAX {
+                sum[f.neigh[i] as usize] += f.a[i];
+            }
+            if f.neigh[i] != u32::MAX || f.role[i].fixed_velocity() {
+                sum[f.owner[i] as usize] += f.a[i];
+            }
+        }
+        let v = &self.geo.volumes;
+        (0..sum.len()).map(|c| 0.5 * v[c] / (self.section.viscosity * sum[c])).fold(f64::INFINITY, f64::min)
+    }
+
+    fn variant(&self) -> String {
+        let s = &self.section;
+        let names = toml::Value::try_from((s.viscous, s.nonorthogonal)).ok();
+        let names = names.and_then(|v| v.as_array().cloned()).unwrap_or_default();
+        let name = |i: usize| names.get(i).and_then(|v| v.as_str()).unwrap_or("?").to_string();
+        format!("{}+{}+{}+{}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
+    }
+
+    fn ops(&self) -> CpuNs {
+        let f = &self.faces;
+        let n = self.geo.num_cells();
+        let ku = laplacian(f, n, Role::fixed_velocity, &[]);
+        let mut kp = laplacian(f, n, |r| r == Role::Outlet, &[]);
+        if let Some(c) = self.ref_cell {
+            let diag = crate::numerics::linalg::cg::diagonal(&kp)[c].max(1e-300);
+            kp = laplacian(f, n, |r| r == Role::Outlet, &[(c, diag)]);
+        }
+        let s = &self.section;
+        CpuNs {
+            sl: HostSl::new(self.geo.clone(), s.max_walk, FlowVel::default(), s.interpolation, self.sl_bc[0].clone()),
+            geo: self.geo.clone(),
+            faces: self.faces.clone(),
+            sl_bc: self.sl_bc.clone(),
+            inlets: self.inlets.clone(),
+            c: self.constants(),
+            ku,
+            jp: Jacobi::new(&kp),
+            kp,
+            m: None,
+        }
+    }
+}
+
+fn nearest_cell(g: &TetGeometry<f64>, x: [f64; 3]) -> usize {
+    let d = |c: usize| (0..3).map(|k| (g.centroids[c][k] - x[k]).powi(2)).sum::<f64>();
+    (0..g.num_cells()).min_by(|&a, &b| d(a).total_cmp(&d(b))).unwrap_or(0)
+}
+
+/// Bytes a step moves at the least, outside the CG iterations (each of which reads the matrix
+/// and five vectors): the cell fields the stages read and write, the face arrays twice, and
+/// the advection's departure points and interpolations (about 40 reals per cell).
+fn min_bytes_per_step(n: usize, nf: usize) -> f64 {
+    (n as f64) * 8.0 * 70.0 + (nf as f64) * (8.0 * 14.0 + 8.0) * 2.0
+}
+
+impl Setup for NsSetup {
+    fn physics(&self) -> toml::Table {
+        let view = View {
+            mesh: Some(self.mesh_file.clone()),
+            ns: Some(self.section.clone()),
+        };
+        toml::Table::try_from(&view).expect("a parsed section serializes")
+    }
+
+    fn dt_policy(&self) -> DtPolicy {
+        DtPolicy::Constant
+    }
+
+    fn geometry(&self) -> Geometry {
+        Geometry::Tets(self.mesh.clone())
+    }
+
+    fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
+        if precision != Precision::F64 {
+            return Err(SolverError::Other("navier-stokes runs in f64 only so far".into()));
+        }
+        if let Target::Cuda(_) = target {
+            return Err(SolverError::Other(
+                "navier-stokes has no CUDA backend yet: run it with --backend cpu (run.backend = \"cpu\")".into(),
+            ));
+        }
+        let s = &self.section;
+        let common = Common {
+            geo: self.geo.clone(),
+            faces: self.faces.clone(),
+            mu: s.density * s.viscosity,
+            force: self.force.as_ref().map(|(faces, scale)| {
+                let fs = s.forces.as_ref().expect("parsed with the patch");
+                ForceSpec {
+                    faces: faces.clone(),
+                    drag: fs.drag,
+                    lift: fs.lift,
+                    scale: *scale,
+                }
+            }),
+            probes: self.probes,
+            mode: s.mode,
+            steady: s.steady.clone(),
+            nonorth: s.nonorth_correctors,
+            log_every: s.log_every,
+            fail: [s.pressure_solver.fail_residual, s.momentum_solver.fail_residual],
+            h: self.h,
+            u_ref: self.u_ref,
+            dt_max: self.dt_max(),
+            variant: self.variant(),
+            bytes_per_step: min_bytes_per_step(self.geo.num_cells(), self.faces.len()),
+            report: self.report.clone(),
+        };
+        *self.report.lock().unwrap() = Report::default();
+        Ok(Box::new(NsSim::new(self.ops(), self.u0.clone(), common)?))
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        let r = self.report.lock().unwrap();
+        let mut out = json!({
+            "mesh": self.mesh_file,
+            "cfl_length_scale": self.h,
+            "reference_speed": self.u_ref,
+            "converged_at_step": r.converged_at,
+            "cg_warnings": r.cg_warnings,
+            "max_relative_divergence": r.max_divergence,
+            "residuals": r.residuals,
+        });
+        let ours = [("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
+        let mut errors = serde_json::Map::new();
+        for (k, v) in ours {
+            let Some(v) = v else { continue };
+            out[k] = json!(v);
+            if let Some(&want) = self.section.reference.get(k) {
+                errors.insert(k.into(), json!((v - want) / want));
+            }
+        }
+        if let Some(f) = r.force {
+            out["force"] = json!(f);
+        }
+        if !errors.is_empty() {
+            out["errors"] = serde_json::Value::Object(errors);
+            out["reference"] = json!(self.section.reference);
+        }
+        out
+    }
+}

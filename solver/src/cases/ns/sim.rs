@@ -1,0 +1,320 @@
+//! The running Navier-Stokes case, written once over its executions (`NsOps`): the step, the
+//! linear solvers' reports (log, summary.json, warnings and the stop on a failed pressure
+//! solve), the force coefficients and the pressure difference, the steady-state criterion,
+//! and the framework's output, health and checkpoint calls.
+
+use super::faces::Faces;
+use super::post;
+use super::section::{Mode, SteadySettings};
+use super::step::{self, NsOps, State, StepReport, Var};
+use crate::error::{Result, SolverError};
+use crate::framework::{Clock, Simulation, Unhealthy};
+use crate::mesh::TetGeometry;
+use crate::numerics::linalg::CgReport;
+use crate::numerics::sl::Span;
+use crate::output::{Centring, Field};
+use crate::real::{from_bytes, to_bytes};
+use serde::Serialize;
+use std::sync::{Arc, Mutex};
+
+/// The force coefficients' patch and normalisation.
+pub struct ForceSpec {
+    pub faces: Vec<usize>,
+    pub drag: [f64; 3],
+    pub lift: [f64; 3],
+    /// 2 / (rho U^2 A).
+    pub scale: f64,
+}
+
+/// What the simulation needs besides the state.
+pub struct Common {
+    pub geo: Arc<TetGeometry<f64>>,
+    pub faces: Arc<Faces>,
+    pub mu: f64,
+    pub force: Option<ForceSpec>,
+    /// The two probe points of dp and their cells.
+    pub probes: Option<[([f64; 3], usize); 2]>,
+    pub mode: Mode,
+    pub steady: SteadySettings,
+    pub nonorth: usize,
+    pub log_every: u64,
+    /// Relative residuals beyond which a capped solve stops the run (pressure, momentum).
+    pub fail: [f64; 2],
+    /// The stable step: cfl * h / u_ref, and at most `dt_max` (explicit viscosity).
+    pub h: f64,
+    pub u_ref: f64,
+    pub dt_max: f64,
+    pub variant: String,
+    pub bytes_per_step: f64,
+    pub report: Arc<Mutex<Report>>,
+}
+
+/// One step's solver report (summary.json `residuals`).
+#[derive(Clone, Debug, Serialize)]
+pub struct StepRow {
+    pub step: u64,
+    pub pressure_iterations: Vec<usize>,
+    pub pressure_residual: Vec<f64>,
+    pub momentum_iterations: Vec<usize>,
+    pub momentum_residual: Vec<f64>,
+    pub velocity_change: f64,
+}
+
+/// What the run reports at its end (shared with the setup, which writes summary.json).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    pub residuals: Vec<StepRow>,
+    pub force: Option<[f64; 3]>,
+    pub cd: Option<f64>,
+    pub cl: Option<f64>,
+    pub dp: Option<f64>,
+    pub converged_at: Option<u64>,
+    pub cg_warnings: u64,
+    pub max_divergence: f64,
+}
+
+/// Host copies of u, p and grad p.
+type Host = ([Vec<f64>; 3], Vec<f64>, Vec<[f64; 3]>);
+
+pub struct NsSim<O: NsOps> {
+    ops: O,
+    st: State<O>,
+    c: Common,
+    /// The force of the previous step, and how many steps in a row met the steady criterion.
+    prev_force: Option<[f64; 3]>,
+    calm: u64,
+    converged: bool,
+}
+
+impl<O: NsOps> NsSim<O> {
+    pub fn new(mut ops: O, u: [Vec<f64>; 3], c: Common) -> Result<Self> {
+        let n = u[0].len();
+        let st = State {
+            u: [ops.upload(&u[0])?, ops.upload(&u[1])?, ops.upload(&u[2])?],
+            p: ops.upload(&vec![0.0; n])?,
+            flux: ops.upload_faces(&vec![0.0; c.faces.len()])?,
+        };
+        Ok(NsSim {
+            ops,
+            st,
+            c,
+            prev_force: None,
+            calm: 0,
+            converged: false,
+        })
+    }
+
+    /// The host copies of u, p and grad p.
+    fn host(&mut self) -> Result<Host> {
+        let u = [
+            self.ops.download(&self.st.u[0])?,
+            self.ops.download(&self.st.u[1])?,
+            self.ops.download(&self.st.u[2])?,
+        ];
+        let gp = self.ops.gradient(&self.st.p, Var::P)?;
+        Ok((u, self.ops.download(&self.st.p)?, self.ops.download_vectors(&gp)?))
+    }
+
+    /// The force, cd, cl and dp of the current state into the report; the force.
+    fn measure(&mut self) -> Result<Option<[f64; 3]>> {
+        if self.c.force.is_none() && self.c.probes.is_none() {
+            return Ok(None);
+        }
+        let (u, p, gp) = self.host()?;
+        let mut r = self.c.report.lock().unwrap();
+        let mut out = None;
+        if let Some(fs) = &self.c.force {
+            let f = post::patch_force(&self.c.faces, &fs.faces, &u, &p, &gp, self.c.mu);
+            let along = |a: [f64; 3]| fs.scale * (f[0] * a[0] + f[1] * a[1] + f[2] * a[2]);
+            (r.force, r.cd, r.cl) = (Some(f), Some(along(fs.drag)), Some(along(fs.lift)));
+            out = Some(f);
+        }
+        if let Some([(a, ca), (b, cb)]) = self.c.probes {
+            let g = &self.c.geo;
+            r.dp = Some(post::probe_pressure(g, ca, a, &p, &gp) - post::probe_pressure(g, cb, b, &p, &gp));
+        }
+        Ok(out)
+    }
+
+    /// Warn about a capped solve, or stop the run where its residual is beyond `fail`.
+    fn check_solves(&self, step: u64, what: &str, reps: &[CgReport], fail: f64) -> Result<u64> {
+        let mut warnings = 0;
+        for r in reps.iter().filter(|r| !r.converged) {
+            let msg = format!(
+                "step {step}: the {what} solve stopped after {} CG iterations at relative residual {:.3e}",
+                r.iterations, r.rel_residual
+            );
+            if r.rel_residual.is_nan() || r.rel_residual > fail {
+                return Err(SolverError::Other(format!(
+                    "{msg} (beyond {what}_solver.fail_residual = {fail:e}): the run stops, the outputs written so far are kept. Raise navier-stokes.{what}_solver.max_iter, or reduce time.cfl"
+                )));
+            }
+            eprintln!("warning: {msg}; raise navier-stokes.{what}_solver.max_iter");
+            warnings += 1;
+        }
+        Ok(warnings)
+    }
+
+    /// The steady criterion after a step: relative velocity change and force change.
+    fn steady_check(&mut self, rep: &StepReport, force: Option<[f64; 3]>) -> f64 {
+        let du = (rep.change.0 / rep.change.1.max(1e-300)).sqrt();
+        let df = match (force, self.prev_force) {
+            (Some(f), Some(g)) => {
+                let d = ((f[0] - g[0]).powi(2) + (f[1] - g[1]).powi(2) + (f[2] - g[2]).powi(2)).sqrt();
+                d / (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sqrt().max(1e-300)
+            }
+            (Some(_), None) => f64::INFINITY,
+            _ => 0.0,
+        };
+        self.prev_force = force;
+        let s = &self.c.steady;
+        if self.c.mode == Mode::Steady && du <= s.velocity_tol && df <= s.force_tol {
+            self.calm += 1;
+        } else {
+            self.calm = 0;
+        }
+        self.converged = self.c.mode == Mode::Steady && self.calm >= s.window.max(1);
+        du
+    }
+
+    fn log(&self, clock: &Clock, row: &StepRow) {
+        let first = clock.step == 0;
+        if !(first || self.converged || (self.c.log_every > 0 && (clock.step + 1).is_multiple_of(self.c.log_every))) {
+            return;
+        }
+        let r = self.c.report.lock().unwrap();
+        let coef = match (r.cd, r.cl, r.dp) {
+            (Some(cd), Some(cl), dp) => format!(" cd {cd:.5} cl {cl:.5}{}", dp.map_or(String::new(), |d| format!(" dp {d:.5}"))),
+            (_, _, Some(d)) => format!(" dp {d:.5}"),
+            _ => String::new(),
+        };
+        eprintln!(
+            "step {}: t = {:.4e} p: {:?} it, res {:.2e}  u: {:?} it, res {:.2e}  du {:.2e}{coef}",
+            clock.step + 1,
+            clock.time,
+            row.pressure_iterations,
+            row.pressure_residual.iter().cloned().fold(0.0, f64::max),
+            row.momentum_iterations,
+            row.momentum_residual.iter().cloned().fold(0.0, f64::max),
+            row.velocity_change,
+        );
+    }
+}
+
+fn row(step: u64, rep: &StepReport, du: f64) -> StepRow {
+    StepRow {
+        step,
+        pressure_iterations: rep.pressure.iter().map(|r| r.iterations).collect(),
+        pressure_residual: rep.pressure.iter().map(|r| r.rel_residual).collect(),
+        momentum_iterations: rep.momentum.iter().map(|r| r.iterations).collect(),
+        momentum_residual: rep.momentum.iter().map(|r| r.rel_residual).collect(),
+        velocity_change: du,
+    }
+}
+
+impl<O: NsOps> Simulation for NsSim<O> {
+    fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
+        Ok((cfl * self.c.h / self.c.u_ref).min(self.c.dt_max))
+    }
+
+    fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
+        let span = Span {
+            t: clock.time,
+            dt,
+            step: clock.step,
+        };
+        let rep = step::step(&mut self.ops, &mut self.st, span, self.c.nonorth)?;
+        let mut warnings = self.check_solves(clock.step + 1, "pressure", &rep.pressure, self.c.fail[0])?;
+        warnings += self.check_solves(clock.step + 1, "momentum", &rep.momentum, self.c.fail[1])?;
+        let force = self.measure()?;
+        let du = self.steady_check(&rep, force);
+        let div = self.ops.divergence(&self.st.flux)?;
+        let row = row(clock.step + 1, &rep, du);
+        {
+            let mut r = self.c.report.lock().unwrap();
+            r.cg_warnings += warnings;
+            r.max_divergence = r.max_divergence.max(div);
+            if self.converged && r.converged_at.is_none() {
+                r.converged_at = Some(clock.step + 1);
+            }
+        }
+        self.log(clock, &row);
+        self.c.report.lock().unwrap().residuals.push(row);
+        Ok(())
+    }
+
+    fn converged(&self) -> bool {
+        self.converged
+    }
+
+    fn health(&mut self) -> Result<Option<Unhealthy>> {
+        let (u, p, _) = self.host()?;
+        let mut umax = 0.0f64;
+        for c in 0..p.len() {
+            let s = (u[0][c] * u[0][c] + u[1][c] * u[1][c] + u[2][c] * u[2][c]).sqrt();
+            umax = if s.is_nan() { f64::NAN } else { umax.max(s) };
+        }
+        let pmax = p.iter().map(|v| v.abs()).fold(0.0f64, |a, b| if b.is_nan() { f64::NAN } else { a.max(b) });
+        if !umax.is_finite() || umax > 1e3 * self.c.u_ref {
+            return Ok(Some(Unhealthy {
+                field: "velocity".into(),
+                what: format!("max |u| = {umax:e} (reference speed {:e})", self.c.u_ref),
+            }));
+        }
+        Ok((!pmax.is_finite()).then(|| Unhealthy {
+            field: "pressure".into(),
+            what: format!("max |p| = {pmax:e}"),
+        }))
+    }
+
+    fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
+        let (u, p, _) = self.host()?;
+        let vel: Vec<f64> = (0..p.len()).flat_map(|c| [u[0][c], u[1][c], u[2][c]]).collect();
+        Ok(vec![
+            Field::vector("velocity", 3, Centring::Cell, vel),
+            Field::scalar("pressure", Centring::Cell, p),
+        ])
+    }
+
+    fn save_state(&mut self) -> Result<Vec<u8>> {
+        let mut all = Vec::new();
+        for k in 0..3 {
+            all.extend(self.ops.download(&self.st.u[k])?);
+        }
+        all.extend(self.ops.download(&self.st.p)?);
+        all.extend(self.ops.download_faces(&self.st.flux)?);
+        all.extend(self.prev_force.unwrap_or([f64::NAN; 3]));
+        all.extend([self.calm as f64, self.converged as u8 as f64]);
+        Ok(to_bytes(&all))
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let (n, nf) = (self.c.geo.num_cells(), self.c.faces.len());
+        let want = 4 * n + nf + 5;
+        if bytes.len() != want * 8 {
+            return Err(SolverError::Other(format!(
+                "the checkpoint holds {} bytes, not the {want} values of this mesh's state",
+                bytes.len()
+            )));
+        }
+        let all: Vec<f64> = from_bytes(bytes);
+        for k in 0..3 {
+            self.st.u[k] = self.ops.upload(&all[k * n..(k + 1) * n])?;
+        }
+        self.st.p = self.ops.upload(&all[3 * n..4 * n])?;
+        self.st.flux = self.ops.upload_faces(&all[4 * n..4 * n + nf])?;
+        let tail = &all[4 * n + nf..];
+        self.prev_force = (!tail[0].is_nan()).then(|| [tail[0], tail[1], tail[2]]);
+        self.calm = tail[3] as u64;
+        self.converged = tail[4] != 0.0;
+        Ok(())
+    }
+
+    fn bytes_per_step(&self) -> f64 {
+        self.c.bytes_per_step
+    }
+
+    fn variant(&self) -> String {
+        self.c.variant.clone()
+    }
+}
