@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::solver;
+use common::{last_cell_array, solver};
 
 use meshtool::generate::cartesian_box::{generate, BoxSpec};
 use meshtool::pmesh::prepare;
@@ -333,30 +333,6 @@ fn conservative_option_keeps_the_total_and_the_bounds() {
         assert!(flo >= lo - 1e-12 && fhi <= hi + 1e-12, "{kept}");
         assert!(plain["totals"]["conservative"].is_null());
     }
-}
-
-/// The cell array `name` of the last VTU of a run's series.
-fn last_cell_array(out: &Path, name: &str) -> Vec<f64> {
-    let mut files: Vec<_> = std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "vtu"))
-        .collect();
-    files.sort();
-    let vtk = vtkio::Vtk::import(files.last().unwrap()).unwrap();
-    let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
-        panic!("not a VTU")
-    };
-    let piece = pieces.into_iter().next().unwrap().into_loaded_piece_data(None).unwrap();
-    piece
-        .data
-        .cell
-        .into_iter()
-        .find_map(|a| match a {
-            vtkio::model::Attribute::DataArray(d) if d.name == name => d.data.cast_into::<f64>(),
-            _ => None,
-        })
-        .unwrap()
 }
 
 /// Deliverable 1's second source of velocity: the `velocity` cell field a previous run wrote.

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{run_cpu, stderr};
+use common::{last_cell_array, run_cpu, stderr};
 
 use meshtool::PreparedMesh;
 use solver::cases::advect::series::write_series;
@@ -39,30 +39,6 @@ fn run(dir: &Path, name: &str, sets: &[String]) -> PathBuf {
     let o = run_cpu(&case, &out, &extra);
     assert!(o.status.success(), "{name}: {}", stderr(&o));
     out
-}
-
-/// The cell array `name` of the last VTU of a run's series.
-fn last_cell_array(out: &Path, name: &str) -> Vec<f64> {
-    let mut files: Vec<_> = std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "vtu"))
-        .collect();
-    files.sort();
-    let vtk = vtkio::Vtk::import(files.last().unwrap()).unwrap();
-    let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
-        panic!("not a VTU")
-    };
-    let piece = pieces.into_iter().next().unwrap().into_loaded_piece_data(None).unwrap();
-    piece
-        .data
-        .cell
-        .into_iter()
-        .find_map(|a| match a {
-            vtkio::model::Attribute::DataArray(d) if d.name == name => d.data.cast_into::<f64>(),
-            _ => None,
-        })
-        .unwrap()
 }
 
 fn series(file: &Path) -> String {

@@ -98,3 +98,27 @@ pub fn vti_files(out: &Path) -> Vec<std::path::PathBuf> {
     v.sort();
     v
 }
+
+/// The cell array `name` of the last VTU of a run's series.
+pub fn last_cell_array(out: &Path, name: &str) -> Vec<f64> {
+    let mut files: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vtu"))
+        .collect();
+    files.sort();
+    let vtk = vtkio::Vtk::import(files.last().unwrap()).unwrap();
+    let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
+        panic!("not a VTU")
+    };
+    let piece = pieces.into_iter().next().unwrap().into_loaded_piece_data(None).unwrap();
+    piece
+        .data
+        .cell
+        .into_iter()
+        .find_map(|a| match a {
+            vtkio::model::Attribute::DataArray(d) if d.name == name => d.data.cast_into::<f64>(),
+            _ => None,
+        })
+        .unwrap()
+}
