@@ -16,7 +16,7 @@ use super::cg::{diagonal, CgReport, CgSettings};
 use super::chebyshev::ChebyshevBounds;
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use kernels::cg as k;
 use sprs::CsMat;
 use std::sync::Arc;
@@ -179,6 +179,10 @@ pub struct CudaCg {
     hist: CudaSlice<f64>,
     _counter: CudaSlice<u32>,
     pinned: [PinnedHostSlice<f64>; 2],
+    /// Recorded after each status copy into `pinned[k]`: the host waits on it before reading.
+    /// (`Device::open` turns cudarc's event tracking off, so `PinnedHostSlice::as_slice`
+    /// does not wait for the copy by itself and would read the previous solve's status.)
+    copied: [CudaEvent; 2],
     ptr: Ptrs,
     /// Which of the two p (and z) buffers holds the current one.
     pi: usize,
@@ -209,14 +213,15 @@ impl CudaCg {
         let sc = dev.zeros::<f64>(SC_LEN)?;
         let hist = dev.zeros::<f64>(settings.max_iter.max(1))?;
         let counter = dev.stream.alloc_zeros::<u32>(1)?;
-        // SAFETY: pinned buffers are written by the device before they are read (as_slice
-        // waits for the copy).
+        // SAFETY: pinned buffers are written by the device before they are read (the host
+        // waits on `copied` first).
         let pinned = unsafe {
             [
                 dev.ctx.alloc_pinned::<f64>(SC_LEN)?,
                 dev.ctx.alloc_pinned::<f64>(SC_LEN)?,
             ]
         };
+        let copied = [dev.ctx.new_event(None)?, dev.ctx.new_event(None)?];
         let p = |s: &CudaSlice<f64>| dev.ptr(s);
         let z = if cheb {
             [p(&bufs[6]), p(&bufs[7])]
@@ -255,6 +260,7 @@ impl CudaCg {
             hist,
             _counter: counter,
             pinned,
+            copied,
             ptr,
             pi: 0,
             zi: 0,
@@ -326,7 +332,11 @@ impl CudaCg {
             if (it + 1) % batch == 0 {
                 let slot = (it / batch) % 2;
                 self.dev.stream.memcpy_dtoh(&self.sc, &mut self.pinned[slot])?;
+                self.copied[slot].record(&self.dev.stream)?;
                 if let Some(p) = prev {
+                    // The copy of the batch before must have landed: without this wait the
+                    // host reads what the buffer held before (the last solve's `done`).
+                    self.copied[p].synchronize()?;
                     if self.pinned[p].as_slice()?[SC_DONE] != 0.0 {
                         break;
                     }
@@ -604,6 +614,24 @@ mod tests {
                 cpu.iterations
             );
             assert_eq!(gpu.history.len(), gpu.iterations);
+            // Repeated solves on one solver, status read in batches (no history): each must
+            // run to convergence, not stop on the status the previous solve left behind.
+            let quiet = CgSettings {
+                keep_history: false,
+                ..s.clone()
+            };
+            let mut cg = CudaCg::new(&dev, &a, pre, quiet).unwrap();
+            for rep in 0..3 {
+                let mut x = dev.zeros::<f64>(n).unwrap();
+                let r = cg.solve(&bd, &mut x).unwrap();
+                assert!(r.converged, "{} solve {rep}: {r:?}", pre.name());
+                assert!(
+                    r.iterations.abs_diff(gpu.iterations) <= 4,
+                    "{} {}",
+                    r.iterations,
+                    gpu.iterations
+                );
+            }
         }
     }
 }
