@@ -7,7 +7,7 @@
 # (no 1M-tet Gmsh channel); BENCH_SIZES (structured sizes instead of each benchmark's own);
 # BENCH_STEPS, BENCH_REPS;
 # WITH_1024=0 (skip the 1024^3 f32 heat row); CPU=1 (also time the CPU backend);
-# SKIP_EULER_RUNS=1 (not gpu_euler.sh's runs; with a 600 s limit per command, run
+# SKIP_CG=1 (not gpu_cg.sh); SKIP_EULER_RUNS=1 (not gpu_euler.sh's runs; with a 600 s limit per command, run
 # `SKIP_EULER_RUNS=1 bash .gpu/gpu_run.sh` and `EULER_BENCH=0 bash .gpu/gpu_euler.sh` as two calls).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
@@ -73,10 +73,16 @@ if [ "${SKIP_EULER_RUNS:-0}" != 1 ]; then
   EULER_BENCH=0 OUT="$R" bash "$(dirname "$0")/gpu_euler.sh" > "$R/euler.txt" 2>&1 || fail "gpu_euler.sh"
 fi
 
+if [ "${SKIP_CG:-0}" != 1 ]; then
+  echo "== the CG micro-benchmark (CPU vs CUDA, 10 M unknowns, CuPy peer): gpu_cg.sh"
+  OUT="$R" bash "$(dirname "$0")/gpu_cg.sh" > "$R/cg.txt" 2>&1 || fail "gpu_cg.sh"
+fi
+
 echo
 echo "================ summary ================"
 grep -E "PASS|FAIL" "$R/check.txt"
 grep -E "identical|expected|linf|FAIL" "$R/runs.txt"
 cat "$R/bench.txt"
 [ -f "$R/euler-runs.txt" ] && cat "$R/euler-runs.txt"
+[ -f "$R/cg.txt" ] && sed -n '/^| solver/,$p' "$R/cg.txt"
 exit $status
