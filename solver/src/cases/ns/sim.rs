@@ -91,6 +91,8 @@ struct Measured {
 struct Series {
     forces: Option<CsvSeries>,
     probes: Option<CsvSeries>,
+    /// The step of the last row: the fields of one step may be asked for more than once.
+    last: Option<u64>,
 }
 
 const FORCE_COLUMNS: [&str; 13] = [
@@ -203,9 +205,10 @@ impl<O: NsOps> NsSim<O> {
 
     /// A row of forces.csv and probes.csv at the clock's time (where they are open).
     fn write_series(&mut self, clock: &Clock, h: &Host) -> Result<()> {
-        if self.series.forces.is_none() && self.series.probes.is_none() {
+        if self.series.forces.is_none() && self.series.probes.is_none() || self.series.last == Some(clock.step) {
             return Ok(());
         }
+        self.series.last = Some(clock.step);
         let m = self.measure_host(h)?;
         let head = [clock.time, clock.step as f64];
         if let (Some(csv), Some((f, [cd, cl]))) = (&mut self.series.forces, &m.force) {
