@@ -239,6 +239,32 @@ fn the_dfg_template_reports_forces_and_restarts() {
         assert!(s[k].as_f64().is_some() && s["errors"][k].as_f64().is_some(), "{s}");
     }
     assert_eq!(s["residuals"].as_array().unwrap().len(), 6);
+    // The time series (a header and a row per output) and the derived cell fields.
+    let lines = |out: &Path, name: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        text.lines().map(String::from).collect()
+    };
+    let forces = lines(&full, "forces.csv");
+    assert!(
+        forces[0].starts_with("time,step,fx,fy,fz,") && forces[0].ends_with(",cd,cl"),
+        "{forces:?}"
+    );
+    let probes = lines(&full, "probes.csv");
+    assert!(
+        probes[0].starts_with("time,step,p_a,") && probes[0].ends_with(",dp"),
+        "{probes:?}"
+    );
+    assert!(forces.len() >= 2 && probes.len() >= 2, "{forces:?} {probes:?}");
+    let vtu = std::fs::read_to_string(full.join("step_0000006.vtu")).unwrap();
+    for name in [
+        "velocity",
+        "pressure",
+        "vorticity",
+        "vorticity_magnitude",
+        "q_criterion",
+    ] {
+        assert!(vtu.contains(&format!("Name=\"{name}\"")), "{name} missing from the VTU");
+    }
     let part = dir.path().join("part");
     let o = run_cpu(
         &case,
@@ -251,4 +277,11 @@ fn the_dfg_template_reports_forces_and_restarts() {
     let r = common::summary(&part);
     assert_eq!(r["cd"], s["cd"]);
     assert_eq!(r["dp"], s["dp"]);
+    // The restart resumed the series: the rows of steps 0 and 3, then that of step 6 as in
+    // the full run.
+    for name in ["forces.csv", "probes.csv"] {
+        let (a, b) = (lines(&full, name), lines(&part, name));
+        assert_eq!(b.len(), 4, "{b:?}");
+        assert_eq!(a.last(), b.last(), "{name}");
+    }
 }

@@ -154,6 +154,12 @@ pub trait Simulation {
     fn health(&mut self) -> Result<Option<Unhealthy>>;
     /// The output fields at the clock's time.
     fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>>;
+    /// Open the time series (CSV) written beside the fields, in the output folder `dir`: new
+    /// files, or on a restart (`resume` = the checkpoint's time) the rows up to that time kept.
+    /// Called on the writing process only, before the first output; rows follow in `fields`.
+    fn open_series(&mut self, _dir: &std::path::Path, _resume: Option<f64>) -> Result<()> {
+        Ok(())
+    }
     /// The full state, bit-exact, for checkpoints.
     fn save_state(&mut self) -> Result<Vec<u8>>;
     fn load_state(&mut self, bytes: &[u8]) -> Result<()>;

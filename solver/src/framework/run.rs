@@ -190,7 +190,11 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         if !quiet {
             eprintln!("restart: from step {} (t = {:.6e})", clock.step, clock.time);
         }
-    } else {
+    }
+    if root {
+        case.sim.open_series(&out.dir, opts.restart.then_some(clock.time))?;
+    }
+    if !opts.restart {
         out.write(&mut case, &clock)?;
     }
     install_interrupt_handler();

@@ -32,6 +32,7 @@ impl Probe {
 }
 
 /// Probes located in a mesh.
+#[derive(Clone, Debug)]
 pub struct Probes {
     probes: Vec<Probe>,
     cells: Vec<u32>,
@@ -44,7 +45,17 @@ impl Probes {
         let mut cells = Vec::with_capacity(probes.len());
         for p in &probes {
             let x = p.point.map(R::of);
-            match locator.locate(m, 0, x) {
+            // The walk starts at the nearest centroid: from afar it could run into a hole
+            // of the mesh (a body in the flow) and stop there.
+            let dist = |c: usize| {
+                (0..3)
+                    .map(|k| (m.centroids[c][k].f64() - p.point[k]).powi(2))
+                    .sum::<f64>()
+            };
+            let start = (0..m.num_cells())
+                .min_by(|&a, &b| dist(a).total_cmp(&dist(b)))
+                .unwrap_or(0);
+            match locator.locate(m, start as u32, x) {
                 Location::Inside(c) if inside(m, c as usize, x) => cells.push(c),
                 _ => {
                     return Err(SolverError::Other(format!(

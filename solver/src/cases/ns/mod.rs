@@ -5,11 +5,11 @@
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
 //! the finite-volume faces with their boundary roles (`faces`), the step written once over
 //! the backend's operations (`step`), the CPU operations (`cpu`), the simulation (`sim`),
-//! the parsed case (`setup`), the calls into post-processing (`post`) and its templates.
+//! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
+//! `mesh` (`forces`, `probes`, `derived`).
 
 pub mod cpu;
 pub mod faces;
-pub mod post;
 pub mod section;
 pub mod setup;
 pub mod sim;

@@ -5,11 +5,11 @@
 use super::cpu::{laplacian, Constants, CpuNs, FlowVel};
 use super::faces::{patch_box, Faces, InletProfile, Role};
 use super::section::{Bc, Initial, NsSection, Profile, Viscous};
-use super::sim::{Common, ForceSpec, NsSim, Report};
+use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
-use crate::mesh::{length_scale, TetGeometry};
+use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
 use crate::numerics::linalg::{CgSettings, Jacobi};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::{Interpolation, Method, Scheme};
@@ -43,8 +43,8 @@ pub struct NsSetup {
     u0: [Vec<f64>; 3],
     h: f64,
     u_ref: f64,
-    force: Option<(Vec<usize>, f64)>,
-    probes: Option<[([f64; 3], usize); 2]>,
+    force: Option<(u32, Normalisation)>,
+    probes: Option<Probes>,
     ref_cell: Option<usize>,
     report: Arc<Mutex<Report>>,
 }
@@ -207,10 +207,10 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     Ok(())
 }
 
-/// The force patch's faces and 2 / (rho U^2 A); the probe cells.
-type Measures = (Option<(Vec<usize>, f64)>, Option<[([f64; 3], usize); 2]>);
+/// The force patch (its id) with its normalisation; the located dp probes.
+type Measures = (Option<(u32, Normalisation)>, Option<Probes>);
 
-fn measures(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh, g: &TetGeometry<f64>, f: &Faces) -> Result<Measures> {
+fn measures(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh, g: &TetGeometry<f64>) -> Result<Measures> {
     let force = match &s.forces {
         None => None,
         Some(fs) => {
@@ -219,17 +219,21 @@ fn measures(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh, g: &TetGeometry<f
                 let msg = "velocity and area must be positive";
                 return Err(doc.error("navier-stokes.forces", msg));
             }
-            Some((f.of_patch(patch).collect(), 2.0 / (s.density * fs.velocity * fs.velocity * fs.area)))
+            // The pressure is p (not p / rho): the density is the run's.
+            let norm = Normalisation {
+                density: s.density,
+                velocity: fs.velocity,
+                area: fs.area,
+            };
+            PatchForce::new(g, &[patch]).map_err(|e| doc.error("navier-stokes.forces.patch", e.to_string()))?;
+            Some((patch, norm))
         }
     };
     let probes = match s.dp_probes {
         None => None,
         Some([a, b]) => {
-            let at = |x: [f64; 3]| {
-                super::post::locate_probe(g, x)
-                    .ok_or_else(|| doc.error("navier-stokes.dp_probes", format!("{x:?} is outside the mesh")))
-            };
-            Some([(a, at(a)?), (b, at(b)?)])
+            let probes = vec![Probe::new(PROBE_NAMES[0], a), Probe::new(PROBE_NAMES[1], b)];
+            Some(Probes::new(g, probes).map_err(|e| doc.error("navier-stokes.dp_probes", e.to_string()))?)
         }
     };
     Ok((force, probes))
@@ -254,7 +258,7 @@ impl NsSetup {
         let geo = TetGeometry::<f64>::take(&mut mesh, &sl_bc[0]);
         let mut faces = Faces::build(&geo, &roles, section.nonorthogonal);
         let inlets = boundary_values(doc, &section, &mesh, &geo, &mut faces)?;
-        let (force, probes) = measures(doc, &section, &mesh, &geo, &faces)?;
+        let (force, probes) = measures(doc, &section, &mesh, &geo)?;
         let speed = |u: [f64; 3]| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
         let u_in = faces.ub.iter().map(|&u| speed(u)).fold(0.0, f64::max);
         let u_init = (0..geo.num_cells()).map(|c| speed([u0[0][c], u0[1][c], u0[2][c]])).fold(0.0, f64::max);
@@ -397,16 +401,19 @@ impl Setup for NsSetup {
             geo: self.geo.clone(),
             faces: self.faces.clone(),
             mu: s.density * s.viscosity,
-            force: self.force.as_ref().map(|(faces, scale)| {
-                let fs = s.forces.as_ref().expect("parsed with the patch");
-                ForceSpec {
-                    faces: faces.clone(),
-                    drag: fs.drag,
-                    lift: fs.lift,
-                    scale: *scale,
+            force: match &self.force {
+                None => None,
+                Some((patch, norm)) => {
+                    let fs = s.forces.as_ref().expect("parsed with the patch");
+                    Some(ForceSpec {
+                        patch: PatchForce::new(&*self.geo, &[*patch])?,
+                        drag: fs.drag,
+                        lift: fs.lift,
+                        norm: *norm,
+                    })
                 }
-            }),
-            probes: self.probes,
+            },
+            probes: self.probes.clone(),
             mode: s.mode,
             steady: s.steady.clone(),
             nonorth: s.nonorth_correctors,

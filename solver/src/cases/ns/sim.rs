@@ -1,39 +1,43 @@
 //! The running Navier-Stokes case, written once over its executions (`NsOps`): the step, the
 //! linear solvers' reports (log, summary.json, warnings and the stop on a failed pressure
 //! solve), the force coefficients and the pressure difference, the steady-state criterion,
-//! and the framework's output, health and checkpoint calls.
+//! and the framework's output (fields with vorticity and Q, forces.csv, probes.csv), health
+//! and checkpoint calls.
 
 use super::faces::Faces;
-use super::post;
 use super::section::{Mode, SteadySettings};
-use super::step::{self, NsOps, State, StepReport, Var};
+use super::step::{self, NsOps, State, StepReport};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, Unhealthy};
-use crate::mesh::TetGeometry;
+use crate::mesh::{derived_fields, FlowFields, Force, Normalisation, PatchForce, Probes, TetGeometry};
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
-use crate::output::{Centring, Field};
+use crate::output::{Centring, CsvSeries, Field};
+use std::path::Path;
 use crate::real::{from_bytes, to_bytes};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
 /// The force coefficients' patch and normalisation.
 pub struct ForceSpec {
-    pub faces: Vec<usize>,
+    pub patch: PatchForce,
     pub drag: [f64; 3],
     pub lift: [f64; 3],
-    /// 2 / (rho U^2 A).
-    pub scale: f64,
+    pub norm: Normalisation,
 }
+
+/// The names of the two dp probes (dp = p(a) - p(b)), in probes.csv's columns.
+pub const PROBE_NAMES: [&str; 2] = ["a", "b"];
 
 /// What the simulation needs besides the state.
 pub struct Common {
     pub geo: Arc<TetGeometry<f64>>,
     pub faces: Arc<Faces>,
+    /// Dynamic viscosity rho nu (the pressure is p, not p / rho).
     pub mu: f64,
     pub force: Option<ForceSpec>,
-    /// The two probe points of dp and their cells.
-    pub probes: Option<[([f64; 3], usize); 2]>,
+    /// The two probe points of dp (`PROBE_NAMES`).
+    pub probes: Option<Probes>,
     pub mode: Mode,
     pub steady: SteadySettings,
     pub nonorth: usize,
@@ -73,8 +77,48 @@ pub struct Report {
     pub max_divergence: f64,
 }
 
-/// Host copies of u, p and grad p.
-type Host = ([Vec<f64>; 3], Vec<f64>, Vec<[f64; 3]>);
+/// Host copies of u and p.
+type Host = ([Vec<f64>; 3], Vec<f64>);
+
+/// What `measure` finds: the force with cd and cl, and the probes' p and u with dp.
+struct Measured {
+    force: Option<(Force, [f64; 2])>,
+    probes: Option<(Vec<f64>, [Vec<f64>; 3], f64)>,
+}
+
+/// forces.csv and probes.csv, where the run writes them.
+#[derive(Default)]
+struct Series {
+    forces: Option<CsvSeries>,
+    probes: Option<CsvSeries>,
+    /// The step of the last row: the fields of one step may be asked for more than once.
+    last: Option<u64>,
+}
+
+const FORCE_COLUMNS: [&str; 13] = [
+    "time",
+    "step",
+    "fx",
+    "fy",
+    "fz",
+    "fx_pressure",
+    "fy_pressure",
+    "fz_pressure",
+    "fx_viscous",
+    "fy_viscous",
+    "fz_viscous",
+    "cd",
+    "cl",
+];
+
+fn probe_columns() -> Vec<String> {
+    let mut cols = vec!["time".to_string(), "step".into()];
+    for n in PROBE_NAMES {
+        cols.extend(["p", "ux", "uy", "uz"].map(|q| format!("{q}_{n}")));
+    }
+    cols.push("dp".into());
+    cols
+}
 
 pub struct NsSim<O: NsOps> {
     ops: O,
@@ -84,6 +128,7 @@ pub struct NsSim<O: NsOps> {
     prev_force: Option<[f64; 3]>,
     calm: u64,
     converged: bool,
+    series: Series,
 }
 
 impl<O: NsOps> NsSim<O> {
@@ -101,18 +146,44 @@ impl<O: NsOps> NsSim<O> {
             prev_force: None,
             calm: 0,
             converged: false,
+            series: Series::default(),
         })
     }
 
-    /// The host copies of u, p and grad p.
+    /// The host copies of u and p.
     fn host(&mut self) -> Result<Host> {
         let u = [
             self.ops.download(&self.st.u[0])?,
             self.ops.download(&self.st.u[1])?,
             self.ops.download(&self.st.u[2])?,
         ];
-        let gp = self.ops.gradient(&self.st.p, Var::P)?;
-        Ok((u, self.ops.download(&self.st.p)?, self.ops.download_vectors(&gp)?))
+        Ok((u, self.ops.download(&self.st.p)?))
+    }
+
+    /// The force with cd and cl, and the probes with dp, of the host state `h`.
+    fn measure_host(&self, h: &Host) -> Result<Measured> {
+        let (u, p) = h;
+        let g = &*self.c.geo;
+        let force = self.c.force.as_ref().map(|fs| {
+            let flow = FlowFields {
+                pressure: p,
+                velocity: [&u[0], &u[1], &u[2]],
+                viscosity: self.c.mu,
+                wall_velocity: [0.0; 3],
+            };
+            let f = fs.patch.force(g, &flow);
+            let c = fs.norm.coefficients(f.total());
+            let along = |a: [f64; 3]| c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
+            (f, [along(fs.drag), along(fs.lift)])
+        });
+        let probes = match &self.c.probes {
+            None => None,
+            Some(pr) => {
+                let dp = pr.difference(g, p, PROBE_NAMES[0], PROBE_NAMES[1])?;
+                Some((pr.sample(g, p), std::array::from_fn(|k| pr.sample(g, &u[k])), dp))
+            }
+        };
+        Ok(Measured { force, probes })
     }
 
     /// The force, cd, cl and dp of the current state into the report; the force.
@@ -120,20 +191,42 @@ impl<O: NsOps> NsSim<O> {
         if self.c.force.is_none() && self.c.probes.is_none() {
             return Ok(None);
         }
-        let (u, p, gp) = self.host()?;
+        let h = self.host()?;
+        let m = self.measure_host(&h)?;
         let mut r = self.c.report.lock().unwrap();
-        let mut out = None;
-        if let Some(fs) = &self.c.force {
-            let f = post::patch_force(&self.c.faces, &fs.faces, &u, &p, &gp, self.c.mu);
-            let along = |a: [f64; 3]| fs.scale * (f[0] * a[0] + f[1] * a[1] + f[2] * a[2]);
-            (r.force, r.cd, r.cl) = (Some(f), Some(along(fs.drag)), Some(along(fs.lift)));
-            out = Some(f);
+        if let Some((f, [cd, cl])) = &m.force {
+            (r.force, r.cd, r.cl) = (Some(f.total()), Some(*cd), Some(*cl));
         }
-        if let Some([(a, ca), (b, cb)]) = self.c.probes {
-            let g = &self.c.geo;
-            r.dp = Some(post::probe_pressure(g, ca, a, &p, &gp) - post::probe_pressure(g, cb, b, &p, &gp));
+        if let Some((_, _, dp)) = m.probes {
+            r.dp = Some(dp);
         }
-        Ok(out)
+        Ok(m.force.map(|(f, _)| f.total()))
+    }
+
+    /// A row of forces.csv and probes.csv at the clock's time (where they are open).
+    fn write_series(&mut self, clock: &Clock, h: &Host) -> Result<()> {
+        if self.series.forces.is_none() && self.series.probes.is_none() || self.series.last == Some(clock.step) {
+            return Ok(());
+        }
+        self.series.last = Some(clock.step);
+        let m = self.measure_host(h)?;
+        let head = [clock.time, clock.step as f64];
+        if let (Some(csv), Some((f, [cd, cl]))) = (&mut self.series.forces, &m.force) {
+            let mut row = head.to_vec();
+            row.extend(f.total().into_iter().chain(f.pressure).chain(f.viscous).chain([*cd, *cl]));
+            csv.push(&row)?;
+            csv.flush()?;
+        }
+        if let (Some(csv), Some((p, u, dp))) = (&mut self.series.probes, &m.probes) {
+            let mut row = head.to_vec();
+            for i in 0..p.len() {
+                row.extend([p[i], u[0][i], u[1][i], u[2][i]]);
+            }
+            row.push(*dp);
+            csv.push(&row)?;
+            csv.flush()?;
+        }
+        Ok(())
     }
 
     /// Warn about a capped solve, or stop the run where its residual is beyond `fail`.
@@ -248,7 +341,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
     }
 
     fn health(&mut self) -> Result<Option<Unhealthy>> {
-        let (u, p, _) = self.host()?;
+        let (u, p) = self.host()?;
         let mut umax = 0.0f64;
         for c in 0..p.len() {
             let s = (u[0][c] * u[0][c] + u[1][c] * u[1][c] + u[2][c] * u[2][c]).sqrt();
@@ -267,13 +360,30 @@ impl<O: NsOps> Simulation for NsSim<O> {
         }))
     }
 
-    fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
-        let (u, p, _) = self.host()?;
+    fn open_series(&mut self, dir: &Path, resume: Option<f64>) -> Result<()> {
+        let open = |name: &str, cols: &[&str]| match resume {
+            Some(t) => CsvSeries::resume(&dir.join(name), cols, t),
+            None => CsvSeries::create(&dir.join(name), cols),
+        };
+        if self.c.force.is_some() {
+            self.series.forces = Some(open("forces.csv", &FORCE_COLUMNS)?);
+        }
+        if self.c.probes.is_some() {
+            let cols = probe_columns();
+            self.series.probes = Some(open("probes.csv", &cols.iter().map(String::as_str).collect::<Vec<_>>())?);
+        }
+        Ok(())
+    }
+
+    fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>> {
+        let h = self.host()?;
+        self.write_series(clock, &h)?;
+        let (u, p) = h;
         let vel: Vec<f64> = (0..p.len()).flat_map(|c| [u[0][c], u[1][c], u[2][c]]).collect();
-        Ok(vec![
-            Field::vector("velocity", 3, Centring::Cell, vel),
-            Field::scalar("pressure", Centring::Cell, p),
-        ])
+        let mut out = derived_fields(&*self.c.geo, [&u[0], &u[1], &u[2]]);
+        out.insert(0, Field::scalar("pressure", Centring::Cell, p));
+        out.insert(0, Field::vector("velocity", 3, Centring::Cell, vel));
+        Ok(out)
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
