@@ -226,9 +226,6 @@ impl NsOps for CpuNs {
     fn download(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
         Ok(x.clone())
     }
-    fn download_vectors(&mut self, x: &Vec<[f64; 3]>) -> Result<Vec<[f64; 3]>> {
-        Ok(x.clone())
-    }
     fn upload_faces(&mut self, host: &[f64]) -> Result<Vec<f64>> {
         Ok(host.to_vec())
     }

@@ -48,7 +48,6 @@ pub trait NsOps {
     type Faces;
     fn upload(&mut self, host: &[f64]) -> Result<Self::Cells>;
     fn download(&mut self, x: &Self::Cells) -> Result<Vec<f64>>;
-    fn download_vectors(&mut self, x: &Self::Vectors) -> Result<Vec<[f64; 3]>>;
     fn upload_faces(&mut self, host: &[f64]) -> Result<Self::Faces>;
     fn download_faces(&mut self, x: &Self::Faces) -> Result<Vec<f64>>;
     fn copy(&mut self, x: &Self::Cells) -> Result<Self::Cells>;
