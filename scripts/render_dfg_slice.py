@@ -3,14 +3,15 @@ z = 0.205 through the cylinder: one PNG coloured by the velocity magnitude, a se
 pressure (cell data `velocity`, `pressure` of the VTU series; any other cell field of the
 series, e.g. `vorticity_magnitude` or `q_criterion`, with --fields). Run with ParaView's Python:
 
-    xvfb-run -a pvbatch scripts/render_dfg_slice.py RUN_DIR OUT.png [--z 0.205] [--fields velocity pressure]
+    scripts/pvbatch.sh scripts/render_dfg_slice.py RUN_DIR OUT.png [--z 0.205] [--fields velocity pressure]
+
+(scripts/pvbatch.sh unpacks Debian's python3-paraview beside the system instead of installing it,
+since it conflicts with python3-vtk9, and runs pvbatch under xvfb.)
 
 RUN_DIR holds the run's .pvd (the only one there, or the one named by --pvd). The first field
 goes to OUT.png, each further one to OUT_<field>.png. The view looks down -z with a parallel
 camera on the slice's bounding box, a horizontal colour bar under it (viridis for magnitudes,
-cool-warm for the pressure). Needs Debian's python3-paraview (and xvfb with no display). Where
-pvbatch aborts with "bad X server connection" (the X authority file not reaching it), give the
-server no access control: xvfb-run -a -s "-ac -screen 0 1920x1080x24" pvbatch ...
+cool-warm for the pressure).
 """
 import argparse
 import glob
