@@ -58,8 +58,23 @@ impl<R: Real, V: VelocityField<R>> SlOps for HostSl<R, V> {
     }
 
     fn correct(&mut self, f: &Vec<R>, f2: &Vec<R>) -> Result<Vec<R>> {
-        let half = R::of(0.5);
+        let half = R::of(0.5 * super::exp::exp().alpha);
         Ok(f.par_iter().zip(f2).map(|(&f, &b)| f + half * (f - b)).collect())
+    }
+
+    fn accumulate(&mut self, g: Vec<R>, f: &Vec<R>, b: &Vec<R>) -> Result<Vec<R>> {
+        let half = R::of(0.5);
+        Ok((g, f, b)
+            .into_par_iter()
+            .map(|(g, &f, &b)| g + half * (f - b))
+            .collect())
+    }
+
+    fn revert(&mut self, x: Vec<R>, fb: &Vec<R>, lo: &Vec<R>, hi: &Vec<R>) -> Result<Vec<R>> {
+        Ok((x, fb, lo, hi)
+            .into_par_iter()
+            .map(|(x, &fb, &lo, &hi)| if x >= lo && x <= hi { x } else { fb })
+            .collect())
     }
 
     fn limit(&mut self, x: Vec<R>, lo: &Vec<R>, hi: &Vec<R>) -> Result<Vec<R>> {

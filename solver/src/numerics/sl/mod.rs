@@ -10,6 +10,7 @@ pub mod bfecc;
 pub mod cpu;
 pub mod cuda;
 pub mod departure;
+pub mod exp;
 pub mod interp;
 pub mod quadratic;
 

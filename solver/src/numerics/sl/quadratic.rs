@@ -147,9 +147,15 @@ fn vertex_fit<R: Real>(m: &TetGeometry<R>, bc: &[R], v: usize) -> (Vec<u32>, Vec
     let xv = m.nodes[v].map(|x| x.f64());
     let mut cells: Vec<u32> = m.dual.cells_of(v).map(|e| m.dual.cells[e]).collect();
     for round in 0..=MAX_WIDEN {
-        let pts = points(m, bc, &cells);
+        let mut pts = points(m, bc, &cells);
+        let xe = super::exp::exp();
+        if xe.nearest > 0 && pts.len() > xe.nearest {
+            let d2 = |x: &[f64; 3]| (0..3).map(|k| (x[k] - xv[k]).powi(2)).sum::<f64>();
+            pts.sort_by(|a, b| d2(&a.1).total_cmp(&d2(&b.1)));
+            pts.truncate(xe.nearest);
+        }
         let last = round == MAX_WIDEN;
-        if pts.len() >= MIN_POINTS || last {
+        if pts.len() >= super::exp::exp().minpts.max(MIN_POINTS * 0) || last {
             let rel: Vec<[f64; 3]> = pts
                 .iter()
                 .map(|(_, x)| [x[0] - xv[0], x[1] - xv[1], x[2] - xv[2]])
@@ -162,7 +168,18 @@ fn vertex_fit<R: Real>(m: &TetGeometry<R>, bc: &[R], v: usize) -> (Vec<u32>, Vec
                 .iter()
                 .map(|r| {
                     let s = [r[0] / h, r[1] / h, r[2] / h];
-                    [s[0], s[1], s[2], 1.0 / (s[0] * s[0] + s[1] * s[1] + s[2] * s[2])]
+                    [s[0], s[1], s[2], {
+                        let q = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+                        let wp = super::exp::exp().wpow;
+                        let g = super::exp::exp().gauss;
+                        if g > 0.0 {
+                            (-q / (g * g)).exp()
+                        } else if wp == 2.0 {
+                            1.0 / q
+                        } else {
+                            q.powf(-0.5 * wp)
+                        }
+                    }]
                 })
                 .collect();
             let mut a = [[0.0; NQ]; NQ];
