@@ -52,20 +52,6 @@ pub trait SlOps {
     /// x clamped to [lo, hi]
     fn limit(&mut self, x: Self::Field, lo: &Self::Field, hi: &Self::Field) -> Result<Self::Field>;
     fn recycle(&mut self, _f: Self::Field) {}
-    /// EXPERIMENT: g + (f - b) / 2
-    fn accumulate(&mut self, _g: Self::Field, _f: &Self::Field, _b: &Self::Field) -> Result<Self::Field> {
-        Err(SolverError::Other("accumulate: not on this backend".into()))
-    }
-    /// EXPERIMENT: x where within [lo, hi], else fallback
-    fn revert(
-        &mut self,
-        _x: Self::Field,
-        _fb: &Self::Field,
-        _lo: &Self::Field,
-        _hi: &Self::Field,
-    ) -> Result<Self::Field> {
-        Err(SolverError::Other("revert: not on this backend".into()))
-    }
     fn recycle_deps(&mut self, _d: Self::Deps) {}
 }
 
@@ -112,28 +98,18 @@ pub fn transport_bounded<O: SlOps>(
         }
     };
     let back = ops.interpolate(bwd, &first.value)?;
-    let mut g = ops.correct(f, &back.value)?;
+    let g = ops.correct(f, &back.value)?;
     recycle_all(ops, back);
-    let x = super::exp::exp();
-    for _ in 0..x.iter {
-        let a = ops.interpolate(&deps.fwd, &g)?;
-        let b = ops.interpolate(bwd, &a.value)?;
-        g = ops.accumulate(g, f, &b.value)?;
-        recycle_all(ops, a);
-        recycle_all(ops, b);
-    }
+    ops.recycle(first.value);
     let corrected = ops.interpolate(&deps.fwd, &g)?;
     ops.recycle(g);
     ops.recycle(corrected.lo);
     ops.recycle(corrected.hi);
-    let value = if method.limiter && x.revert {
-        ops.revert(corrected.value, &first.value, &first.lo, &first.hi)?
-    } else if method.limiter {
+    let value = if method.limiter {
         ops.limit(corrected.value, &first.lo, &first.hi)?
     } else {
         corrected.value
     };
-    ops.recycle(first.value);
     Ok(Interpolated {
         value,
         lo: first.lo,

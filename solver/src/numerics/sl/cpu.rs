@@ -4,7 +4,7 @@
 use super::bfecc::SlOps;
 use super::departure::{departures, Departure, Span, VelocityField};
 use super::interp::{interpolate, Interpolated, Interpolation};
-use super::quadratic::{self, QuadFit};
+use super::quadratic::{self, QuadFit, Weighting};
 use crate::error::Result;
 use crate::mesh::{Locator, TetGeometry};
 use crate::real::Real;
@@ -24,9 +24,23 @@ pub struct HostSl<R, V> {
 }
 
 impl<R: Real, V> HostSl<R, V> {
-    /// The operations on `geo`, building what the interpolation needs.
+    /// The operations on `geo`, building what the interpolation needs (the quadratic with the
+    /// `Wide` weighting).
     pub fn new(geo: Arc<TetGeometry<R>>, max_walk: u32, vel: V, interpolation: Interpolation, bc: Vec<R>) -> Self {
-        let fit = (interpolation == Interpolation::Quadratic).then(|| Arc::new(quadratic::build(&geo, &bc)));
+        Self::weighted(geo, max_walk, vel, interpolation, Weighting::Wide, bc)
+    }
+
+    /// `new` with the quadratic's weighting.
+    pub fn weighted(
+        geo: Arc<TetGeometry<R>>,
+        max_walk: u32,
+        vel: V,
+        interpolation: Interpolation,
+        weighting: Weighting,
+        bc: Vec<R>,
+    ) -> Self {
+        let fit = (interpolation == Interpolation::Quadratic)
+            .then(|| Arc::new(quadratic::build_weighted(&geo, &bc, weighting)));
         HostSl {
             locator: Arc::new(Locator::new(&geo, max_walk)),
             geo,
@@ -58,23 +72,8 @@ impl<R: Real, V: VelocityField<R>> SlOps for HostSl<R, V> {
     }
 
     fn correct(&mut self, f: &Vec<R>, f2: &Vec<R>) -> Result<Vec<R>> {
-        let half = R::of(0.5 * super::exp::exp().alpha);
-        Ok(f.par_iter().zip(f2).map(|(&f, &b)| f + half * (f - b)).collect())
-    }
-
-    fn accumulate(&mut self, g: Vec<R>, f: &Vec<R>, b: &Vec<R>) -> Result<Vec<R>> {
         let half = R::of(0.5);
-        Ok((g, f, b)
-            .into_par_iter()
-            .map(|(g, &f, &b)| g + half * (f - b))
-            .collect())
-    }
-
-    fn revert(&mut self, x: Vec<R>, fb: &Vec<R>, lo: &Vec<R>, hi: &Vec<R>) -> Result<Vec<R>> {
-        Ok((x, fb, lo, hi)
-            .into_par_iter()
-            .map(|(x, &fb, &lo, &hi)| if x >= lo && x <= hi { x } else { fb })
-            .collect())
+        Ok(f.par_iter().zip(f2).map(|(&f, &b)| f + half * (f - b)).collect())
     }
 
     fn limit(&mut self, x: Vec<R>, lo: &Vec<R>, hi: &Vec<R>) -> Result<Vec<R>> {

@@ -177,11 +177,6 @@ pub fn interpolate<R: Real>(
         ),
         Interpolation::Voronoi => {}
     }
-    let x = super::exp::exp();
-    let mut res = Vec::new();
-    if how == Interpolation::Quadratic && x.resid {
-        super::exp::residuals(m, &fv, f, &mut res);
-    }
     let donors = Donors {
         f,
         grad: grad.as_ref(),
@@ -190,7 +185,6 @@ pub fn interpolate<R: Real>(
     let at = |d: &Departure<R>| match d.loc {
         Location::Inside(c) => match how {
             Interpolation::Linear => linear(m, c as usize, d.point, &fv),
-            Interpolation::Quadratic if x.any => super::exp::quadratic_x(m, c as usize, d.point, &fv, &res, f, bc),
             Interpolation::Quadratic => quadratic(m, c as usize, d.point, &fv),
             _ => voronoi(m, c as usize, d.point, &donors),
         },

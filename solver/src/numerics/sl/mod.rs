@@ -10,13 +10,13 @@ pub mod bfecc;
 pub mod cpu;
 pub mod cuda;
 pub mod departure;
-pub mod exp;
 pub mod interp;
 pub mod quadratic;
 
 pub use bfecc::{step, step_bounded, trace, transport, transport_bounded, Method, Scheme, SlOps, Traced};
 pub use departure::{departure, Departure, Span, VelocityField};
 pub use interp::{Interpolated, Interpolation};
+pub use quadratic::Weighting;
 
 #[cfg(test)]
 mod tests;
