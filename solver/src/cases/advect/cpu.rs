@@ -8,7 +8,7 @@ use crate::backend::max_abs_host;
 use crate::error::Result;
 use crate::mesh::TetGeometry;
 use crate::numerics::sl::cpu::HostSl;
-use crate::numerics::sl::Interpolation;
+use crate::numerics::sl::{Interpolation, Weighting};
 use crate::real::Real;
 use std::sync::Arc;
 
@@ -16,10 +16,11 @@ pub fn engine<R: Real>(
     geo: TetGeometry<R>,
     vel: Velocity<R>,
     interpolation: Interpolation,
+    fit: Weighting,
     max_walk: u32,
     bc: Vec<R>,
 ) -> HostSl<R, Velocity<R>> {
-    HostSl::new(Arc::new(geo), max_walk, vel, interpolation, bc)
+    HostSl::weighted(Arc::new(geo), max_walk, vel, interpolation, fit, bc)
 }
 
 impl<R: Real> Engine<R> for HostSl<R, Velocity<R>> {

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::sl::cuda::{function, DeviceDeps, DeviceSl};
-use crate::numerics::sl::{quadratic, Interpolated, Interpolation, SlOps, Span};
+use crate::numerics::sl::{quadratic, Interpolated, Interpolation, SlOps, Span, Weighting};
 use crate::real::Real;
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
 use std::sync::Arc;
@@ -53,12 +53,12 @@ impl<R: Real> AdvectCuda<R> {
         dev: Arc<Device>,
         geo: &TetGeometry<R>,
         vel: &Velocity<R>,
-        interpolation: Interpolation,
+        (interpolation, weighting): (Interpolation, Weighting),
         max_walk: u32,
         bc: &[R],
     ) -> Result<Self> {
         let mesh = Arc::new(DeviceMesh::upload(&dev, geo)?);
-        let fit = (interpolation == Interpolation::Quadratic).then(|| quadratic::build(geo, bc));
+        let fit = (interpolation == Interpolation::Quadratic).then(|| quadratic::build_weighted(geo, bc, weighting));
         let field = vel.cells.as_ref();
         let fu = dev.upload(&field.map_or(vec![R::zero()], |c| c.v.as_flattened().to_vec()))?;
         let fj = dev.upload(&field.map_or(vec![R::zero()], |c| c.jac.as_flattened().as_flattened().to_vec()))?;

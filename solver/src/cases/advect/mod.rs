@@ -78,6 +78,15 @@ static CHECKS: &[CheckSpec] = &[
         &["mesh=\"{mesh}\"", "advect.scheme=bfecc", "advect.interpolation=quadratic"],
     ),
     check(
+        "bfecc+quadratic-wide",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.scheme=bfecc",
+            "advect.interpolation=quadratic",
+            "advect.fit=\"wide\"",
+        ],
+    ),
+    check(
         "sl1+quadratic",
         &["mesh=\"{mesh}\"", "advect.scheme=sl1", "advect.interpolation=quadratic"],
     ),

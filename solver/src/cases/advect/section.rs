@@ -2,7 +2,7 @@
 
 use super::profile::Profile;
 use super::velocity::VelocitySpec;
-use crate::numerics::sl::{Interpolation, Method, Scheme};
+use crate::numerics::sl::{Interpolation, Method, Scheme, Weighting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -16,6 +16,11 @@ pub struct AdvectSection {
     /// (eq. 11-14, the paper's), "voronoi-grad" or "linear".
     #[serde(default)]
     pub interpolation: Interpolation,
+    /// How the quadratic's vertex fits weigh their stencil points: "local" (the default:
+    /// weights 1/|r|^8 over at least 40 points, sharp) or "wide" (1/|r|^2 over at least 30, issue
+    /// 10's first fit; `numerics::sl::Weighting`).
+    #[serde(default = "local")]
+    pub fit: Weighting,
     /// Clamp the corrected BFECC value to the donors' range (no new extrema).
     #[serde(default = "yes")]
     pub limiter: bool,
@@ -47,6 +52,10 @@ fn paper_name() -> String {
     "F".into()
 }
 
+fn local() -> Weighting {
+    Weighting::Local
+}
+
 fn yes() -> bool {
     true
 }
@@ -75,6 +84,11 @@ impl AdvectSection {
         let m = self.method();
         let limiter = if m.limiter { "+limiter" } else { "" };
         let conserve = if self.conserve { "+conserve" } else { "" };
-        format!("{}+{}{limiter}{conserve}", m.scheme.name(), self.interpolation.name())
+        // The default fit goes unnamed (the rows measured before `fit` existed keep their names).
+        let fit = match (self.interpolation, self.fit) {
+            (Interpolation::Quadratic, Weighting::Wide) => "-wide",
+            _ => "",
+        };
+        format!("{}+{}{fit}{limiter}{conserve}", m.scheme.name(), self.interpolation.name())
     }
 }

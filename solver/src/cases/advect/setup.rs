@@ -269,11 +269,11 @@ impl BuildIn for AdvectSetup {
         };
         Ok(match target {
             Target::Cpu => {
-                let engine = cpu::engine(geo, vel, s.interpolation, s.max_walk, bc);
+                let engine = cpu::engine(geo, vel, s.interpolation, s.fit, s.max_walk, bc);
                 Box::new(AdvectSim::new(engine, &f, common)?)
             }
             Target::Cuda(dev) => {
-                let engine = cuda::AdvectCuda::new(dev.clone(), &geo, &vel, s.interpolation, s.max_walk, &bc)?;
+                let engine = cuda::AdvectCuda::new(dev.clone(), &geo, &vel, (s.interpolation, s.fit), s.max_walk, &bc)?;
                 Box::new(AdvectSim::new(engine, &f, common)?)
             }
         })

@@ -4,7 +4,7 @@
 use super::bfecc::SlOps;
 use super::departure::{departures, Departure, Span, VelocityField};
 use super::interp::{interpolate, Interpolated, Interpolation};
-use super::quadratic::{self, QuadFit};
+use super::quadratic::{self, QuadFit, Weighting};
 use crate::error::Result;
 use crate::mesh::{Locator, TetGeometry};
 use crate::real::Real;
@@ -24,9 +24,23 @@ pub struct HostSl<R, V> {
 }
 
 impl<R: Real, V> HostSl<R, V> {
-    /// The operations on `geo`, building what the interpolation needs.
+    /// The operations on `geo`, building what the interpolation needs (the quadratic with the
+    /// `Wide` weighting).
     pub fn new(geo: Arc<TetGeometry<R>>, max_walk: u32, vel: V, interpolation: Interpolation, bc: Vec<R>) -> Self {
-        let fit = (interpolation == Interpolation::Quadratic).then(|| Arc::new(quadratic::build(&geo, &bc)));
+        Self::weighted(geo, max_walk, vel, interpolation, Weighting::Wide, bc)
+    }
+
+    /// `new` with the quadratic's weighting.
+    pub fn weighted(
+        geo: Arc<TetGeometry<R>>,
+        max_walk: u32,
+        vel: V,
+        interpolation: Interpolation,
+        weighting: Weighting,
+        bc: Vec<R>,
+    ) -> Self {
+        let fit = (interpolation == Interpolation::Quadratic)
+            .then(|| Arc::new(quadratic::build_weighted(&geo, &bc, weighting)));
         HostSl {
             locator: Arc::new(Locator::new(&geo, max_walk)),
             geo,

@@ -16,6 +16,7 @@ pub mod quadratic;
 pub use bfecc::{step, step_bounded, trace, transport, transport_bounded, Method, Scheme, SlOps, Traced};
 pub use departure::{departure, Departure, Span, VelocityField};
 pub use interp::{Interpolated, Interpolation};
+pub use quadratic::Weighting;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@
 //! boundary), plus, on a Dirichlet patch, the centroids of the stencil cells' faces there
 //! carrying the wall value. Per field, a weighted least-squares fit of
 //!   q(r) = a . (1, x, y, z, x^2, xy, xz, y^2, yz, z^2),   r = (x - x_v) / h_v,
-//! with weights 1 / |r|^2, is solved with a Cholesky factor of its normal matrix, which depends
+//! with weights 1 / |r|^p (`Weighting`: p = 8 local, 2 wide), is solved with a Cholesky factor of its normal matrix, which depends
 //! only on the geometry and is computed once (in f64, then rounded to R). A departure point p in
 //! cell c takes the fits of c's four vertices blended by p's barycentric weights: the
 //! interpolant is continuous (the three fits of a face meet there) and still exact for
@@ -35,6 +35,7 @@ use crate::mesh::locate::barycentric;
 use crate::mesh::TetGeometry;
 use crate::real::Real;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// A stencil entry that is a Dirichlet face carries `BOUNDARY | patch` instead of a cell.
 pub const BOUNDARY: u32 = 0x8000_0000;
@@ -46,13 +47,56 @@ pub const FAC: usize = 64;
 /// Reals per vertex of a fitted field: the coefficients (10), the stencil's min and max, 1 / h_v,
 /// padding.
 pub const REC: usize = 16;
-/// Fewest points a quadratic stencil holds before it is widened. A Delaunay vertex's own cells
-/// (16 to 30 on Gmsh meshes) determine a quadratic but poorly: on the 40k Gmsh duct the step
-/// test's relative L1 is 87 % with 16, 70 % with 24, 60 % with 30, 62 % with 40, and on Gmsh
-/// boxes the rotating bump stops converging below 30 (L1 0.097 at h = 1/32, against 0.017).
-/// On Kuhn boxes the 24 cells of an interior vertex have their centroids on a quadric (no
-/// quadratic fit at all), so those are widened whatever this is.
-const MIN_POINTS: usize = 30;
+/// How a vertex fit weighs its stencil points: weights 1 / |r|^p over a stencil of at least N
+/// points (widened by face neighbours until it holds N).
+///
+/// `Wide` (p = 2, N = 30) is issue 10's fit. A Delaunay vertex's own cells (16 to 30 on Gmsh
+/// meshes) determine a quadratic but poorly: with p = 2, on the 40k Gmsh duct the step test's
+/// relative L1 is 87 % with N = 16, 70 % with 24, 60 % with 30, 62 % with 40, and on Gmsh boxes
+/// the rotating bump stops converging below 30 (L1 0.097 at h = 1/32, against 0.017). On Kuhn
+/// boxes the 24 cells of an interior vertex have their centroids on a quadric (no quadratic fit
+/// at all), so those are widened whatever N is.
+///
+/// `Local` (p = 8, N = 40): the steep weights make the fit nearly interpolate the few centroids
+/// nearest the vertex, so it smooths a front much less, while the wider stencil keeps the normal
+/// matrix well determined. On the duct step test (40k tets) relative L1 60.6 -> 50.9 %, 109k
+/// 48.8 -> 38.2 %, 308k 31.9 -> 26.7 %, sine-ellipse 31.5 -> 23.8 % (40k), and the smooth order
+/// tests stay >= 1.8 (/work/notes/sharp.md on branch `sharp`: p = 4, 6, 10, 12, N = 35..70,
+/// Gaussian weights and a nearest-K stencil all measured no better). Still exact for quadratics.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Weighting {
+    #[default]
+    Wide,
+    Local,
+}
+
+impl Weighting {
+    pub fn name(self) -> &'static str {
+        match self {
+            Weighting::Wide => "wide",
+            Weighting::Local => "local",
+        }
+    }
+
+    /// Fewest points a stencil holds before it is widened.
+    fn min_points(self) -> usize {
+        match self {
+            Weighting::Wide => 30,
+            Weighting::Local => 40,
+        }
+    }
+
+    /// The weight of a point at scaled squared distance q = |r|^2.
+    #[inline]
+    fn weight(self, q: f64) -> f64 {
+        match self {
+            Weighting::Wide => 1.0 / q,
+            Weighting::Local => (1.0 / q).powi(4),
+        }
+    }
+}
+
 /// Widenings by face neighbours at the most.
 const MAX_WIDEN: usize = 3;
 /// A Cholesky pivot below this fraction of its diagonal entry counts as singular.
@@ -143,13 +187,18 @@ fn points<R: Real>(m: &TetGeometry<R>, bc: &[R], cells: &[u32]) -> Vec<(u32, [f6
 }
 
 /// One vertex's stencil: entries (source, scaled offset and weight) and its `FAC` record.
-fn vertex_fit<R: Real>(m: &TetGeometry<R>, bc: &[R], v: usize) -> (Vec<u32>, Vec<[f64; 4]>, [f64; FAC]) {
+fn vertex_fit<R: Real>(
+    m: &TetGeometry<R>,
+    bc: &[R],
+    v: usize,
+    weighting: Weighting,
+) -> (Vec<u32>, Vec<[f64; 4]>, [f64; FAC]) {
     let xv = m.nodes[v].map(|x| x.f64());
     let mut cells: Vec<u32> = m.dual.cells_of(v).map(|e| m.dual.cells[e]).collect();
     for round in 0..=MAX_WIDEN {
         let pts = points(m, bc, &cells);
         let last = round == MAX_WIDEN;
-        if pts.len() >= MIN_POINTS || last {
+        if pts.len() >= weighting.min_points() || last {
             let rel: Vec<[f64; 3]> = pts
                 .iter()
                 .map(|(_, x)| [x[0] - xv[0], x[1] - xv[1], x[2] - xv[2]])
@@ -162,7 +211,12 @@ fn vertex_fit<R: Real>(m: &TetGeometry<R>, bc: &[R], v: usize) -> (Vec<u32>, Vec
                 .iter()
                 .map(|r| {
                     let s = [r[0] / h, r[1] / h, r[2] / h];
-                    [s[0], s[1], s[2], 1.0 / (s[0] * s[0] + s[1] * s[1] + s[2] * s[2])]
+                    [
+                        s[0],
+                        s[1],
+                        s[2],
+                        weighting.weight(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]),
+                    ]
                 })
                 .collect();
             let mut a = [[0.0; NQ]; NQ];
@@ -206,11 +260,17 @@ fn vertex_fit<R: Real>(m: &TetGeometry<R>, bc: &[R], v: usize) -> (Vec<u32>, Vec
     unreachable!("the last round always returns")
 }
 
-/// The fit tables of every vertex of m; `bc[patch]` is a patch's Dirichlet value, NaN for none.
+/// The fit tables of every vertex of m with the `Wide` weighting; `bc[patch]` is a patch's
+/// Dirichlet value, NaN for none.
 pub fn build<R: Real>(m: &TetGeometry<R>, bc: &[R]) -> QuadFit<R> {
+    build_weighted(m, bc, Weighting::Wide)
+}
+
+/// The fit tables of every vertex of m with the given weighting.
+pub fn build_weighted<R: Real>(m: &TetGeometry<R>, bc: &[R], weighting: Weighting) -> QuadFit<R> {
     let per: Vec<_> = (0..m.nodes.len())
         .into_par_iter()
-        .map(|v| vertex_fit(m, bc, v))
+        .map(|v| vertex_fit(m, bc, v, weighting))
         .collect();
     let mut fit = QuadFit {
         offsets: Vec::with_capacity(per.len() + 1),
@@ -382,13 +442,17 @@ mod tests {
     /// the fit is quadratic, and stays within its stencil's range.
     #[test]
     fn exact_for_linear_and_quadratic_fields_on_an_unstructured_mesh() {
-        for n in [6, 11] {
+        for (n, weighting) in [6, 11]
+            .into_iter()
+            .flat_map(|n| [(n, Weighting::Wide), (n, Weighting::Local)])
+        {
             let m = jittered_box(n, &[]);
-            let fit = build(&m, &[]);
+            let fit = build_weighted(&m, &[], weighting);
             let orders: Vec<usize> = (0..m.nodes.len()).map(|v| fit.unknowns(v)).collect();
             let quad = orders.iter().filter(|&&k| k == NQ).count();
             println!(
-                "jittered box {n}^3: {} vertices, {quad} with a quadratic fit, {} linear, {} constant, {:.1} stencil points per vertex",
+                "jittered box {n}^3, {} fit: {} vertices, {quad} with a quadratic fit, {} linear, {} constant, {:.1} stencil points per vertex",
+                weighting.name(),
                 m.nodes.len(),
                 orders.iter().filter(|&&k| k == 4).count(),
                 orders.iter().filter(|&&k| k == 1).count(),
@@ -398,10 +462,12 @@ mod tests {
             let probes = probes(&m);
             let lin = |x: [f64; 3]| 0.3 + x[0] - 2.0 * x[1] + 3.0 * x[2];
             let q = |x: [f64; 3]| lin(x) + 2.0 * x[0] * x[0] - x[1] * x[2] + 0.5 * x[2] * x[2];
-            for (name, g, tol) in [
-                ("linear", &lin as &dyn Fn([f64; 3]) -> f64, 1e-12),
-                ("quadratic", &q, 1e-11),
-            ] {
+            // The local weights (1/|r|^8) spread the normal matrix's scale: round-off ~1e-11.
+            let (tl, tq) = match weighting {
+                Weighting::Wide => (1e-12, 1e-11),
+                Weighting::Local => (1e-10, 1e-10),
+            };
+            for (name, g, tol) in [("linear", &lin as &dyn Fn([f64; 3]) -> f64, tl), ("quadratic", &q, tq)] {
                 let f: Vec<f64> = m.centroids.iter().map(|&c| g(c)).collect();
                 let mut rec = Vec::new();
                 fit_field(&fit, &[], &f, &mut rec);
