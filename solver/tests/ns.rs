@@ -299,7 +299,10 @@ fn dfg_doc(sets: &[String]) -> CaseDoc {
 #[test]
 fn the_check_solves_make_the_stopping_point_invisible() {
     let base: Vec<String> = solver::cases::ns::CHECK_SOLVES.iter().map(|s| s.to_string()).collect();
-    let mut tight: Vec<String> = base.iter().map(|s| s.replace("=1e-14", "=1e-16").replace("=1e-15", "=1e-16")).collect();
+    let mut tight: Vec<String> = base
+        .iter()
+        .map(|s| s.replace("=1e-14", "=1e-16").replace("=1e-15", "=1e-16"))
+        .collect();
     tight.extend(["navier-stokes.pressure_solver.max_iter=20000".to_string()]);
     let run = |sets: &[String]| {
         let s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, 20).unwrap();
@@ -350,11 +353,20 @@ fn cuda_runs_or_says_there_is_no_device_and_f32_is_refused() {
         eprintln!("SKIPPED: no CUDA device (navier-stokes CUDA run and check)");
         let o = common::solver(&args);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-        assert!(stderr(&o).contains("CUDA") && !stderr(&o).contains("no CUDA backend"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("CUDA") && !stderr(&o).contains("no CUDA backend"),
+            "{}",
+            stderr(&o)
+        );
         return;
     }
     let o = common::solver(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = common::solver(&["check", "navier-stokes"]);
-    assert!(o.status.success(), "{}\n{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
 }

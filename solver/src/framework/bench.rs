@@ -91,7 +91,13 @@ pub struct SolverRow {
 }
 
 /// The linear solves' work between two readings, as a row over `steps` steps of `seconds`.
-fn solver_row(a: Option<SolverWork>, b: Option<SolverWork>, steps: u64, step_seconds: f64, copy_bw: f64) -> Option<SolverRow> {
+fn solver_row(
+    a: Option<SolverWork>,
+    b: Option<SolverWork>,
+    steps: u64,
+    step_seconds: f64,
+    copy_bw: f64,
+) -> Option<SolverRow> {
     let (a, b) = (a?, b?);
     let its = (b.iterations - a.iterations) as f64;
     if its == 0.0 {

@@ -172,7 +172,11 @@ fn restart_row(
     dev: &std::sync::Arc<Device>,
     opts: &CheckOptions,
 ) -> Result<bool> {
-    let precision = if spec.tolerance[0].is_nan() { Precision::F32 } else { Precision::F64 };
+    let precision = if spec.tolerance[0].is_nan() {
+        Precision::F32
+    } else {
+        Precision::F64
+    };
     let mut sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
     if let Some(extra) = spec.extra {
         sets.extend(extra(ctx)?);
