@@ -310,6 +310,13 @@ fn the_check_solves_make_the_stopping_point_invisible() {
         (s.fields().unwrap(), s.case.setup.summary())
     };
     let ((a, sa), (b, sb)) = (run(&base), run(&tight));
+    // The bench's solver line: the CPU counts its CG work too, and adds it to the step's bytes.
+    let mut s = solver::framework::specs::Stepped::run(&dfg_doc(&base), Target::Cpu, 2).unwrap();
+    let w = s.case.sim.solver_work().unwrap();
+    assert_eq!(w.steps, 2);
+    assert!(w.iterations > 0 && w.seconds > 0.0 && w.bytes > 0.0, "{w:?}");
+    assert!(s.case.sim.bytes_per_step() > w.bytes / 2.0);
+    assert!(s.fields().is_ok());
     for (x, y) in a.iter().zip(&b) {
         let d = solver::output::max_relative_difference(&x.values, &y.values);
         eprintln!("{}: {d:.3e}", x.name);

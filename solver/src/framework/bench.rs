@@ -344,3 +344,34 @@ fn print_row(r: &BenchRow) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The solver line of a row: the work between two readings, per step and per iteration.
+    #[test]
+    fn solver_rows_divide_the_work_between_two_readings() {
+        let a = SolverWork {
+            steps: 1,
+            iterations: 100,
+            seconds: 1.0,
+            bytes: 1e9,
+        };
+        let b = SolverWork {
+            steps: 11,
+            iterations: 1100,
+            seconds: 3.0,
+            bytes: 11e9,
+        };
+        let r = solver_row(Some(a), Some(b), 10, 0.25, 1e12).unwrap();
+        assert_eq!(r.iterations_per_step, 100.0);
+        assert!((r.seconds_per_iteration - 2e-3).abs() < 1e-15);
+        assert!((r.fraction_of_step - 0.8).abs() < 1e-12);
+        assert!((r.bytes_per_iteration - 1e7).abs() < 1e-6);
+        assert!((r.fraction_of_copy_bandwidth - 5e-3).abs() < 1e-15);
+        // No iterations (or a family without solves): no line.
+        assert!(solver_row(Some(a), Some(a), 10, 0.25, 1e12).is_none());
+        assert!(solver_row(None, Some(b), 10, 0.25, 1e12).is_none());
+    }
+}

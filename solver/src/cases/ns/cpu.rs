@@ -1,6 +1,6 @@
 //! The CPU execution of the fractional step (rayon over cells and faces; CSR matrices and
-//! Jacobi-preconditioned CG from `numerics::linalg`): the reference for a CUDA twin, which
-//! implements the same `NsOps` with the same arithmetic per cell and face.
+//! Jacobi-preconditioned CG from `numerics::linalg`): the reference for the CUDA execution
+//! (`cuda.rs`), which implements the same `NsOps` with the same arithmetic per cell and face.
 
 use super::faces::{Faces, InletProfile, Role};
 use super::step::{NsOps, Predict, SolveStats, Var};
