@@ -7,7 +7,7 @@
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
 //! NVRTC's include search: the binary needs no files at run time, and the cache key covers
 //! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`]); a test checks them against the
+//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`], [`ns`]); a test checks them against the
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
@@ -49,11 +49,15 @@ pub enum Module {
     /// Preconditioned conjugate gradients on a Jacobi-scaled sparse matrix: fused SpMV,
     /// vector updates and reductions with the scalars kept on the device (`cg.cu`).
     Cg,
+    /// Incompressible Navier-Stokes on tetrahedra: gradients, departure points along the
+    /// flow, predictor and pressure right-hand sides, Rhie-Chow fluxes, the projection and
+    /// the step's fixed-order reductions (`ns.cu`).
+    Ns,
 }
 
 impl Module {
     /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 8] = [
+    pub const ALL: [Module; 9] = [
         Module::Reduce,
         Module::Grid,
         Module::Sl,
@@ -62,6 +66,7 @@ impl Module {
         Module::Euler,
         Module::Swe,
         Module::Cg,
+        Module::Ns,
     ];
 
     /// The stem of its `.cu` file; it also names the module in errors and cache files.
@@ -75,6 +80,7 @@ impl Module {
             Module::Euler => "euler",
             Module::Swe => "swe",
             Module::Cg => "cg",
+            Module::Ns => "ns",
         }
     }
 
@@ -89,6 +95,7 @@ impl Module {
             Module::Euler => "euler.cu",
             Module::Swe => "swe.cu",
             Module::Cg => "cg.cu",
+            Module::Ns => "ns.cu",
         }
     }
 
@@ -103,6 +110,7 @@ impl Module {
             Module::Euler => include_str!("../cuda/euler.cu"),
             Module::Swe => include_str!("../cuda/swe.cu"),
             Module::Cg => include_str!("../cuda/cg.cu"),
+            Module::Ns => include_str!("../cuda/ns.cu"),
         }
     }
 
@@ -119,6 +127,8 @@ impl Module {
             Module::Euler => &["--fmad=false"],
             // The same: both backends must take the same adaptive steps.
             Module::Swe => &["--fmad=false"],
+            // Cell and face operations as the CPU's, bit for bit; the walk's discrete choices.
+            Module::Ns => &["--fmad=false"],
         }
     }
 
@@ -133,6 +143,7 @@ impl Module {
             Module::Euler => euler::ALL,
             Module::Swe => swe::ALL,
             Module::Cg => cg::ALL,
+            Module::Ns => ns::ALL,
         }
     }
 
@@ -148,6 +159,7 @@ impl Module {
             Module::Euler => euler::NAMES,
             Module::Swe => swe::NAMES,
             Module::Cg => cg::NAMES,
+            Module::Ns => ns::NAMES,
         }
     }
 }
@@ -294,6 +306,32 @@ pub mod cg {
         FINISH = "cg_finish",
         /// y = A x alone.
         SPMV = "cg_spmv",
+    }
+}
+
+/// Kernels of [`Module::Ns`] (`ns.cu`). It takes the optional define `MIN_BLOCKS`.
+pub mod ns {
+    kernels! { Ns:
+        /// Least-squares cell gradient with a variable's boundary values.
+        GRADIENT = "ns_gradient",
+        /// Departure points along the flow's velocity and its Jacobian, located.
+        DEPARTURES = "ns_departures",
+        /// Inlet velocity for cells whose departure point left through an inlet.
+        INLET = "ns_inlet",
+        /// The predictor's right-hand side of one component (or the explicit update).
+        PREDICT = "ns_predict",
+        /// Rhie-Chow face fluxes of the predicted velocity.
+        FLUX = "ns_flux",
+        /// The pressure correction's right-hand side.
+        CORRECTION_RHS = "ns_correction_rhs",
+        /// The projection of the face fluxes.
+        CORRECT_FLUX = "ns_correct_flux",
+        /// The projection of the cell velocity, and the pressure update.
+        CORRECT_CELLS = "ns_correct_cells",
+        /// Per-block partial sums of the velocity change (fixed order).
+        CHANGE = "ns_change",
+        /// Per-block maxima of the relative flux divergence.
+        DIVERGENCE = "ns_divergence",
     }
 }
 

@@ -285,3 +285,95 @@ fn the_dfg_template_reports_forces_and_restarts() {
         assert_eq!(a.last(), b.last(), "{name}");
     }
 }
+
+/// The template's case document with overrides, in-process (`solver check`'s way).
+fn dfg_doc(sets: &[String]) -> CaseDoc {
+    let (_, t) = solver::framework::specs::template("dfg-3d-1z").unwrap();
+    CaseDoc::parse(t.text, Path::new("dfg-3d-1z.toml"), sets).unwrap()
+}
+
+/// `solver check navier-stokes` solves to 1e-14 (pressure) and 1e-15 (momentum) so that where
+/// each backend's CG stops barely shows in the comparison: on the CPU, the check's 20 steps
+/// with those solves and with solves to 1e-16 differ by under a third of the check's 1e-10
+/// (u, p and the derived fields; 1.5e-11 measured; solves to 1e-12 differ by 4.6e-9).
+#[test]
+fn the_check_solves_make_the_stopping_point_invisible() {
+    let base: Vec<String> = solver::cases::ns::CHECK_SOLVES.iter().map(|s| s.to_string()).collect();
+    let mut tight: Vec<String> = base
+        .iter()
+        .map(|s| s.replace("=1e-14", "=1e-16").replace("=1e-15", "=1e-16"))
+        .collect();
+    tight.extend(["navier-stokes.pressure_solver.max_iter=20000".to_string()]);
+    let run = |sets: &[String]| {
+        let s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, 20).unwrap();
+        let mut s = s;
+        (s.fields().unwrap(), s.case.setup.summary())
+    };
+    let ((a, sa), (b, sb)) = (run(&base), run(&tight));
+    // The bench's solver line: the CPU counts its CG work too, and adds it to the step's bytes.
+    let mut s = solver::framework::specs::Stepped::run(&dfg_doc(&base), Target::Cpu, 2).unwrap();
+    let w = s.case.sim.solver_work().unwrap();
+    assert_eq!(w.steps, 2);
+    assert!(w.iterations > 0 && w.seconds > 0.0 && w.bytes > 0.0, "{w:?}");
+    assert!(s.case.sim.bytes_per_step() > w.bytes / 2.0);
+    assert!(s.fields().is_ok());
+    for (x, y) in a.iter().zip(&b) {
+        let d = solver::output::max_relative_difference(&x.values, &y.values);
+        eprintln!("{}: {d:.3e}", x.name);
+    }
+    let diff = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| solver::output::max_relative_difference(&x.values, &y.values))
+        .fold(0.0f64, f64::max);
+    eprintln!("the check's CG tolerances vs 1e-16 after 20 steps: max relative field difference {diff:.3e}");
+    assert!(diff < 3e-11, "{diff:e}");
+    for k in ["cd", "dp"] {
+        let (x, y) = (sa[k].as_f64().unwrap(), sb[k].as_f64().unwrap());
+        assert!((x - y).abs() <= 3e-11 * x.abs(), "{k}: {x} {y}");
+    }
+}
+
+/// f32 is refused with the reason; `--backend cuda` runs where there is a device (and
+/// `solver check navier-stokes` passes), else it fails with the visible SKIPPED and a clear
+/// CUDA message, not the old refusal.
+#[test]
+fn cuda_runs_or_says_there_is_no_device_and_f32_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = common::write_template(dir.path(), "dfg-3d-1z");
+    let o = run_cpu(&case, &dir.path().join("f32"), &["--set", "run.precision=\"f32\""]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("f64 only"), "{}", stderr(&o));
+    let out = dir.path().join("cuda");
+    let args = [
+        "run",
+        case.to_str().unwrap(),
+        "--backend",
+        "cuda",
+        "-q",
+        "--set",
+        "time.steps=3",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    if solver::backend::cuda::Device::open(0).is_err() {
+        eprintln!("SKIPPED: no CUDA device (navier-stokes CUDA run and check)");
+        let o = common::solver(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("CUDA") && !stderr(&o).contains("no CUDA backend"),
+            "{}",
+            stderr(&o)
+        );
+        return;
+    }
+    let o = common::solver(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = common::solver(&["check", "navier-stokes"]);
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        stderr(&o)
+    );
+}

@@ -6,7 +6,7 @@
 use super::case::Case;
 use super::clock::Clock;
 use super::config::{CaseDoc, Precision};
-use super::family::{BenchSpec, Family, Sizes};
+use super::family::{BenchSpec, Family, Sizes, SolverWork};
 use super::specs;
 use crate::backend::{cuda::Device, Target};
 use crate::error::{Result, SolverError};
@@ -74,6 +74,44 @@ pub struct BenchRow {
     pub fraction_of_copy_bandwidth: f64,
     pub cpu_updates_per_s: Option<f64>,
     pub cpu_one_thread_updates_per_s: Option<f64>,
+    /// Families with linear solves: their iterations per step, seconds per iteration, share
+    /// of the step, and the bytes an iteration moves (included in `min_bytes_per_step`) over
+    /// the copy bandwidth, in the best timed run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver: Option<SolverRow>,
+}
+
+#[derive(Serialize, Clone, Copy)]
+pub struct SolverRow {
+    pub iterations_per_step: f64,
+    pub seconds_per_iteration: f64,
+    pub fraction_of_step: f64,
+    pub bytes_per_iteration: f64,
+    pub fraction_of_copy_bandwidth: f64,
+}
+
+/// The linear solves' work between two readings, as a row over `steps` steps of `seconds`.
+fn solver_row(
+    a: Option<SolverWork>,
+    b: Option<SolverWork>,
+    steps: u64,
+    step_seconds: f64,
+    copy_bw: f64,
+) -> Option<SolverRow> {
+    let (a, b) = (a?, b?);
+    let its = (b.iterations - a.iterations) as f64;
+    if its == 0.0 {
+        return None;
+    }
+    let secs = (b.seconds - a.seconds) / its;
+    let bytes = (b.bytes - a.bytes) / its;
+    Some(SolverRow {
+        iterations_per_step: its / steps.max(1) as f64,
+        seconds_per_iteration: secs,
+        fraction_of_step: secs * its / steps.max(1) as f64 / step_seconds,
+        bytes_per_iteration: bytes,
+        fraction_of_copy_bandwidth: bytes / secs / copy_bw,
+    })
 }
 
 pub fn bench(opts: &BenchOptions) -> Result<()> {
@@ -151,6 +189,10 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
                 .map(|&n| (label(n), sets(Some(format!("grid.dims={}", dims(n)))), None))
                 .collect()
         }
+        Sizes::Meshes([]) if opts.meshes.is_empty() => {
+            let own: Vec<String> = sets(None).into_iter().filter(|s| !s.contains("{mesh}")).collect();
+            vec![("template mesh".to_string(), own, None)]
+        }
         Sizes::Meshes(default) => {
             let meshes = if opts.meshes.is_empty() {
                 default
@@ -173,14 +215,20 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
     })
 }
 
+/// What `time_steps` measures: seconds per step (best run), values updated per step, bytes a
+/// step must move, and the linear solves' work over the best run (where the family has any).
+type Timed = (f64, usize, f64, Option<(SolverWork, SolverWork)>);
+
 /// Seconds per step of a case on a target: one warm-up step, then the best of `reps` runs of
 /// `steps` steps; and the values updated per step and the bytes a step must move.
-fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<(f64, usize, f64)> {
+fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<Timed> {
     let mut case = Case::prepare(doc, target)?;
     let mut clock = case.advance(&Clock::default())?;
     case.sim.sync()?;
     let mut best = f64::INFINITY;
+    let mut work = None;
     for _ in 0..reps {
+        let before = case.sim.solver_work();
         let t = Instant::now();
         let end = clock.step + steps;
         while clock.step < end {
@@ -194,11 +242,15 @@ fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<
             clock = case.advance_batch(&clock, end - clock.step)?;
         }
         case.sim.sync()?;
-        best = best.min(t.elapsed().as_secs_f64() / steps as f64);
+        let secs = t.elapsed().as_secs_f64() / steps as f64;
+        if secs < best {
+            best = secs;
+            work = before.zip(case.sim.solver_work());
+        }
     }
     let fields = case.sim.fields(&clock)?;
     let updated = case.geometry.size(fields[0].centring);
-    Ok((best, updated, case.sim.bytes_per_step()))
+    Ok((best, updated, case.sim.bytes_per_step(), work))
 }
 
 fn measure(
@@ -210,7 +262,8 @@ fn measure(
     copy_bw: f64,
     opts: &BenchOptions,
 ) -> Result<BenchRow> {
-    let (t, n, bytes) = time_steps(doc, Target::Cuda(dev.clone()), opts.steps, opts.reps)?;
+    let (t, n, bytes, work) = time_steps(doc, Target::Cuda(dev.clone()), opts.steps, opts.reps)?;
+    let solver = work.and_then(|(a, b)| solver_row(Some(a), Some(b), b.steps - a.steps, t, copy_bw));
     let mut row = BenchRow {
         family: family.name().into(),
         variant: spec.name.into(),
@@ -223,16 +276,17 @@ fn measure(
         fraction_of_copy_bandwidth: bytes / t / copy_bw,
         cpu_updates_per_s: None,
         cpu_one_thread_updates_per_s: None,
+        solver,
     };
     if opts.cpu {
-        let (tc, _, _) = time_steps(doc, Target::Cpu, 1, 1)?;
+        let (tc, ..) = time_steps(doc, Target::Cpu, 1, 1)?;
         row.cpu_updates_per_s = Some(n as f64 / tc);
         if n <= opts.one_thread_max {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
                 .build()
                 .map_err(|e| SolverError::Other(e.to_string()))?;
-            let (t1, _, _) = pool.install(|| time_steps(doc, Target::Cpu, 1, 1))?;
+            let (t1, ..) = pool.install(|| time_steps(doc, Target::Cpu, 1, 1))?;
             row.cpu_one_thread_updates_per_s = Some(n as f64 / t1);
         }
     }
@@ -277,4 +331,47 @@ fn print_row(r: &BenchRow) {
         opt(r.cpu_one_thread_updates_per_s),
         speedup
     );
+    if let Some(s) = &r.solver {
+        println!(
+            "{:<8} linear solves: {:.1} CG iterations/step, {:.3e} s/iteration ({:.0}% of the step), {:.1} MB/iteration = {:.1} GB/s, {:.1}% of copy",
+            "",
+            s.iterations_per_step,
+            s.seconds_per_iteration,
+            100.0 * s.fraction_of_step,
+            s.bytes_per_iteration / 1e6,
+            s.bytes_per_iteration / s.seconds_per_iteration / 1e9,
+            100.0 * s.fraction_of_copy_bandwidth
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The solver line of a row: the work between two readings, per step and per iteration.
+    #[test]
+    fn solver_rows_divide_the_work_between_two_readings() {
+        let a = SolverWork {
+            steps: 1,
+            iterations: 100,
+            seconds: 1.0,
+            bytes: 1e9,
+        };
+        let b = SolverWork {
+            steps: 11,
+            iterations: 1100,
+            seconds: 3.0,
+            bytes: 11e9,
+        };
+        let r = solver_row(Some(a), Some(b), 10, 0.25, 1e12).unwrap();
+        assert_eq!(r.iterations_per_step, 100.0);
+        assert!((r.seconds_per_iteration - 2e-3).abs() < 1e-15);
+        assert!((r.fraction_of_step - 0.8).abs() < 1e-12);
+        assert!((r.bytes_per_iteration - 1e7).abs() < 1e-6);
+        assert!((r.fraction_of_copy_bandwidth - 5e-3).abs() < 1e-15);
+        // No iterations (or a family without solves): no line.
+        assert!(solver_row(Some(a), Some(a), 10, 0.25, 1e12).is_none());
+        assert!(solver_row(None, Some(b), 10, 0.25, 1e12).is_none());
+    }
 }

@@ -188,6 +188,21 @@ pub trait Simulation {
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         Ok(Vec::new())
     }
+    /// The linear solves' work so far, for families that solve linear systems every step
+    /// (`solver bench` reports iterations per step and seconds per iteration).
+    fn solver_work(&self) -> Option<SolverWork> {
+        None
+    }
+}
+
+/// The work of a simulation's linear solves since it was built: steps taken, solver
+/// iterations, their seconds (from an idle device) and the bytes they moved at the least.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverWork {
+    pub steps: u64,
+    pub iterations: u64,
+    pub seconds: f64,
+    pub bytes: f64,
 }
 
 /// Context of a check or benchmark: a scratch folder and the meshes given on the command line.
@@ -204,10 +219,17 @@ pub struct CheckSpec {
     /// `--set` overrides; `{mesh}` stands for the mesh given to `solver check --mesh`.
     pub sets: &'static [&'static str],
     pub steps: u64,
-    /// Tolerance in f64 and in f32.
+    /// Tolerance in f64 and in f32; NaN where the family refuses that precision (the row says
+    /// so instead of running).
     pub tolerance: [f64; 2],
     /// More overrides made at run time (e.g. a velocity file written by a previous run).
     pub extra: Option<ExtraSets>,
+    /// summary.json numbers compared besides the fields (e.g. force coefficients), each as
+    /// |cpu - cuda| / |cpu| within the same tolerance.
+    pub scalars: &'static [&'static str],
+    /// Also check that a CUDA run restarted halfway from its saved state ends bit-identical
+    /// to the uninterrupted one (in the first precision the spec runs in).
+    pub restart: bool,
 }
 
 impl CheckSpec {
@@ -227,7 +249,21 @@ impl CheckSpec {
             steps,
             tolerance,
             extra: None,
+            scalars: &[],
+            restart: false,
         }
+    }
+
+    /// The same check comparing summary.json's `scalars` too.
+    pub const fn with_scalars(mut self, scalars: &'static [&'static str]) -> CheckSpec {
+        self.scalars = scalars;
+        self
+    }
+
+    /// The same check with a restart row.
+    pub const fn with_restart(mut self) -> CheckSpec {
+        self.restart = true;
+        self
     }
 }
 
@@ -249,6 +285,7 @@ pub enum Sizes {
     GridCubes(&'static [usize]),
     /// Structured squares of n^2 cells: `grid.dims = [n, n, 1]`.
     GridSquares(&'static [usize]),
-    /// Tetrahedral meshes: the `--mesh` list, else Kuhn boxes of n^3 x 6 cells made here.
+    /// Tetrahedral meshes: the `--mesh` list, else Kuhn boxes of n^3 x 6 cells made here
+    /// (none given: the template's own mesh, its overrides naming `{mesh}` left out).
     Meshes(&'static [usize]),
 }

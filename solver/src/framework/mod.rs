@@ -20,6 +20,6 @@ pub use case::Case;
 pub use clock::{Clock, DtPolicy};
 pub use config::{CaseDoc, Precision};
 pub use family::{
-    build_in_precision, BenchSpec, BuildIn, CheckSpec, Family, FamilyInfo, Setup, Simulation, Sizes, SpecContext,
-    Template, Unhealthy,
+    build_in_precision, BenchSpec, BuildIn, CheckSpec, Family, FamilyInfo, Setup, Simulation, Sizes, SolverWork,
+    SpecContext, Template, Unhealthy,
 };

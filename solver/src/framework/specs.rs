@@ -72,13 +72,21 @@ pub struct Stepped {
 
 impl Stepped {
     pub fn run(doc: &CaseDoc, target: Target, steps: u64) -> Result<Stepped> {
-        let mut case = Case::prepare(doc, target)?;
-        let mut clock = Clock::default();
-        // The case's own end comes first where it is earlier.
-        while clock.step < steps && !case.schedule.done(&clock) {
-            clock = case.advance_batch(&clock, steps - clock.step)?;
+        let mut s = Stepped {
+            case: Case::prepare(doc, target)?,
+            clock: Clock::default(),
+        };
+        s.advance_to(steps)?;
+        Ok(s)
+    }
+
+    /// Steps until the clock has taken `steps` steps (the case's own end comes first where it
+    /// is earlier).
+    pub fn advance_to(&mut self, steps: u64) -> Result<()> {
+        while self.clock.step < steps && !self.case.schedule.done(&self.clock) {
+            self.clock = self.case.advance_batch(&self.clock, steps - self.clock.step)?;
         }
-        Ok(Stepped { case, clock })
+        Ok(())
     }
 
     pub fn fields(&mut self) -> Result<Vec<Field>> {

@@ -69,6 +69,8 @@ const fn check(name: &'static str, sets: &'static [&'static str]) -> CheckSpec {
         steps: 60,
         tolerance: [1e-10, 1e-5],
         extra: Some(inflow_outflow),
+        scalars: &[],
+        restart: false,
     }
 }
 

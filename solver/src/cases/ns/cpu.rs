@@ -1,9 +1,9 @@
 //! The CPU execution of the fractional step (rayon over cells and faces; CSR matrices and
-//! Jacobi-preconditioned CG from `numerics::linalg`): the reference for a CUDA twin, which
-//! implements the same `NsOps` with the same arithmetic per cell and face.
+//! Jacobi-preconditioned CG from `numerics::linalg`): the reference for the CUDA execution
+//! (`cuda.rs`), which implements the same `NsOps` with the same arithmetic per cell and face.
 
 use super::faces::{Faces, InletProfile, Role};
-use super::step::{NsOps, Predict, Var};
+use super::step::{NsOps, Predict, SolveStats, Var};
 use crate::error::Result;
 use crate::mesh::linalg3::solve3_or_zero;
 use crate::mesh::{Location, TetGeometry};
@@ -56,6 +56,32 @@ pub struct CpuNs {
     pub jp: Jacobi,
     /// The momentum matrix V/dt + nu K_u of the last dt, with its preconditioner.
     pub m: Option<(f64, CsMat<f64>, Jacobi)>,
+    pub stats: SolveStats,
+}
+
+/// The momentum matrix V/dt + nu K_u (both backends assemble it on the host).
+pub fn momentum_matrix(ku: &CsMat<f64>, nu: f64, vol: &[f64], dt: f64) -> CsMat<f64> {
+    let mut m = ku.map(|v| nu * v);
+    for (i, mut row) in m.outer_iterator_mut().enumerate() {
+        if let Some(d) = row.get_mut(i) {
+            *d += vol[i] / dt;
+        }
+    }
+    m
+}
+
+/// The bytes a CPU CG iteration moves at the least: the CSR matrix (values, u32 columns, row
+/// pointers) and the vectors as `CudaCg::bytes_per_iteration` counts them for Jacobi.
+pub fn cg_bytes_per_iteration(a: &CsMat<f64>) -> f64 {
+    12.0 * a.nnz() as f64 + 4.0 * (a.rows() + 1) as f64 + 80.0 * a.rows() as f64
+}
+
+/// solve_cg, its work added to `stats`.
+fn timed_cg(a: &CsMat<f64>, b: &[f64], x: &mut [f64], j: &Jacobi, s: &CgSettings, stats: &mut SolveStats) -> CgReport {
+    let t = std::time::Instant::now();
+    let r = solve_cg(a, b, x, j, s);
+    stats.add(r.iterations, t.elapsed().as_secs_f64(), cg_bytes_per_iteration(a));
+    r
 }
 
 /// The Laplacian's SPD matrix K (sum of a over a cell's faces on the diagonal, -a off it):
@@ -171,19 +197,12 @@ pub fn outward_sum(faces: &Faces, x: &[f64]) -> Vec<f64> {
 
 impl CpuNs {
     /// The momentum matrix at dt and its preconditioner, rebuilt when dt changes.
-    fn momentum_matrix(&mut self, dt: f64) -> &(f64, CsMat<f64>, Jacobi) {
+    fn ensure_momentum(&mut self, dt: f64) {
         if self.m.as_ref().is_none_or(|m| m.0 != dt) {
-            let mut m = self.ku.map(|v| self.c.nu * v);
-            let vol = &self.geo.volumes;
-            for (i, mut row) in m.outer_iterator_mut().enumerate() {
-                if let Some(d) = row.get_mut(i) {
-                    *d += vol[i] / dt;
-                }
-            }
+            let m = momentum_matrix(&self.ku, self.c.nu, &self.geo.volumes, dt);
             let j = Jacobi::new(&m);
             self.m = Some((dt, m, j));
         }
-        self.m.as_ref().unwrap()
     }
 
     /// nu (sum over Dirichlet faces of a u_b + outward sum of the deferred part) per cell.
@@ -278,8 +297,9 @@ impl NsOps for CpuNs {
             .map(|c| vol[c] / dt * p.ua[c] - vol[c] / rho * p.gp[c][k] + src[c])
             .collect();
         let settings = self.c.momentum.clone();
-        let (_, m, j) = self.momentum_matrix(dt);
-        Ok(solve_cg(m, &b, x, j, &settings))
+        self.ensure_momentum(dt);
+        let (_, m, j) = self.m.as_ref().unwrap();
+        Ok(timed_cg(m, &b, x, j, &settings, &mut self.stats))
     }
 
     fn predicted_flux(&mut self, dt: f64, u: &[Vec<f64>; 3], p: &Vec<f64>, gp: &Vec<[f64; 3]>) -> Result<Vec<f64>> {
@@ -299,7 +319,7 @@ impl NsOps for CpuNs {
         let b: Vec<f64> = (0..div.len())
             .map(|c| def.as_ref().map_or(0.0, |d| d[c]) - s * div[c])
             .collect();
-        Ok(solve_cg(&self.kp, &b, pc, &self.jp, &self.c.pressure))
+        Ok(timed_cg(&self.kp, &b, pc, &self.jp, &self.c.pressure, &mut self.stats))
     }
 
     fn correct_flux(&mut self, dt: f64, flux: &mut Vec<f64>, pc: &Vec<f64>, gc: Option<&Vec<[f64; 3]>>) -> Result<()> {
@@ -345,6 +365,10 @@ impl NsOps for CpuNs {
             out.1 += a[k].iter().map(|x| x * x).sum::<f64>();
         }
         Ok(out)
+    }
+
+    fn solve_stats(&self) -> SolveStats {
+        self.stats
     }
 
     fn divergence(&mut self, flux: &Vec<f64>) -> Result<f64> {

@@ -4,18 +4,19 @@
 //! (`numerics::linalg`), on collocated cell-centred unknowns with Rhie-Chow face fluxes that
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
 //! the finite-volume faces with their boundary roles (`faces`), the step written once over
-//! the backend's operations (`step`), the CPU operations (`cpu`), the simulation (`sim`),
+//! the backend's operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the simulation (`sim`),
 //! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
 //! `mesh` (`forces`, `probes`, `derived`).
 
 pub mod cpu;
+pub mod cuda;
 pub mod faces;
 pub mod section;
 pub mod setup;
 pub mod sim;
 pub mod step;
 
-use crate::framework::{FamilyInfo, Template};
+use crate::framework::{BenchSpec, CheckSpec, FamilyInfo, Sizes, Template};
 
 static TEMPLATES: &[Template] = &[Template::new(
     "dfg-3d-1z",
@@ -23,7 +24,35 @@ static TEMPLATES: &[Template] = &[Template::new(
     include_str!("templates/dfg-3d-1z.toml"),
 )];
 
+/// The linear solves of the check, to 1e-14 (pressure) and 1e-15 (momentum): both backends'
+/// CG then stop near rounding of the exact solve, so what is compared is the step's
+/// arithmetic, not where each CG stopped (the CPU tests the recursive residual every
+/// iteration, the device the true one every fourth). A CPU test (`tests/ns.rs`) bounds what
+/// the stopping point alone changes: 1.5e-11 against solves to 1e-16 (4.6e-9 at 1e-12,
+/// velocity being the sensitive field).
+pub const CHECK_SOLVES: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+];
+
+/// The DFG template on its built-in coarse channel, 20 steps from rest: u, p (and the derived
+/// fields), cd, cl and dp within 1e-10 in f64 (f32 is refused); a restart row.
+static CHECKS: &[CheckSpec] = &[CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 20, [1e-10, f64::NAN])
+    .with_scalars(&["cd", "cl", "dp"])
+    .with_restart()];
+
+/// Steps of the DFG template: on `solver bench --mesh` meshes (with the DFG patches, e.g.
+/// `meshtool generate cylinder`), else on its built-in coarse channel.
+static BENCHES: &[BenchSpec] = &[BenchSpec {
+    name: "dfg-3d-1z",
+    template: "dfg-3d-1z",
+    sets: &["mesh=\"{mesh}\"", "navier-stokes.log_every=0"],
+    sizes: Sizes::Meshes(&[]),
+}];
+
 /// The family: incompressible flow on a tetrahedral mesh.
-pub static FAMILY: FamilyInfo = FamilyInfo::new("navier-stokes", &["mesh"], TEMPLATES, &[], &[], |doc| {
+pub static FAMILY: FamilyInfo = FamilyInfo::new("navier-stokes", &["mesh"], TEMPLATES, CHECKS, BENCHES, |doc| {
     Ok(Box::new(setup::NsSetup::parse(doc)?))
 });

@@ -3,14 +3,16 @@
 //! patch and the probes, all checked once; `build` makes the simulation.
 
 use super::cpu::{laplacian, Constants, CpuNs, FlowVel};
+use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
 use super::section::{Bc, Initial, NsSection, Profile, Viscous};
 use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
+use crate::backend::cuda::Device;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
 use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
-use crate::numerics::linalg::{CgSettings, Jacobi};
+use crate::numerics::linalg::{CgSettings, CsMat, Jacobi};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::{Interpolation, Method, Scheme};
 use crate::output::Geometry;
@@ -19,6 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+/// Why f32 is refused: on both backends the step's fields, its face data and its linear solves
+/// are f64 (the CUDA CG works in f64 whatever the precision).
+const PRECISION_REFUSAL: &str = "navier-stokes runs in f64 only (CPU and CUDA): set run.precision = \"f64\"";
 
 /// The sections a Navier-Stokes case reads.
 #[derive(Deserialize, Serialize)]
@@ -202,7 +208,7 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         }
     }
     if doc.run.precision == Precision::F32 {
-        return Err(doc.error("run.precision", "navier-stokes runs in f64 only so far"));
+        return Err(doc.error("run.precision", PRECISION_REFUSAL));
     }
     Ok(())
 }
@@ -333,7 +339,8 @@ impl NsSetup {
         format!("{}+{}+{}+{}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
 
-    fn ops(&self) -> CpuNs {
+    /// The velocity and pressure matrices (the pressure's with its reference cell).
+    fn matrices(&self) -> (CsMat<f64>, CsMat<f64>) {
         let f = &self.faces;
         let n = self.geo.num_cells();
         let ku = laplacian(f, n, Role::fixed_velocity, &[]);
@@ -342,6 +349,11 @@ impl NsSetup {
             let diag = crate::numerics::linalg::cg::diagonal(&kp)[c].max(1e-300);
             kp = laplacian(f, n, |r| r == Role::Outlet, &[(c, diag)]);
         }
+        (ku, kp)
+    }
+
+    fn ops(&self) -> CpuNs {
+        let (ku, kp) = self.matrices();
         let s = &self.section;
         CpuNs {
             sl: HostSl::new(self.geo.clone(), s.max_walk, FlowVel::default(), s.interpolation, self.sl_bc[0].clone()),
@@ -354,7 +366,25 @@ impl NsSetup {
             jp: Jacobi::new(&kp),
             kp,
             m: None,
+            stats: Default::default(),
         }
+    }
+
+    fn cuda_ops(&self, dev: &Arc<Device>) -> Result<CudaNs> {
+        let (ku, kp) = self.matrices();
+        let s = &self.section;
+        let inputs = Inputs {
+            geo: &self.geo,
+            faces: &self.faces,
+            sl_bc: &self.sl_bc,
+            inlets: &self.inlets,
+            interpolation: s.interpolation,
+            max_walk: s.max_walk,
+            c: self.constants(),
+            ku,
+            kp,
+        };
+        CudaNs::new(dev, inputs)
     }
 }
 
@@ -389,12 +419,7 @@ impl Setup for NsSetup {
 
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
         if precision != Precision::F64 {
-            return Err(SolverError::Other("navier-stokes runs in f64 only so far".into()));
-        }
-        if let Target::Cuda(_) = target {
-            return Err(SolverError::Other(
-                "navier-stokes has no CUDA backend yet: run it with --backend cpu (run.backend = \"cpu\")".into(),
-            ));
+            return Err(SolverError::Other(PRECISION_REFUSAL.into()));
         }
         let s = &self.section;
         let common = Common {
@@ -427,7 +452,10 @@ impl Setup for NsSetup {
             report: self.report.clone(),
         };
         *self.report.lock().unwrap() = Report::default();
-        Ok(Box::new(NsSim::new(self.ops(), self.u0.clone(), common)?))
+        Ok(match target {
+            Target::Cpu => Box::new(NsSim::new(self.ops(), self.u0.clone(), common)?),
+            Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), common)?),
+        })
     }
 
     fn summary(&self) -> serde_json::Value {

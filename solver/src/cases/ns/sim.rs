@@ -8,7 +8,7 @@ use super::faces::Faces;
 use super::section::{Mode, SteadySettings};
 use super::step::{self, NsOps, State, StepReport};
 use crate::error::{Result, SolverError};
-use crate::framework::{Clock, Simulation, Unhealthy};
+use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
 use crate::mesh::{derived_fields, FlowFields, Force, Normalisation, PatchForce, Probes, TetGeometry};
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
@@ -129,6 +129,8 @@ pub struct NsSim<O: NsOps> {
     calm: u64,
     converged: bool,
     series: Series,
+    /// Steps this simulation took (not restored by a restart: the solvers' statistics are not).
+    steps: u64,
 }
 
 impl<O: NsOps> NsSim<O> {
@@ -147,6 +149,7 @@ impl<O: NsOps> NsSim<O> {
             calm: 0,
             converged: false,
             series: Series::default(),
+            steps: 0,
         })
     }
 
@@ -317,6 +320,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
             step: clock.step,
         };
         let rep = step::step(&mut self.ops, &mut self.st, span, self.c.nonorth)?;
+        self.steps += 1;
         let mut warnings = self.check_solves(clock.step + 1, "pressure", &rep.pressure, self.c.fail[0])?;
         warnings += self.check_solves(clock.step + 1, "momentum", &rep.momentum, self.c.fail[1])?;
         let force = self.measure()?;
@@ -420,8 +424,25 @@ impl<O: NsOps> Simulation for NsSim<O> {
         Ok(())
     }
 
+    /// The stages' bytes (`setup::min_bytes_per_step`) plus the linear solves' so far per step
+    /// (their iterations times the solver's bytes per iteration).
     fn bytes_per_step(&self) -> f64 {
-        self.c.bytes_per_step
+        let cg = self.ops.solve_stats().bytes / self.steps.max(1) as f64;
+        self.c.bytes_per_step + cg
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.ops.sync()
+    }
+
+    fn solver_work(&self) -> Option<SolverWork> {
+        let s = self.ops.solve_stats();
+        Some(SolverWork {
+            steps: self.steps,
+            iterations: s.iterations,
+            seconds: s.seconds,
+            bytes: s.bytes,
+        })
     }
 
     fn variant(&self) -> String {

@@ -1,5 +1,5 @@
 //! The fractional step, written once over the operations a backend provides (`NsOps`; the CPU
-//! in `cpu.rs`, a CUDA twin to come): Evstigneev's section V with an incremental pressure
+//! in `cpu.rs`, CUDA in `cuda.rs`): Evstigneev's section V with an incremental pressure
 //! correction on collocated cell-centred unknowns.
 //!
 //! 1. Advection: u^a = SL-BFECC(u^n) per component, departure points traced once along u^n
@@ -83,6 +83,34 @@ pub trait NsOps {
     fn change(&mut self, a: &[Self::Cells; 3], b: &[Self::Cells; 3]) -> Result<(f64, f64)>;
     /// max over cells of |sum_f F| / (sum_f |F|) (0 where no flux passes).
     fn divergence(&mut self, flux: &Self::Faces) -> Result<f64>;
+    /// What the linear solves have done so far (benchmark rows).
+    fn solve_stats(&self) -> SolveStats {
+        SolveStats::default()
+    }
+    /// Wait for the queued work (benchmark timing).
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The linear solves' work so far: CG iterations, their seconds (queued work before a solve
+/// excluded) and the bytes they moved at the least (the solver's traffic model).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    pub solves: u64,
+    pub iterations: u64,
+    pub seconds: f64,
+    pub bytes: f64,
+}
+
+impl SolveStats {
+    /// One more solve of `iterations` taking `seconds`, at `bytes_per_iteration`.
+    pub fn add(&mut self, iterations: usize, seconds: f64, bytes_per_iteration: f64) {
+        self.solves += 1;
+        self.iterations += iterations as u64;
+        self.seconds += seconds;
+        self.bytes += iterations as f64 * bytes_per_iteration;
+    }
 }
 
 /// The inputs of one component's predictor.

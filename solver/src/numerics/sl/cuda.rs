@@ -118,6 +118,13 @@ impl<R: Real> DeviceSl<R> {
         })
     }
 
+    /// Puts `bc` (a Dirichlet value per patch, NaN for the others, the same patches
+    /// Dirichlet as the one it replaces) in place and gives back the one in use: a family
+    /// that advects several components with their own wall values swaps them per component.
+    pub fn replace_bc(&mut self, bc: CudaSlice<R>) -> CudaSlice<R> {
+        std::mem::replace(&mut self.bc, bc)
+    }
+
     /// A cell-field buffer (contents undefined): a recycled one, else a new one.
     pub fn field(&mut self) -> Result<CudaSlice<R>> {
         match self.fields.pop() {

@@ -1,0 +1,339 @@
+// Incompressible Navier-Stokes on tetrahedra (solver/src/cases/ns/): the per-step operations of
+// the fractional step on device buffers, the same arithmetic in the same order as the CPU's
+// (cases/ns/cpu.rs; compiled with --fmad=false, so each cell and face comes out bit for bit
+// as on the CPU given the same inputs). Departure points follow the flow's own velocity (cell
+// value and least-squares Jacobian) and are located by the walk of tet.cuh; the interpolation
+// and BFECC are the shared kernels of sl.cu; the linear solves are cg.cu's.
+//
+// Faces as solver/src/cases/ns/faces.rs holds them (structure of arrays); a cell's four faces
+// as of_cell: the face index, bit 31 set where the cell does not own it. Cell 3-vectors
+// (gradients) are 3 per cell; the velocity is three cell scalars.
+#include "tet.cuh"
+#include "reduce.cuh"
+
+#define NO_CELL 0xffffffffu
+#define NOT_OWN 0x80000000u
+// faces::Role
+#define R_INTERIOR 0
+#define R_WALL 1
+#define R_INLET 2
+#define R_OUTLET 3
+#define R_SYMMETRY 4
+// step::Var: a velocity component (with `comp`), the pressure, the pressure correction.
+#define V_U 0
+#define V_P 1
+#define V_CORR 2
+// Threads per block of the reductions (fixed: the sums are the same on every run).
+#define RED_BLOCK 256
+
+struct Faces {
+    const u32* owner;
+    const u32* neigh;    // NO_CELL on the boundary
+    const int* role;
+    const REAL* area;
+    const REAL* normal;  // 3 per face
+    const REAL* centre;  // 3 per face
+    const REAL* d;       // 3 per face
+    const REAL* w;
+    const REAL* a;
+    const REAL* k;       // 3 per face
+    const REAL* ub;      // 3 per face
+    const REAL* pb;
+    const u32* of_cell;  // 4 per cell
+    u32 nfaces;
+    u32 ncells;
+};
+
+// Var::fixed_on
+__device__ inline bool fixed_on(int var, int role) {
+    return var == V_U ? (role == R_WALL || role == R_INLET) : role == R_OUTLET;
+}
+
+// cpu::boundary_value
+__device__ inline REAL boundary_value(const Faces& f, u32 i, int var, int comp) {
+    if (var == V_U) return f.ub[3 * (u64)i + comp];
+    if (var == V_P) return f.pb[i];
+    return K(0);
+}
+
+// Least-squares gradient of phi (cpu::gradient).
+extern "C" __global__ void ns_gradient(Mesh m, Faces f, const REAL* phi, int var, int comp, REAL* g) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= f.ncells) return;
+    REAL a[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, b[3] = {0, 0, 0};
+    const REAL* xc = m.centroids + 3 * (u64)c;
+    for (int l = 0; l < 4; ++l) {
+        u32 e = f.of_cell[4 * (u64)c + l];
+        u32 i = e & ~NOT_OWN;
+        u32 nb = f.neigh[i];
+        REAL r[3], d;
+        if (nb != NO_CELL) {
+            u32 o = (e & NOT_OWN) ? f.owner[i] : nb;
+            const REAL* xo = m.centroids + 3 * (u64)o;
+            for (int q = 0; q < 3; ++q) r[q] = xo[q] - xc[q];
+            d = phi[o] - phi[c];
+        } else if (fixed_on(var, f.role[i])) {
+            const REAL* x = f.centre + 3 * (u64)i;
+            for (int q = 0; q < 3; ++q) r[q] = x[q] - xc[q];
+            d = boundary_value(f, i, var, comp) - phi[c];
+        } else {
+            const REAL* n = f.normal + 3 * (u64)i;
+            for (int p = 0; p < 3; ++p)
+                for (int q = 0; q < 3; ++q) a[p][q] += n[p] * n[q];
+            continue;
+        }
+        REAL w = K(1) / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        for (int p = 0; p < 3; ++p) {
+            for (int q = 0; q < 3; ++q) a[p][q] += w * r[p] * r[q];
+            b[p] += w * r[p] * d;
+        }
+    }
+    REAL x[3];
+    solve3(a, b, x);
+    bool ok = isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]);
+    for (int q = 0; q < 3; ++q) g[3 * (u64)c + q] = ok ? x[q] : K(0);
+}
+
+// k . grad(phi)_f of face i from the cell gradients g (cpu::deferred).
+__device__ REAL deferred(const Faces& f, const REAL* g, u32 i, int var) {
+    const REAL* k = f.k + 3 * (u64)i;
+    u32 p = f.owner[i], nb = f.neigh[i];
+    REAL gf[3];
+    if (nb != NO_CELL) {
+        REAL w = f.w[i];
+        for (int q = 0; q < 3; ++q) gf[q] = w * g[3 * (u64)p + q] + (K(1) - w) * g[3 * (u64)nb + q];
+    } else if (fixed_on(var, f.role[i])) {
+        for (int q = 0; q < 3; ++q) gf[q] = g[3 * (u64)p + q];
+    } else {
+        return K(0);
+    }
+    return k[0] * gf[0] + k[1] * gf[1] + k[2] * gf[2];
+}
+
+// The outward sum over cell c's faces of the deferred part (cpu::outward_sum of cpu::deferred).
+__device__ REAL outward_deferred(const Faces& f, const REAL* g, u32 c, int var) {
+    REAL s = K(0);
+    for (int l = 0; l < 4; ++l) {
+        u32 e = f.of_cell[4 * (u64)c + l];
+        REAL x = deferred(f, g, e & ~NOT_OWN, var);
+        s = l == 0 ? ((e & NOT_OWN) ? -x : x) : s + ((e & NOT_OWN) ? -x : x);
+    }
+    return s;
+}
+
+// The outward sum over cell c's faces of a face field (cpu::outward_sum).
+__device__ REAL outward(const Faces& f, const REAL* x, u32 c) {
+    REAL s = K(0);
+    for (int l = 0; l < 4; ++l) {
+        u32 e = f.of_cell[4 * (u64)c + l];
+        REAL v = x[e & ~NOT_OWN];
+        v = (e & NOT_OWN) ? -v : v;
+        s = l == 0 ? v : s + v;
+    }
+    return s;
+}
+
+// Departure points along the flow's velocity u (three cell scalars) with its Jacobian, the
+// gradients gu (row a = grad u_a): the same for t and t + dt (numerics::sl::departure with
+// cpu::FlowVel), located as advect_departures locates them.
+extern "C" __global__ void BOUNDS ns_departures(Mesh m, const REAL* u0, const REAL* u1, const REAL* u2,
+                                                const REAL* g0, const REAL* g1, const REAL* g2, REAL dt, REAL sign,
+                                                u32 max_walk, REAL* px, u32* lcell, int* lpatch) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= m.ncells) return;
+    const REAL* x = m.centroids + 3 * (u64)c;
+    const REAL* u[3] = {u0, u1, u2};
+    const REAL* gu[3] = {g0, g1, g2};
+    REAL h = K(0.5) * dt * sign;
+    REAL rhs[3], mat[3][3], d[3];
+    for (int a = 0; a < 3; ++a) {
+        REAL v = u[a][c];
+        rhs[a] = h * (v + v);
+        for (int b = 0; b < 3; ++b) mat[a][b] = (a == b ? K(1) : K(0)) + h * gu[a][3 * (u64)c + b];
+    }
+    solve3(mat, rhs, d);
+    REAL p[3] = {x[0] - d[0], x[1] - d[1], x[2] - d[2]};
+    u32 cell; int patch;
+    if (!walk(m, c, p, max_walk, &cell, &patch)) {
+        u32 n = nearest_centroid(m, p);
+        if (!walk(m, n, p, 4 * max_walk, &cell, &patch)) {
+            cell = n; patch = -1;
+            for (int q = 0; q < 4; ++q) {
+                u32 dd = m.nbrs[4 * (u64)n + q];
+                if (dd & BOUNDARY) { patch = (int)(dd & ~BOUNDARY); break; }
+            }
+        }
+    }
+    px[3 * (u64)c] = p[0]; px[3 * (u64)c + 1] = p[1]; px[3 * (u64)c + 2] = p[2];
+    lcell[c] = cell; lpatch[c] = patch;
+}
+
+// A cell whose departure point left through an inlet takes the inlet's velocity there
+// (faces::InletProfile::at). prof: 16 per patch: kind (0 none, 1 uniform, 2 parabolic), the
+// velocity or the direction (3), lo (3), hi (3), u_max, the number of axes across, the axes (3).
+extern "C" __global__ void ns_inlet(u32 n, const REAL* px, const int* lpatch, const REAL* prof, REAL* o0, REAL* o1,
+                                    REAL* o2) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n || lpatch[c] < 0) return;
+    const REAL* q = prof + 16 * (u64)lpatch[c];
+    if (q[0] == K(0)) return;
+    REAL v[3];
+    if (q[0] == K(1)) {
+        for (int k = 0; k < 3; ++k) v[k] = q[1 + k];
+    } else {
+        const REAL *lo = q + 4, *hi = q + 7;
+        REAL x[3];
+        for (int k = 0; k < 3; ++k) x[k] = fmin(fmax(px[3 * (u64)c + k], lo[k]), hi[k]);
+        REAL s = q[10];
+        for (int j = 0; j < (int)q[11]; ++j) {
+            int ax = (int)q[12 + j];
+            REAL t = (x[ax] - lo[ax]) / (hi[ax] - lo[ax]);
+            s *= K(4) * t * (K(1) - t);
+        }
+        for (int k = 0; k < 3; ++k) v[k] = s * q[1 + k];
+    }
+    o0[c] = v[0]; o1[c] = v[1]; o2[c] = v[2];
+}
+
+// The predictor's right-hand side of component k (cpu: predict with viscous_sources), or with
+// `expl` the explicit update itself (cpu::explicit_predict; K_u u^n by faces, its sum in
+// another order than the CPU's CSR product).
+extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho, REAL nu, const REAL* ua,
+                                      const REAL* gp, const REAL* gu, const REAL* un, int expl, REAL* out) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= f.ncells) return;
+    REAL src = outward_deferred(f, gu, c, V_U);
+    REAL ku = K(0);
+    for (int l = 0; l < 4; ++l) {
+        u32 e = f.of_cell[4 * (u64)c + l];
+        u32 i = e & ~NOT_OWN;
+        u32 nb = f.neigh[i];
+        if (nb == NO_CELL && fixed_on(V_U, f.role[i])) {
+            src += f.a[i] * f.ub[3 * (u64)i + k];
+            ku += f.a[i] * un[c];
+        } else if (nb != NO_CELL) {
+            u32 o = (e & NOT_OWN) ? f.owner[i] : nb;
+            ku += f.a[i] * (un[c] - un[o]);
+        }
+    }
+    src *= nu;
+    REAL vol = m.volumes[c];
+    REAL gpk = gp[3 * (u64)c + k];
+    if (expl) {
+        out[c] = ua[c] + dt / vol * (src - nu * ku) - dt / rho * gpk;
+    } else {
+        out[c] = vol / dt * ua[c] - vol / rho * gpk + src;
+    }
+}
+
+// Rhie-Chow fluxes of u* (cpu::predicted_face_flux), s = dt / rho.
+extern "C" __global__ void ns_flux(Faces f, REAL s, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* p,
+                                   const REAL* gp, REAL* flux) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= f.nfaces) return;
+    const REAL *n = f.normal + 3 * (u64)i, *d = f.d + 3 * (u64)i;
+    REAL area = f.area[i];
+    u32 o = f.owner[i], q = f.neigh[i];
+    const REAL* u[3] = {u0, u1, u2};
+    REAL out;
+    if (q != NO_CELL) {
+        REAL w = f.w[i];
+        REAL uf[3], gf[3];
+        for (int k = 0; k < 3; ++k) {
+            uf[k] = w * u[k][o] + (K(1) - w) * u[k][q];
+            gf[k] = w * gp[3 * (u64)o + k] + (K(1) - w) * gp[3 * (u64)q + k];
+        }
+        out = area * dot3(n, uf) + s * f.a[i] * (dot3(d, gf) - (p[q] - p[o]));
+    } else if (f.role[i] == R_INLET) {
+        out = area * dot3(n, f.ub + 3 * (u64)i);
+    } else if (f.role[i] == R_OUTLET) {
+        REAL uo[3] = {u0[o], u1[o], u2[o]};
+        out = area * dot3(n, uo) + s * f.a[i] * (dot3(d, gp + 3 * (u64)o) - (f.pb[i] - p[o]));
+    } else {
+        out = K(0);
+    }
+    flux[i] = out;
+}
+
+// The pressure correction's right-hand side (cpu: solve_correction), s = rho / dt; gc may be
+// null (no deferred part).
+extern "C" __global__ void ns_correction_rhs(Faces f, REAL s, const REAL* flux, const REAL* gc, REAL* b) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= f.ncells) return;
+    REAL def = gc ? outward_deferred(f, gc, c, V_CORR) : K(0);
+    b[c] = def - s * outward(f, flux, c);
+}
+
+// F -= s (two-point + deferred) (cpu: correct_flux), s = dt / rho; gc may be null.
+extern "C" __global__ void ns_correct_flux(Faces f, REAL s, const REAL* pc, const REAL* gc, REAL* flux) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= f.nfaces) return;
+    u32 p = f.owner[i], nb = f.neigh[i];
+    REAL two;
+    if (nb != NO_CELL) {
+        two = f.a[i] * (pc[nb] - pc[p]);
+    } else if (f.role[i] == R_OUTLET) {
+        two = -f.a[i] * pc[p];
+    } else {
+        return;
+    }
+    REAL def = gc ? deferred(f, gc, i, V_CORR) : K(0);
+    flux[i] -= s * (two + def);
+}
+
+// u -= s grad(p'), p += p' (cpu: correct_cells), s = dt / rho.
+extern "C" __global__ void ns_correct_cells(u32 n, REAL s, REAL* u0, REAL* u1, REAL* u2, REAL* p, const REAL* pc,
+                                            const REAL* gc) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    u0[c] -= s * gc[3 * (u64)c];
+    u1[c] -= s * gc[3 * (u64)c + 1];
+    u2[c] -= s * gc[3 * (u64)c + 2];
+    p[c] += pc[c];
+}
+
+// Sum of a block's values v into s[0] (RED_BLOCK threads): a fixed tree, the same every run.
+__device__ void block_sum(REAL* s, REAL v) {
+    s[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned w = RED_BLOCK / 2; w > 0; w >>= 1) {
+        if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+        __syncthreads();
+    }
+}
+
+// Per block: sum |a - b|^2 and sum |a|^2 over the three components (2 per block); the host
+// adds the blocks' partials in order. Launched with a fixed grid of RED_BLOCK threads.
+extern "C" __global__ void ns_change(u32 n, const REAL* a0, const REAL* a1, const REAL* a2, const REAL* b0,
+                                     const REAL* b1, const REAL* b2, REAL* partial) {
+    __shared__ REAL s[RED_BLOCK];
+    REAL d = K(0), t = K(0);
+    for (u64 c = grid_start(); c < n; c += grid_stride()) {
+        REAL x0 = a0[c] - b0[c], x1 = a1[c] - b1[c], x2 = a2[c] - b2[c];
+        d += x0 * x0 + x1 * x1 + x2 * x2;
+        t += a0[c] * a0[c] + a1[c] * a1[c] + a2[c] * a2[c];
+    }
+    block_sum(s, d);
+    if (threadIdx.x == 0) partial[2 * blockIdx.x] = s[0];
+    __syncthreads();
+    block_sum(s, t);
+    if (threadIdx.x == 0) partial[2 * blockIdx.x + 1] = s[0];
+}
+
+// Per block: max over cells of |sum_f F| / sum_f |F| (cpu: divergence); RED_BLOCK threads.
+extern "C" __global__ void ns_divergence(Faces f, const REAL* flux, REAL* partial) {
+    __shared__ REAL s[RED_BLOCK];
+    REAL m = K(0);
+    for (u64 c = grid_start(); c < f.ncells; c += grid_stride()) {
+        REAL sum = K(0), tot = K(0);
+        for (int l = 0; l < 4; ++l) {
+            u32 e = f.of_cell[4 * c + l];
+            REAL x = flux[e & ~NOT_OWN];
+            sum += (e & NOT_OWN) ? -x : x;
+            tot += fabs(x);
+        }
+        m = max_nan(m, tot > K(0) ? fabs(sum) / tot : K(0));
+    }
+    block_max_nan(s, m);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+}

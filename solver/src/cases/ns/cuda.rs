@@ -1,0 +1,579 @@
+//! The CUDA execution of the fractional step (kernels/cuda/ns.cu): the same `NsOps` as the
+//! CPU's on device buffers, each cell and face computed with the CPU's arithmetic in its order
+//! (no fused multiply-adds). The semi-Lagrangian pieces are `numerics::sl::cuda::DeviceSl`'s
+//! with a departure kernel that follows the flow's own velocity; the linear solves are
+//! `numerics::linalg::CudaCg` (Jacobi-scaled, fused kernels) on the matrices the host
+//! assembled once (the momentum matrix once per dt).
+//!
+//! What crosses to the host per step: the CG status words (in batches, `CudaCg`), the
+//! reductions' block partials (2 x 128 values for the velocity change, 128 for the divergence,
+//! summed on the host in a fixed order: restarts are bit-identical) and, in `sim.rs`, u and p
+//! where forces or probes are measured (4 values per cell).
+
+use super::cpu::{momentum_matrix, Constants};
+use super::faces::{Faces, InletProfile, Role};
+use super::step::{NsOps, Predict, SolveStats, Var};
+use crate::backend::cuda::Device;
+use crate::error::{Result, SolverError};
+use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
+use crate::mesh::TetGeometry;
+use crate::numerics::linalg::{CgReport, CsMat, CudaCg, GpuPreconditioner};
+use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl};
+use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use kernels::ns as k;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// ns.cu's NOT_OWN: of_cell's mark of a face the cell does not own.
+const NOT_OWN: u32 = 0x8000_0000;
+/// The reductions' fixed launch: RED_GRID blocks of ns.cu's RED_BLOCK threads.
+const RED_GRID: u32 = 128;
+const RED_BLOCK: u32 = 256;
+
+/// Mirrors `struct Faces` of ns.cu: the device addresses of the face arrays (owner, neigh,
+/// role, area, normal, centre, d, w, a, k, ub, pb, of_cell), then the face and cell counts.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FacesC {
+    p: [u64; 13],
+    nfaces: u32,
+    ncells: u32,
+}
+// SAFETY: plain-old-data with the C layout.
+unsafe impl DeviceRepr for FacesC {}
+
+/// The faces on the device: owns the buffers whose addresses `c` holds.
+struct DeviceFaces {
+    c: FacesC,
+    _index: Vec<CudaSlice<u32>>,
+    _role: CudaSlice<i32>,
+    _real: Vec<CudaSlice<f64>>,
+}
+
+impl DeviceFaces {
+    fn upload(dev: &Device, f: &Faces) -> Result<Self> {
+        if f.len() >= NOT_OWN as usize || f.of_cell.len() >= u32::MAX as usize {
+            return Err(SolverError::Other(format!(
+                "the CUDA backend indexes faces with 31 bits; this mesh has {} faces",
+                f.len()
+            )));
+        }
+        let s = &dev.stream;
+        let role: Vec<i32> = f.role.iter().map(|r| role_code(*r)).collect();
+        let of_cell: Vec<u32> = f
+            .of_cell
+            .iter()
+            .flat_map(|c| c.map(|(i, own)| if own { i } else { i | NOT_OWN }))
+            .collect();
+        let index = vec![s.clone_htod(&f.owner)?, s.clone_htod(&f.neigh)?, s.clone_htod(&of_cell)?];
+        let role = s.clone_htod(&role)?;
+        let flat = |v: &[[f64; 3]]| v.as_flattened().to_vec();
+        let arrays = [
+            f.area.clone(),
+            flat(&f.normal),
+            flat(&f.centre),
+            flat(&f.d),
+            f.w.clone(),
+            f.a.clone(),
+            flat(&f.k),
+            flat(&f.ub),
+            f.pb.clone(),
+        ];
+        let real = arrays.into_iter().map(|v| dev.upload(&pad(v))).collect::<Result<Vec<_>>>()?;
+        let r = |i: usize| dev.ptr(&real[i]);
+        let p = [
+            dev.ptr(&index[0]),
+            dev.ptr(&index[1]),
+            dev.ptr(&role),
+            r(0),
+            r(1),
+            r(2),
+            r(3),
+            r(4),
+            r(5),
+            r(6),
+            r(7),
+            r(8),
+            dev.ptr(&index[2]),
+        ];
+        Ok(DeviceFaces {
+            c: FacesC {
+                p,
+                nfaces: f.len() as u32,
+                ncells: f.of_cell.len() as u32,
+            },
+            _index: index,
+            _role: role,
+            _real: real,
+        })
+    }
+}
+
+/// ns.cu's R_* codes.
+fn role_code(r: Role) -> i32 {
+    match r {
+        Role::Interior => 0,
+        Role::Wall => 1,
+        Role::Inlet => 2,
+        Role::Outlet => 3,
+        Role::Symmetry => 4,
+    }
+}
+
+/// The inlet profiles as ns_inlet reads them: 16 values per patch (see ns.cu).
+fn profile_table(inlets: &[Option<InletProfile>]) -> Vec<f64> {
+    let mut v = vec![0.0; 16 * inlets.len().max(1)];
+    for (p, prof) in inlets.iter().enumerate() {
+        let q = &mut v[16 * p..16 * p + 16];
+        match prof {
+            None => {}
+            Some(InletProfile::Uniform(u)) => {
+                q[0] = 1.0;
+                q[1..4].copy_from_slice(u);
+            }
+            Some(InletProfile::Parabolic { lo, hi, axes, u_max, dir }) => {
+                q[0] = 2.0;
+                q[1..4].copy_from_slice(dir);
+                q[4..7].copy_from_slice(lo);
+                q[7..10].copy_from_slice(hi);
+                q[10] = *u_max;
+                q[11] = axes.len().min(3) as f64;
+                for (j, &a) in axes.iter().take(3).enumerate() {
+                    q[12 + j] = a as f64;
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The semi-Lagrangian operations with departure points along the flow: the velocity's and
+/// its gradients' addresses are set before each trace.
+struct FlowSl {
+    sl: DeviceSl<f64>,
+    departures: CudaFunction,
+    max_walk: u32,
+    /// u0, u1, u2, grad u0, grad u1, grad u2.
+    vel: [u64; 6],
+}
+
+impl SlOps for FlowSl {
+    type Deps = DeviceDeps<f64>;
+    type Field = CudaSlice<f64>;
+
+    fn departures(&mut self, span: Span, sign: f64) -> Result<DeviceDeps<f64>> {
+        let out = self.sl.deps()?;
+        let dev = &self.sl.dev;
+        let (px, cell, patch) = (dev.ptr(&out.px), dev.ptr(&out.cell), dev.ptr(&out.patch));
+        let mut b = dev.stream.launch_builder(&self.departures);
+        b.arg(&self.sl.mesh.c);
+        for v in &self.vel {
+            b.arg(v);
+        }
+        b.arg(&span.dt).arg(&sign).arg(&self.max_walk);
+        b.arg(&px).arg(&cell).arg(&patch);
+        // SAFETY: the velocity components hold ncells values and the gradients 3 per cell (set
+        // by `advect` from live buffers), the outputs ncells entries (px 3 per cell).
+        unsafe { b.launch(launch_cfg(self.sl.mesh.ncells()))? };
+        Ok(out)
+    }
+
+    fn interpolate(&mut self, deps: &DeviceDeps<f64>, f: &CudaSlice<f64>) -> Result<Interpolated<CudaSlice<f64>>> {
+        self.sl.interpolate(deps, f)
+    }
+
+    fn correct(&mut self, f: &CudaSlice<f64>, f2: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        self.sl.correct(f, f2)
+    }
+
+    fn limit(&mut self, x: CudaSlice<f64>, lo: &CudaSlice<f64>, hi: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        self.sl.limit(x, lo, hi)
+    }
+
+    fn recycle(&mut self, f: CudaSlice<f64>) {
+        self.sl.recycle(f)
+    }
+
+    fn recycle_deps(&mut self, d: DeviceDeps<f64>) {
+        self.sl.recycle_deps(d)
+    }
+}
+
+struct Functions {
+    gradient: CudaFunction,
+    inlet: CudaFunction,
+    predict: CudaFunction,
+    flux: CudaFunction,
+    correction_rhs: CudaFunction,
+    correct_flux: CudaFunction,
+    correct_cells: CudaFunction,
+    change: CudaFunction,
+    divergence: CudaFunction,
+}
+
+impl Functions {
+    fn load(dev: &Device) -> Result<Self> {
+        let f = |kernel| dev.function::<f64>(kernel, &[]);
+        Ok(Functions {
+            gradient: f(k::GRADIENT)?,
+            inlet: f(k::INLET)?,
+            predict: f(k::PREDICT)?,
+            flux: f(k::FLUX)?,
+            correction_rhs: f(k::CORRECTION_RHS)?,
+            correct_flux: f(k::CORRECT_FLUX)?,
+            correct_cells: f(k::CORRECT_CELLS)?,
+            change: f(k::CHANGE)?,
+            divergence: f(k::DIVERGENCE)?,
+        })
+    }
+}
+
+/// What the device operations are built from (the setup's parsed case).
+pub struct Inputs<'a> {
+    pub geo: &'a TetGeometry<f64>,
+    pub faces: &'a Faces,
+    /// The semi-Lagrangian patch values per component (NaN: zero gradient).
+    pub sl_bc: &'a [Vec<f64>; 3],
+    pub inlets: &'a [Option<InletProfile>],
+    pub interpolation: Interpolation,
+    pub max_walk: u32,
+    pub c: Constants,
+    /// The velocity and pressure matrices (`cpu::laplacian`).
+    pub ku: CsMat<f64>,
+    pub kp: CsMat<f64>,
+}
+
+pub struct CudaNs {
+    dev: Arc<Device>,
+    n: usize,
+    nf: usize,
+    mesh: Arc<DeviceMesh<f64>>,
+    faces: DeviceFaces,
+    sl: FlowSl,
+    /// The semi-Lagrangian patch values of each component but the one `sl` holds (`active`).
+    bc: [Option<CudaSlice<f64>>; 3],
+    active: usize,
+    profiles: CudaSlice<f64>,
+    fns: Functions,
+    c: Constants,
+    ku: CsMat<f64>,
+    vol: Vec<f64>,
+    pressure: CudaCg,
+    /// The momentum solver of the last dt.
+    momentum: Option<(f64, CudaCg)>,
+    partial: CudaSlice<f64>,
+    stats: SolveStats,
+}
+
+impl CudaNs {
+    pub fn new(dev: &Arc<Device>, inp: Inputs<'_>) -> Result<Self> {
+        let mesh = Arc::new(DeviceMesh::upload(dev, inp.geo)?);
+        let fit = (inp.interpolation == Interpolation::Quadratic).then(|| quadratic::build(inp.geo, &inp.sl_bc[0]));
+        let sl = DeviceSl::new(dev.clone(), mesh.clone(), inp.interpolation, fit.as_ref(), &inp.sl_bc[0])?;
+        let bc = [
+            None,
+            Some(dev.upload(&pad(inp.sl_bc[1].clone()))?),
+            Some(dev.upload(&pad(inp.sl_bc[2].clone()))?),
+        ];
+        let pressure = CudaCg::new(dev, &inp.kp, GpuPreconditioner::Jacobi, inp.c.pressure.clone())?;
+        Ok(CudaNs {
+            n: inp.geo.num_cells(),
+            nf: inp.faces.len(),
+            faces: DeviceFaces::upload(dev, inp.faces)?,
+            sl: FlowSl {
+                sl,
+                departures: dev.function::<f64>(k::DEPARTURES, &[])?,
+                max_walk: inp.max_walk,
+                vel: [0; 6],
+            },
+            bc,
+            active: 0,
+            profiles: dev.upload(&profile_table(inp.inlets))?,
+            fns: Functions::load(dev)?,
+            c: inp.c,
+            ku: inp.ku,
+            vol: inp.geo.volumes.clone(),
+            pressure,
+            momentum: None,
+            partial: dev.zeros(2 * RED_GRID as usize)?,
+            stats: SolveStats::default(),
+            mesh,
+            dev: dev.clone(),
+        })
+    }
+
+    fn cells(&self) -> LaunchConfig {
+        launch_cfg(self.n)
+    }
+
+    fn face_cfg(&self) -> LaunchConfig {
+        launch_cfg(self.nf)
+    }
+
+    fn reduction_cfg() -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (RED_GRID, 1, 1),
+            block_dim: (RED_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// A buffer of `len` values that a kernel fills entirely.
+    fn uninit(&self, len: usize) -> Result<CudaSlice<f64>> {
+        // SAFETY: every caller launches a kernel that writes all `len` values before any read.
+        Ok(unsafe { self.dev.stream.alloc::<f64>(len)? })
+    }
+
+    /// Component k's patch values in the semi-Lagrangian operations.
+    fn use_bc(&mut self, k: usize) {
+        if self.active == k {
+            return;
+        }
+        let b = self.bc[k].take().expect("held while not in use");
+        self.bc[self.active] = Some(self.sl.sl.replace_bc(b));
+        self.active = k;
+    }
+
+    fn transport(&mut self, deps: &sl::Traced<DeviceDeps<f64>>, k: usize, f: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        self.use_bc(k);
+        sl::transport(&mut self.sl, self.c.method, deps, f)
+    }
+
+    /// The momentum solver at dt (the matrix assembled on the host and uploaded when dt changes).
+    fn momentum_at(&mut self, dt: f64) -> Result<&mut CudaCg> {
+        if self.momentum.as_ref().is_none_or(|m| m.0 != dt) {
+            self.momentum = None;
+            let m = momentum_matrix(&self.ku, self.c.nu, &self.vol, dt);
+            let cg = CudaCg::new(&self.dev, &m, GpuPreconditioner::Jacobi, self.c.momentum.clone())?;
+            self.momentum = Some((dt, cg));
+        }
+        Ok(&mut self.momentum.as_mut().unwrap().1)
+    }
+
+    /// One CG solve, timed from an idle stream, its work added to the statistics.
+    fn solve(
+        dev: &Device,
+        cg: &mut CudaCg,
+        stats: &mut SolveStats,
+        b: &CudaSlice<f64>,
+        x: &mut CudaSlice<f64>,
+    ) -> Result<CgReport> {
+        dev.stream.synchronize()?;
+        let t = Instant::now();
+        let r = cg.solve(b, x)?;
+        stats.add(r.iterations, t.elapsed().as_secs_f64(), cg.bytes_per_iteration());
+        Ok(r)
+    }
+
+    /// The block partials of the last reduction, `per` values per block.
+    fn partials(&self, per: usize) -> Result<Vec<f64>> {
+        let p = self.dev.stream.clone_dtoh(&self.partial.slice(0..per * RED_GRID as usize))?;
+        Ok(p)
+    }
+}
+
+impl NsOps for CudaNs {
+    type Cells = CudaSlice<f64>;
+    type Vectors = CudaSlice<f64>;
+    type Faces = CudaSlice<f64>;
+
+    fn upload(&mut self, host: &[f64]) -> Result<CudaSlice<f64>> {
+        self.dev.upload(host)
+    }
+    fn download(&mut self, x: &CudaSlice<f64>) -> Result<Vec<f64>> {
+        self.dev.download(x)
+    }
+    fn upload_faces(&mut self, host: &[f64]) -> Result<CudaSlice<f64>> {
+        self.dev.upload(host)
+    }
+    fn download_faces(&mut self, x: &CudaSlice<f64>) -> Result<Vec<f64>> {
+        self.dev.download(x)
+    }
+    fn copy(&mut self, x: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        Ok(self.dev.stream.clone_dtod(x)?)
+    }
+    fn zeros(&mut self) -> Result<CudaSlice<f64>> {
+        self.dev.zeros(self.n)
+    }
+
+    fn gradient(&mut self, phi: &CudaSlice<f64>, var: Var) -> Result<CudaSlice<f64>> {
+        let g = self.uninit(3 * self.n)?;
+        let (v, comp): (i32, i32) = match var {
+            Var::U(k) => (0, k as i32),
+            Var::P => (1, 0),
+            Var::Correction => (2, 0),
+        };
+        let (pp, gp) = (self.dev.ptr(phi), self.dev.ptr(&g));
+        let mut b = self.dev.stream.launch_builder(&self.fns.gradient);
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&pp).arg(&v).arg(&comp).arg(&gp);
+        // SAFETY: phi holds ncells values, g 3 per cell; the mesh and faces are live.
+        unsafe { b.launch(self.cells())? };
+        Ok(g)
+    }
+
+    fn advect(&mut self, span: Span, u: &[CudaSlice<f64>; 3], gu: &[CudaSlice<f64>; 3]) -> Result<[CudaSlice<f64>; 3]> {
+        let d = &self.dev;
+        self.sl.vel = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&gu[0]), d.ptr(&gu[1]), d.ptr(&gu[2])];
+        let deps = sl::trace(&mut self.sl, self.c.method, span)?;
+        let out = [
+            self.transport(&deps, 0, &u[0])?,
+            self.transport(&deps, 1, &u[1])?,
+            self.transport(&deps, 2, &u[2])?,
+        ];
+        let d = &self.dev;
+        let n = self.n as u32;
+        let (px, patch, prof) = (d.ptr(&deps.fwd.px), d.ptr(&deps.fwd.patch), d.ptr(&self.profiles));
+        let o = [d.ptr(&out[0]), d.ptr(&out[1]), d.ptr(&out[2])];
+        let mut b = d.stream.launch_builder(&self.fns.inlet);
+        b.arg(&n).arg(&px).arg(&patch).arg(&prof).arg(&o[0]).arg(&o[1]).arg(&o[2]);
+        // SAFETY: the departures and outputs hold ncells entries (px 3 per cell), the profile
+        // table 16 values per patch (every patch id a departure names).
+        unsafe { b.launch(self.cells())? };
+        self.sl.recycle_deps(deps.fwd);
+        if let Some(bwd) = deps.bwd {
+            self.sl.recycle_deps(bwd);
+        }
+        Ok(out)
+    }
+
+    fn predict(&mut self, p: Predict<'_, Self>, x: &mut CudaSlice<f64>) -> Result<CgReport> {
+        let expl = self.c.explicit as i32;
+        let rhs = if self.c.explicit { None } else { Some(self.uninit(self.n)?) };
+        let d = &self.dev;
+        let out = rhs.as_ref().map_or(d.ptr(x), |r| d.ptr(r));
+        let (kk, dt, rho, nu) = (p.k as i32, p.dt, self.c.rho, self.c.nu);
+        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), d.ptr(p.un)];
+        let mut b = d.stream.launch_builder(&self.fns.predict);
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
+        b.arg(&a[0]).arg(&a[1]).arg(&a[2]).arg(&a[3]).arg(&expl).arg(&out);
+        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell; out is x or the
+        // right-hand side, neither of them read by the kernel.
+        unsafe { b.launch(self.cells())? };
+        let Some(rhs) = rhs else {
+            return Ok(CgReport {
+                converged: true,
+                ..CgReport::default()
+            });
+        };
+        let dev = self.dev.clone();
+        let mut stats = self.stats;
+        let cg = self.momentum_at(dt)?;
+        let r = Self::solve(&dev, cg, &mut stats, &rhs, x)?;
+        self.stats = stats;
+        Ok(r)
+    }
+
+    fn predicted_flux(
+        &mut self,
+        dt: f64,
+        u: &[CudaSlice<f64>; 3],
+        p: &CudaSlice<f64>,
+        gp: &CudaSlice<f64>,
+    ) -> Result<CudaSlice<f64>> {
+        let flux = self.uninit(self.nf)?;
+        let d = &self.dev;
+        let s = dt / self.c.rho;
+        let a = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(p), d.ptr(gp), d.ptr(&flux)];
+        let mut b = d.stream.launch_builder(&self.fns.flux);
+        b.arg(&self.faces.c).arg(&s);
+        for v in &a {
+            b.arg(v);
+        }
+        // SAFETY: u and p hold ncells values, gp 3 per cell, flux nfaces.
+        unsafe { b.launch(self.face_cfg())? };
+        Ok(flux)
+    }
+
+    fn solve_correction(
+        &mut self,
+        dt: f64,
+        flux: &CudaSlice<f64>,
+        gc: Option<&CudaSlice<f64>>,
+        pc: &mut CudaSlice<f64>,
+    ) -> Result<CgReport> {
+        let rhs = self.uninit(self.n)?;
+        let d = &self.dev;
+        let s = self.c.rho / dt;
+        let (fp, gp, bp) = (d.ptr(flux), gc.map_or(0, |g| d.ptr(g)), d.ptr(&rhs));
+        let mut b = d.stream.launch_builder(&self.fns.correction_rhs);
+        b.arg(&self.faces.c).arg(&s).arg(&fp).arg(&gp).arg(&bp);
+        // SAFETY: flux holds nfaces values, gc (or null) 3 per cell, rhs ncells.
+        unsafe { b.launch(self.cells())? };
+        Self::solve(&self.dev, &mut self.pressure, &mut self.stats, &rhs, pc)
+    }
+
+    fn correct_flux(
+        &mut self,
+        dt: f64,
+        flux: &mut CudaSlice<f64>,
+        pc: &CudaSlice<f64>,
+        gc: Option<&CudaSlice<f64>>,
+    ) -> Result<()> {
+        let d = &self.dev;
+        let s = dt / self.c.rho;
+        let (pp, gp, fp) = (d.ptr(pc), gc.map_or(0, |g| d.ptr(g)), d.ptr(flux));
+        let mut b = d.stream.launch_builder(&self.fns.correct_flux);
+        b.arg(&self.faces.c).arg(&s).arg(&pp).arg(&gp).arg(&fp);
+        // SAFETY: pc holds ncells values, gc (or null) 3 per cell, flux nfaces (each thread
+        // reads and writes its own face only).
+        unsafe { b.launch(self.face_cfg())? };
+        Ok(())
+    }
+
+    fn correct_cells(
+        &mut self,
+        dt: f64,
+        u: &mut [CudaSlice<f64>; 3],
+        p: &mut CudaSlice<f64>,
+        pc: &CudaSlice<f64>,
+        gc: &CudaSlice<f64>,
+    ) -> Result<()> {
+        let d = &self.dev;
+        let (n, s) = (self.n as u32, dt / self.c.rho);
+        let a = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(p), d.ptr(pc), d.ptr(gc)];
+        let mut b = d.stream.launch_builder(&self.fns.correct_cells);
+        b.arg(&n).arg(&s);
+        for v in &a {
+            b.arg(v);
+        }
+        // SAFETY: u, p and pc hold ncells values, gc 3 per cell; each thread its own cell.
+        unsafe { b.launch(self.cells())? };
+        Ok(())
+    }
+
+    fn change(&mut self, a: &[CudaSlice<f64>; 3], bb: &[CudaSlice<f64>; 3]) -> Result<(f64, f64)> {
+        let d = &self.dev;
+        let n = self.n as u32;
+        let v = [d.ptr(&a[0]), d.ptr(&a[1]), d.ptr(&a[2]), d.ptr(&bb[0]), d.ptr(&bb[1]), d.ptr(&bb[2])];
+        let out = d.ptr(&self.partial);
+        let mut b = d.stream.launch_builder(&self.fns.change);
+        b.arg(&n);
+        for x in &v {
+            b.arg(x);
+        }
+        b.arg(&out);
+        // SAFETY: the six fields hold ncells values, partial 2 per block of the fixed grid.
+        unsafe { b.launch(Self::reduction_cfg())? };
+        let p = self.partials(2)?;
+        Ok(p.chunks(2).fold((0.0, 0.0), |s, x| (s.0 + x[0], s.1 + x[1])))
+    }
+
+    fn divergence(&mut self, flux: &CudaSlice<f64>) -> Result<f64> {
+        let d = &self.dev;
+        let (fp, out) = (d.ptr(flux), d.ptr(&self.partial));
+        let mut b = d.stream.launch_builder(&self.fns.divergence);
+        b.arg(&self.faces.c).arg(&fp).arg(&out);
+        // SAFETY: flux holds nfaces values, partial one per block of the fixed grid.
+        unsafe { b.launch(Self::reduction_cfg())? };
+        Ok(self.partials(1)?.into_iter().fold(0.0, f64::max))
+    }
+
+    fn solve_stats(&self) -> SolveStats {
+        self.stats
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.dev.sync()
+    }
+}
