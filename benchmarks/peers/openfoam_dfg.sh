@@ -3,7 +3,7 @@
 # solver on the same Gmsh mesh; prints Cd, Cl, Δp and their errors against the reference
 # values (Cd 6.18533, Cl 0.009401, Δp 0.171007).
 #
-#   benchmarks/peers/openfoam_dfg.sh [SIZE [WORKDIR]]     # SIZE: meshtool's --size, default 0.048 (32.6k tets)
+#   benchmarks/peers/openfoam_dfg.sh [SIZE [WORKDIR]]     # SIZE: meshtool's --size, default 0.06 (28.3k tets; 0.04: 90.5k, 0.0267: 291k)
 #
 # Channel 2.5 × 0.41 × 0.41, cylinder D = 0.1 (axis z through (0.5, 0.2)); inlet
 # U = 16 Um y z (H − y)(H − z) / H⁴, Um = 0.45, ν = 1e-3, ρ = 1; Cd = 2 F_x / (ρ Ū² D H),
@@ -20,7 +20,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 P3=${PYTHON:-/usr/bin/python3}   # python3-numpy, python3-vtk9 (scripts/setup.sh)
-SIZE=${1:-0.048}
+SIZE=${1:-0.06}
 W=${2:-$(mktemp -d)}
 W=$(mkdir -p "$W" && cd "$W" && pwd)
 MESHTOOL=${MESHTOOL:-$ROOT/target/release/meshtool}

@@ -168,31 +168,59 @@ extern "C" __global__ void BOUNDS ns_departures(Mesh m, const REAL* u0, const RE
     lcell[c] = cell; lpatch[c] = patch;
 }
 
+// faces::InletProfile::at: the velocity of the profile q (16 values, below) at x; false for
+// a patch with no profile.
+__device__ inline bool inlet_profile(const REAL* q, const REAL* xp, REAL* v) {
+    if (q[0] == K(0)) return false;
+    if (q[0] == K(1)) {
+        for (int k = 0; k < 3; ++k) v[k] = q[1 + k];
+        return true;
+    }
+    const REAL *lo = q + 4, *hi = q + 7;
+    REAL x[3];
+    for (int k = 0; k < 3; ++k) x[k] = fmin(fmax(xp[k], lo[k]), hi[k]);
+    REAL s = q[10];
+    for (int j = 0; j < (int)q[11]; ++j) {
+        int ax = (int)q[12 + j];
+        REAL t = (x[ax] - lo[ax]) / (hi[ax] - lo[ax]);
+        s *= K(4) * t * (K(1) - t);
+    }
+    for (int k = 0; k < 3; ++k) v[k] = s * q[1 + k];
+    return true;
+}
+
 // A cell whose departure point left through an inlet takes the inlet's velocity there
 // (faces::InletProfile::at). prof: 16 per patch: kind (0 none, 1 uniform, 2 parabolic), the
 // velocity or the direction (3), lo (3), hi (3), u_max, the number of axes across, the axes (3).
-extern "C" __global__ void ns_inlet(u32 n, const REAL* px, const int* lpatch, const REAL* prof, REAL* o0, REAL* o1,
-                                    REAL* o2) {
+// A departure point inside a cell with a face on a profiled inlet, between that face and the
+// cell's centroid, blends the profile with the cell (cpu: between_inlet_and_centroid); near:
+// 11 per cell, the inlet patch (-1 none), the face's unit normal (3) and centre (3), the
+// centroid's depth s_c and the profile at the centroid (3), all computed on the host.
+extern "C" __global__ void ns_inlet(u32 n, const REAL* px, const int* lpatch, const u32* lcell, const REAL* prof,
+                                    const REAL* near, const REAL* u0, const REAL* u1, const REAL* u2, REAL* o0,
+                                    REAL* o1, REAL* o2) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n || lpatch[c] < 0) return;
-    const REAL* q = prof + 16 * (u64)lpatch[c];
-    if (q[0] == K(0)) return;
+    if (c >= n) return;
+    const REAL* x = px + 3 * (u64)c;
     REAL v[3];
-    if (q[0] == K(1)) {
-        for (int k = 0; k < 3; ++k) v[k] = q[1 + k];
-    } else {
-        const REAL *lo = q + 4, *hi = q + 7;
-        REAL x[3];
-        for (int k = 0; k < 3; ++k) x[k] = fmin(fmax(px[3 * (u64)c + k], lo[k]), hi[k]);
-        REAL s = q[10];
-        for (int j = 0; j < (int)q[11]; ++j) {
-            int ax = (int)q[12 + j];
-            REAL t = (x[ax] - lo[ax]) / (hi[ax] - lo[ax]);
-            s *= K(4) * t * (K(1) - t);
-        }
-        for (int k = 0; k < 3; ++k) v[k] = s * q[1 + k];
+    if (lpatch[c] >= 0) {
+        if (!inlet_profile(prof + 16 * (u64)lpatch[c], x, v)) return;
+        o0[c] = v[0]; o1[c] = v[1]; o2[c] = v[2];
+        return;
     }
-    o0[c] = v[0]; o1[c] = v[1]; o2[c] = v[2];
+    const u32 cd = lcell[c];
+    const REAL* t = near + 11 * (u64)cd;
+    if (t[0] < K(0)) return;
+    REAL sd = t[1] * (t[4] - x[0]);
+    sd += t[2] * (t[5] - x[1]);
+    sd += t[3] * (t[6] - x[2]);
+    const REAL sc = t[7];
+    if (!(sc > K(0) && sd < sc)) return;
+    if (!inlet_profile(prof + 16 * (u64)t[0], x, v)) return;
+    const REAL w = fmax(sd, K(0)) / sc;
+    o0[c] = v[0] + w * (u0[cd] - t[8]);
+    o1[c] = v[1] + w * (u1[cd] - t[9]);
+    o2[c] = v[2] + w * (u2[cd] - t[10]);
 }
 
 // The predictor's right-hand side of component k (cpu: predict with viscous_sources), or with

@@ -49,8 +49,9 @@ fn set_option(name: &str, value: f64) -> Result<()> {
     check(ierr, name)
 }
 
-/// Mesh the channel with the obstacle; `size` is the target element size (the obstacle is
-/// refined by curvature). Patches: inlet (x=0), outlet (x=2.5), walls, cylinder|sphere.
+/// Mesh the channel with the obstacle; `size` is the element size far from the obstacle, and
+/// `size / OBSTACLE_REFINEMENT` on it (`size_field`): every length of the mesh scales with
+/// `size`, so that a smaller one refines the obstacle's surface too. Patches: inlet (x=0), outlet (x=2.5), walls, cylinder|sphere.
 /// With `msh22`, Gmsh's mesh is also saved there as MSH 2.2 ASCII (what OpenFOAM's gmshToFoam
 /// reads); it prepares to the same mesh as the one returned.
 pub fn channel_with_obstacle(obstacle: Obstacle, size: f64, msh22: Option<&Path>) -> Result<RawMesh> {
@@ -70,7 +71,7 @@ pub fn channel_with_obstacle(obstacle: Obstacle, size: f64, msh22: Option<&Path>
         set_option("General.Verbosity", 1.0)?;
         build_geometry(obstacle)?;
         add_patches(obstacle)?;
-        mesh_and_write(size, &path, msh22.map(|_| legacy.as_path()))
+        mesh_and_write(obstacle, size, &path, msh22.map(|_| legacy.as_path()))
     })();
     unsafe { g::gmshFinalize(&mut ierr) };
     result?;
@@ -191,12 +192,59 @@ fn add_patches(obstacle: Obstacle) -> Result<()> {
     Ok(())
 }
 
-/// Mesh in 3-D, write MSH 4.1 binary to `path` and, if asked, MSH 2.2 ASCII to `legacy`.
-fn mesh_and_write(size: f64, path: &Path, legacy: Option<&Path>) -> Result<()> {
+/// The element size on the obstacle is `size / OBSTACLE_REFINEMENT`...
+pub const OBSTACLE_REFINEMENT: f64 = 5.0;
+/// ...and grows linearly with the distance from its surface to `size` at this distance (2.5 D).
+pub const GRADING_DISTANCE: f64 = 0.25;
+
+/// The exact distance from the obstacle's surface, as a Gmsh MathEval expression: a field
+/// that meshes sample exactly on the surface, unlike Gmsh's Distance field, which measures
+/// from sample points.
+fn obstacle_distance(obstacle: Obstacle) -> &'static str {
+    match obstacle {
+        Obstacle::Cylinder => "Sqrt((x - 0.5)^2 + (y - 0.2)^2) - 0.05",
+        Obstacle::Sphere => "Sqrt((x - 0.5)^2 + (y - 0.2)^2 + (z - 0.205)^2) - 0.05",
+    }
+}
+
+/// The size field that makes `size` refine the whole mesh, the obstacle's surface and the
+/// layers around it included (meshes/channel.geo sets the same): a Threshold on the exact
+/// distance r from the obstacle, size / OBSTACLE_REFINEMENT at r = 0 growing linearly to `size`
+/// at r = GRADING_DISTANCE and beyond. Curvature-based sizing is off: it would give the
+/// obstacle the same number of segments around whatever `size` is.
+fn size_field(obstacle: Obstacle, size: f64) -> Result<()> {
     let mut ierr: c_int = 0;
+    let kind = |k: &str| CString::new(k).unwrap();
+    // SAFETY: valid NUL-terminated strings and error pointers for every call.
+    let distance = unsafe { g::gmshModelMeshFieldAdd(kind("MathEval").as_ptr(), -1, &mut ierr) };
+    check(ierr, "gmshModelMeshFieldAdd (MathEval)")?;
+    let f = CString::new(obstacle_distance(obstacle)).unwrap();
+    unsafe { g::gmshModelMeshFieldSetString(distance, kind("F").as_ptr(), f.as_ptr(), &mut ierr) };
+    check(ierr, "gmshModelMeshFieldSetString (F)")?;
+    let threshold = unsafe { g::gmshModelMeshFieldAdd(kind("Threshold").as_ptr(), -1, &mut ierr) };
+    check(ierr, "gmshModelMeshFieldAdd (Threshold)")?;
+    for (option, value) in [
+        ("IField", distance as f64),
+        ("LcMin", size / OBSTACLE_REFINEMENT),
+        ("LcMax", size),
+        ("DistMin", 0.0),
+        ("DistMax", GRADING_DISTANCE),
+    ] {
+        unsafe { g::gmshModelMeshFieldSetNumber(threshold, kind(option).as_ptr(), value, &mut ierr) };
+        check(ierr, option)?;
+    }
+    unsafe { g::gmshModelMeshFieldSetAsBackgroundMesh(threshold, &mut ierr) };
+    check(ierr, "gmshModelMeshFieldSetAsBackgroundMesh")?;
     set_option("Mesh.MeshSizeMax", size)?;
     set_option("Mesh.MeshSizeMin", size / 10.0)?;
-    set_option("Mesh.MeshSizeFromCurvature", 24.0)?;
+    set_option("Mesh.MeshSizeFromCurvature", 0.0)?;
+    set_option("Mesh.MeshSizeExtendFromBoundary", 0.0)
+}
+
+/// Mesh in 3-D, write MSH 4.1 binary to `path` and, if asked, MSH 2.2 ASCII to `legacy`.
+fn mesh_and_write(obstacle: Obstacle, size: f64, path: &Path, legacy: Option<&Path>) -> Result<()> {
+    let mut ierr: c_int = 0;
+    size_field(obstacle, size)?;
     unsafe { g::gmshModelMeshGenerate(3, &mut ierr) };
     check(ierr, "gmshModelMeshGenerate")?;
     set_option("Mesh.MshFileVersion", 4.1)?;
@@ -254,4 +302,53 @@ fn add_physical(dim: c_int, tags: &mut [c_int], tag: c_int, name: &str) -> Resul
     let c = CString::new(name).unwrap();
     unsafe { g::gmshModelSetPhysicalName(dim, t, c.as_ptr(), &mut ierr) };
     check(ierr, "gmshModelSetPhysicalName")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The obstacle's triangles and their mean edge length.
+    fn obstacle_faces(raw: &RawMesh, name: &str) -> (usize, f64) {
+        let p = raw.patches.iter().position(|p| p.name == name).unwrap() as u32;
+        let tris: Vec<&[u32; 3]> = raw
+            .boundary_tris
+            .iter()
+            .zip(&raw.boundary_patch)
+            .filter(|(_, &q)| q == p)
+            .map(|(t, _)| t)
+            .collect();
+        let len = |a: u32, b: u32| {
+            let (x, y) = (raw.nodes[a as usize], raw.nodes[b as usize]);
+            ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt()
+        };
+        let sum: f64 = tris
+            .iter()
+            .map(|t| len(t[0], t[1]) + len(t[1], t[2]) + len(t[2], t[0]))
+            .sum();
+        (tris.len(), sum / (3 * tris.len()) as f64)
+    }
+
+    /// `size` refines the obstacle too: its edges are about size / OBSTACLE_REFINEMENT and
+    /// halving `size` gives it about 4 times the triangles (with the earlier curvature
+    /// sizing, 24 points per 2 pi whatever the size, both meshes had the same 1804).
+    #[test]
+    fn size_refines_the_cylinder_surface() {
+        let coarse = channel_with_obstacle(Obstacle::Cylinder, 0.2, None).unwrap();
+        let fine = channel_with_obstacle(Obstacle::Cylinder, 0.1, None).unwrap();
+        let (nc, hc) = obstacle_faces(&coarse, "cylinder");
+        let (nf, hf) = obstacle_faces(&fine, "cylinder");
+        let ratio = nf as f64 / nc as f64;
+        assert!((3.0..5.5).contains(&ratio), "{nc} -> {nf} cylinder triangles");
+        for (h, size) in [(hc, 0.2), (hf, 0.1)] {
+            let want = size / OBSTACLE_REFINEMENT;
+            assert!((0.7 * want..1.3 * want).contains(&h), "mean edge {h} at size {size}");
+        }
+        assert!(
+            fine.tets.len() > 4 * coarse.tets.len(),
+            "{} -> {} tets",
+            coarse.tets.len(),
+            fine.tets.len()
+        );
+    }
 }

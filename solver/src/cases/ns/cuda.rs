@@ -121,6 +121,29 @@ fn role_code(r: Role) -> i32 {
     }
 }
 
+/// Per cell, what ns_inlet needs of its profiled inlet face (cpu::inlet_face_of_cell), 11
+/// values: the patch (-1 none), the face's normal and centre, the centroid's depth below the
+/// face and the profile at the centroid, computed here as the CPU computes them.
+fn near_inlet_table(geo: &TetGeometry<f64>, faces: &Faces, inlets: &[Option<InletProfile>]) -> Vec<f64> {
+    let n = geo.num_cells();
+    let mut t = vec![0.0; 11 * n.max(1)];
+    for (c, f) in super::cpu::inlet_face_of_cell(faces, inlets, n).into_iter().enumerate() {
+        let row = &mut t[11 * c..11 * c + 11];
+        row[0] = -1.0;
+        let Some(profile) = (f != u32::MAX).then(|| inlets[faces.patch[f as usize] as usize].as_ref()).flatten() else {
+            continue;
+        };
+        let f = f as usize;
+        let (nv, xf, xc) = (faces.normal[f], faces.centre[f], geo.centroids[c]);
+        row[0] = faces.patch[f] as f64;
+        row[1..4].copy_from_slice(&nv);
+        row[4..7].copy_from_slice(&xf);
+        row[7] = (0..3).map(|k| nv[k] * (xf[k] - xc[k])).sum::<f64>();
+        row[8..11].copy_from_slice(&profile.at(xc));
+    }
+    t
+}
+
 /// The inlet profiles as ns_inlet reads them: 16 values per patch (see ns.cu).
 fn profile_table(inlets: &[Option<InletProfile>]) -> Vec<f64> {
     let mut v = vec![0.0; 16 * inlets.len().max(1)];
@@ -255,6 +278,8 @@ pub struct CudaNs {
     bc: [Option<CudaSlice<f64>>; 3],
     active: usize,
     profiles: CudaSlice<f64>,
+    /// Per cell, its profiled inlet face's data for ns_inlet (`near_inlet_table`).
+    near_inlet: CudaSlice<f64>,
     fns: Functions,
     c: Constants,
     ku: CsMat<f64>,
@@ -290,6 +315,7 @@ impl CudaNs {
             bc,
             active: 0,
             profiles: dev.upload(&profile_table(inp.inlets))?,
+            near_inlet: dev.upload(&near_inlet_table(inp.geo, inp.faces, inp.inlets))?,
             fns: Functions::load(dev)?,
             c: inp.c,
             ku: inp.ku,
@@ -423,12 +449,15 @@ impl NsOps for CudaNs {
         ];
         let d = &self.dev;
         let n = self.n as u32;
-        let (px, patch, prof) = (d.ptr(&deps.fwd.px), d.ptr(&deps.fwd.patch), d.ptr(&self.profiles));
+        let (px, patch, cell) = (d.ptr(&deps.fwd.px), d.ptr(&deps.fwd.patch), d.ptr(&deps.fwd.cell));
+        let (prof, near) = (d.ptr(&self.profiles), d.ptr(&self.near_inlet));
+        let ui = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2])];
         let o = [d.ptr(&out[0]), d.ptr(&out[1]), d.ptr(&out[2])];
         let mut b = d.stream.launch_builder(&self.fns.inlet);
-        b.arg(&n).arg(&px).arg(&patch).arg(&prof).arg(&o[0]).arg(&o[1]).arg(&o[2]);
-        // SAFETY: the departures and outputs hold ncells entries (px 3 per cell), the profile
-        // table 16 values per patch (every patch id a departure names).
+        b.arg(&n).arg(&px).arg(&patch).arg(&cell).arg(&prof).arg(&near);
+        b.arg(&ui[0]).arg(&ui[1]).arg(&ui[2]).arg(&o[0]).arg(&o[1]).arg(&o[2]);
+        // SAFETY: the departures, u and the outputs hold ncells entries (px 3 per cell), the
+        // profile table 16 values per patch (every patch id a departure names), near 11 per cell.
         unsafe { b.launch(self.cells())? };
         self.sl.recycle_deps(deps.fwd);
         if let Some(bwd) = deps.bwd {
