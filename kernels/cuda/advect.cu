@@ -82,16 +82,7 @@ extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL 
     solve3(mat, rhs, d);
     REAL p[3] = {x[0] - d[0], x[1] - d[1], x[2] - d[2]};
     u32 cell; int patch;
-    if (!walk(m, c, p, max_walk, &cell, &patch)) {
-        u32 n = nearest_centroid(m, p);
-        if (!walk(m, n, p, 4 * max_walk, &cell, &patch)) {
-            cell = n; patch = -1;
-            for (int f = 0; f < 4; ++f) {
-                u32 dd = m.nbrs[4 * (u64)n + f];
-                if (dd & BOUNDARY) { patch = (int)(dd & ~BOUNDARY); break; }
-            }
-        }
-    }
+    locate_departure(m, c, p, max_walk, &cell, &patch);
     px[3 * (u64)c] = p[0]; px[3 * (u64)c + 1] = p[1]; px[3 * (u64)c + 2] = p[2];
     lcell[c] = cell; lpatch[c] = patch;
 }

@@ -149,3 +149,17 @@ __device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
     }
     return bi;
 }
+
+// Where the departure point p of cell c lies: a walk from c, else from the nearest centroid
+// with 4x the budget, else that cell (on its first boundary patch, if it has one).
+__device__ void locate_departure(const Mesh& m, u32 c, const REAL* p, u32 max_walk, u32* cell, int* patch) {
+    if (walk(m, c, p, max_walk, cell, patch)) return;
+    const u32 n = nearest_centroid(m, p);
+    if (walk(m, n, p, 4 * max_walk, cell, patch)) return;
+    *cell = n;
+    *patch = -1;
+    for (int f = 0; f < 4; ++f) {
+        const u32 d = m.nbrs[4 * (u64)n + f];
+        if (d & BOUNDARY) { *patch = (int)(d & ~BOUNDARY); break; }
+    }
+}

@@ -48,6 +48,8 @@ pub struct CpuNs {
     /// The profile of each inlet patch: a departure point that left the domain through one
     /// takes the inlet's velocity there (the patch values of `sl_bc` are one per patch).
     pub inlets: Vec<Option<InletProfile>>,
+    /// Per cell, one of its faces on a profiled inlet (`inlet_face_of_cell`, built once).
+    pub near_inlet: Vec<u32>,
     pub c: Constants,
     /// The velocity Laplacian (walls and inlets Dirichlet) and the pressure one (outlets, and
     /// the reference cell).
@@ -238,8 +240,8 @@ impl CpuNs {
     /// inlet) it eroded the DFG inflow: axis velocity 0.30 in the first cells and 0.36 at
     /// x = 0.2 instead of 0.45 and 0.435 (28k tets); cfl 2 and up send those points out
     /// through the inlet, where they already took the profile.
-    fn between_inlet_and_centroid(&self, near_inlet: &[u32], cell: usize, x: [f64; 3], u: &[Vec<f64>; 3]) -> Option<[f64; 3]> {
-        let f = near_inlet[cell];
+    fn between_inlet_and_centroid(&self, cell: usize, x: [f64; 3], u: &[Vec<f64>; 3]) -> Option<[f64; 3]> {
+        let f = self.near_inlet[cell];
         if f == u32::MAX {
             return None;
         }
@@ -312,7 +314,6 @@ impl NsOps for CpuNs {
             self.sl.bc = self.sl_bc[k].clone();
             *o = sl::transport(&mut self.sl, self.c.method, &deps, &u[k])?;
         }
-        let near_inlet = inlet_face_of_cell(&self.faces, &self.inlets, n);
         for (c, d) in deps.fwd.iter().enumerate() {
             match d.loc {
                 Location::Outside { patch, .. } => {
@@ -322,7 +323,7 @@ impl NsOps for CpuNs {
                     }
                 }
                 Location::Inside(cd) => {
-                    if let Some(v) = self.between_inlet_and_centroid(&near_inlet, cd as usize, d.point, u) {
+                    if let Some(v) = self.between_inlet_and_centroid(cd as usize, d.point, u) {
                         (0..3).for_each(|k| out[k][c] = v[k]);
                     }
                 }

@@ -361,6 +361,7 @@ impl NsSetup {
             faces: self.faces.clone(),
             sl_bc: self.sl_bc.clone(),
             inlets: self.inlets.clone(),
+            near_inlet: super::cpu::inlet_face_of_cell(&self.faces, &self.inlets, self.geo.num_cells()),
             c: self.constants(),
             ku,
             jp: Jacobi::new(&kp),
