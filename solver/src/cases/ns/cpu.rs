@@ -261,8 +261,11 @@ impl CpuNs {
 
     fn explicit_predict(&self, p: &Predict<'_, Self>, src: &[f64], x: &mut [f64]) -> CgReport {
         let mut ku = vec![0.0; x.len()];
-        spmv(&self.ku, p.un, &mut ku);
-        let (dt, nu, rho, k) = (p.dt, self.c.nu, self.c.rho, p.k);
+        let nu = if p.viscous { self.c.nu } else { 0.0 };
+        if p.viscous {
+            spmv(&self.ku, p.un, &mut ku);
+        }
+        let (dt, rho, k) = (p.dt, self.c.rho / p.pressure_weight, p.k);
         let vol = &self.geo.volumes;
         x.par_iter_mut().enumerate().for_each(|(c, x)| {
             *x = p.ua[c] + dt / vol[c] * (src[c] - nu * ku[c]) - dt / rho * p.gp[c][k];
@@ -302,7 +305,13 @@ impl NsOps for CpuNs {
         Ok(gradient(&self.geo, &self.faces, phi, var))
     }
 
-    fn advect(&mut self, span: Span, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3]) -> Result<[Vec<f64>; 3]> {
+    fn advect(
+        &mut self,
+        span: Span,
+        u: &[Vec<f64>; 3],
+        gu: &[Vec<[f64; 3]>; 3],
+        q: &[Vec<f64>; 3],
+    ) -> Result<[Vec<f64>; 3]> {
         let n = self.geo.num_cells();
         self.sl.vel = FlowVel {
             u: (0..n).into_par_iter().map(|c| [u[0][c], u[1][c], u[2][c]]).collect(),
@@ -312,7 +321,7 @@ impl NsOps for CpuNs {
         let mut out: [Vec<f64>; 3] = Default::default();
         for (k, o) in out.iter_mut().enumerate() {
             self.sl.bc = self.sl_bc[k].clone();
-            *o = sl::transport(&mut self.sl, self.c.method, &deps, &u[k])?;
+            *o = sl::transport(&mut self.sl, self.c.method, &deps, &q[k])?;
         }
         for (c, d) in deps.fwd.iter().enumerate() {
             match d.loc {
@@ -323,7 +332,7 @@ impl NsOps for CpuNs {
                     }
                 }
                 Location::Inside(cd) => {
-                    if let Some(v) = self.between_inlet_and_centroid(cd as usize, d.point, u) {
+                    if let Some(v) = self.between_inlet_and_centroid(cd as usize, d.point, q) {
                         (0..3).for_each(|k| out[k][c] = v[k]);
                     }
                 }
@@ -332,12 +341,23 @@ impl NsOps for CpuNs {
         Ok(out)
     }
 
+    fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Vec<f64>> {
+        let src = if p.viscous {
+            self.viscous_sources(p.k, p.gu)
+        } else {
+            vec![0.0; p.ua.len()]
+        };
+        let mut x = vec![0.0; p.ua.len()];
+        self.explicit_predict(&p, &src, &mut x);
+        Ok(x)
+    }
+
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Vec<f64>) -> Result<CgReport> {
         let src = self.viscous_sources(p.k, p.gu);
         if self.c.explicit {
             return Ok(self.explicit_predict(&p, &src, x));
         }
-        let (dt, rho, k) = (p.dt, self.c.rho, p.k);
+        let (dt, rho, k) = (p.dt, self.c.rho / p.pressure_weight, p.k);
         let vol = &self.geo.volumes;
         let b: Vec<f64> = (0..x.len())
             .into_par_iter()

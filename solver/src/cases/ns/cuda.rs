@@ -392,6 +392,21 @@ impl CudaNs {
         Ok(r)
     }
 
+    /// ns_predict into out: the explicit update (`expl`) or the predictor's right-hand side.
+    fn launch_predict(&self, p: &Predict<'_, Self>, expl: bool, out: &CudaSlice<f64>) -> Result<()> {
+        let d = &self.dev;
+        let nu = if p.viscous { self.c.nu } else { 0.0 };
+        let (kk, dt, rho, expl) = (p.k as i32, p.dt, self.c.rho / p.pressure_weight, expl as i32);
+        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), d.ptr(p.un), d.ptr(out)];
+        let mut b = d.stream.launch_builder(&self.fns.predict);
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
+        b.arg(&a[0]).arg(&a[1]).arg(&a[2]).arg(&a[3]).arg(&expl).arg(&a[4]);
+        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell; out is none of the
+        // inputs (the kernel writes it only).
+        unsafe { b.launch(self.cells())? };
+        Ok(())
+    }
+
     /// The block partials of the last reduction, `per` values per block.
     fn partials(&self, per: usize) -> Result<Vec<f64>> {
         let p = self.dev.stream.clone_dtoh(&self.partial.slice(0..per * RED_GRID as usize))?;
@@ -438,25 +453,31 @@ impl NsOps for CudaNs {
         Ok(g)
     }
 
-    fn advect(&mut self, span: Span, u: &[CudaSlice<f64>; 3], gu: &[CudaSlice<f64>; 3]) -> Result<[CudaSlice<f64>; 3]> {
+    fn advect(
+        &mut self,
+        span: Span,
+        u: &[CudaSlice<f64>; 3],
+        gu: &[CudaSlice<f64>; 3],
+        q: &[CudaSlice<f64>; 3],
+    ) -> Result<[CudaSlice<f64>; 3]> {
         let d = &self.dev;
         self.sl.vel = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&gu[0]), d.ptr(&gu[1]), d.ptr(&gu[2])];
         let deps = sl::trace(&mut self.sl, self.c.method, span)?;
         let out = [
-            self.transport(&deps, 0, &u[0])?,
-            self.transport(&deps, 1, &u[1])?,
-            self.transport(&deps, 2, &u[2])?,
+            self.transport(&deps, 0, &q[0])?,
+            self.transport(&deps, 1, &q[1])?,
+            self.transport(&deps, 2, &q[2])?,
         ];
         let d = &self.dev;
         let n = self.n as u32;
         let (px, patch, cell) = (d.ptr(&deps.fwd.px), d.ptr(&deps.fwd.patch), d.ptr(&deps.fwd.cell));
         let (prof, near) = (d.ptr(&self.profiles), d.ptr(&self.near_inlet));
-        let ui = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2])];
+        let qi = [d.ptr(&q[0]), d.ptr(&q[1]), d.ptr(&q[2])];
         let o = [d.ptr(&out[0]), d.ptr(&out[1]), d.ptr(&out[2])];
         let mut b = d.stream.launch_builder(&self.fns.inlet);
         b.arg(&n).arg(&px).arg(&patch).arg(&cell).arg(&prof).arg(&near);
-        b.arg(&ui[0]).arg(&ui[1]).arg(&ui[2]).arg(&o[0]).arg(&o[1]).arg(&o[2]);
-        // SAFETY: the departures, u and the outputs hold ncells entries (px 3 per cell), the
+        b.arg(&qi[0]).arg(&qi[1]).arg(&qi[2]).arg(&o[0]).arg(&o[1]).arg(&o[2]);
+        // SAFETY: the departures, q and the outputs hold ncells entries (px 3 per cell), the
         // profile table 16 values per patch (every patch id a departure names), near 11 per cell.
         unsafe { b.launch(self.cells())? };
         self.sl.recycle_deps(deps.fwd);
@@ -466,19 +487,16 @@ impl NsOps for CudaNs {
         Ok(out)
     }
 
+    fn forcing(&mut self, p: Predict<'_, Self>) -> Result<CudaSlice<f64>> {
+        let out = self.uninit(self.n)?;
+        self.launch_predict(&p, true, &out)?;
+        Ok(out)
+    }
+
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut CudaSlice<f64>) -> Result<CgReport> {
-        let expl = self.c.explicit as i32;
         let rhs = if self.c.explicit { None } else { Some(self.uninit(self.n)?) };
-        let d = &self.dev;
-        let out = rhs.as_ref().map_or(d.ptr(x), |r| d.ptr(r));
-        let (kk, dt, rho, nu) = (p.k as i32, p.dt, self.c.rho, self.c.nu);
-        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), d.ptr(p.un)];
-        let mut b = d.stream.launch_builder(&self.fns.predict);
-        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
-        b.arg(&a[0]).arg(&a[1]).arg(&a[2]).arg(&a[3]).arg(&expl).arg(&out);
-        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell; out is x or the
-        // right-hand side, neither of them read by the kernel.
-        unsafe { b.launch(self.cells())? };
+        self.launch_predict(&p, self.c.explicit, rhs.as_ref().unwrap_or(&*x))?;
+        let dt = p.dt;
         let Some(rhs) = rhs else {
             return Ok(CgReport {
                 converged: true,

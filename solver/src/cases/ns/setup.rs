@@ -197,6 +197,10 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
             return Err(doc.error(&format!("navier-stokes.{key}"), format!("{v}: must be positive")));
         }
     }
+    if !(0.5..=1.0).contains(&s.theta) {
+        let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta);
+        return Err(doc.error("navier-stokes.theta", msg));
+    }
     if s.interpolation == Interpolation::Linear {
         let msg = "\"linear\" pins wall vertices to one value for all components; use \"quadratic\" or \"voronoi\"";
         return Err(doc.error("navier-stokes.interpolation", msg));
@@ -336,7 +340,8 @@ impl NsSetup {
         let names = toml::Value::try_from((s.viscous, s.nonorthogonal)).ok();
         let names = names.and_then(|v| v.as_array().cloned()).unwrap_or_default();
         let name = |i: usize| names.get(i).and_then(|v| v.as_str()).unwrap_or("?").to_string();
-        format!("{}+{}+{}+{}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
+        let theta = s.theta;
+        format!("{}+{}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
 
     /// The velocity and pressure matrices (the pressure's with its reference cell).
@@ -443,6 +448,7 @@ impl Setup for NsSetup {
             mode: s.mode,
             steady: s.steady.clone(),
             nonorth: s.nonorth_correctors,
+            theta: s.theta,
             log_every: s.log_every,
             fail: [s.pressure_solver.fail_residual, s.momentum_solver.fail_residual],
             h: self.h,

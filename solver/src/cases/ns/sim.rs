@@ -41,6 +41,8 @@ pub struct Common {
     pub mode: Mode,
     pub steady: SteadySettings,
     pub nonorth: usize,
+    /// The implicit fraction of the forcing (`NsSection::theta`).
+    pub theta: f64,
     pub log_every: u64,
     /// Relative residuals beyond which a capped solve stops the run (pressure, momentum).
     pub fail: [f64; 2],
@@ -319,7 +321,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
             dt,
             step: clock.step,
         };
-        let rep = step::step(&mut self.ops, &mut self.st, span, self.c.nonorth)?;
+        let rep = step::step(&mut self.ops, &mut self.st, span, self.c.nonorth, self.c.theta)?;
         self.steps += 1;
         let mut warnings = self.check_solves(clock.step + 1, "pressure", &rep.pressure, self.c.fail[0])?;
         warnings += self.check_solves(clock.step + 1, "momentum", &rep.momentum, self.c.fail[1])?;

@@ -2,10 +2,13 @@
 //! in `cpu.rs`, CUDA in `cuda.rs`): Evstigneev's section V with an incremental pressure
 //! correction on collocated cell-centred unknowns.
 //!
-//! 1. Advection: u^a = SL-BFECC(u^n) per component, departure points traced once along u^n
-//!    (its least-squares Jacobian for the second-order departure formula).
-//! 2. Predictor: (V/dt + nu K) u* = V u^a / dt - V grad(p^n) / rho (+ boundary and deferred
-//!    non-orthogonal terms); implicit by CG (or explicit).
+//! 1. Advection: u^a = SL-BFECC(q) per component, departure points traced once along u^n
+//!    (its least-squares Jacobian for the second-order departure formula), with
+//!    q = u^n + (1 - theta) dt F(u^n, p^n), F = nu lap(u) - grad(p) / rho: that share of the
+//!    forcing is taken at the departure point (theta = 1: q = u^n, the paper's scheme).
+//! 2. Predictor: (V/s + nu K) u* = V u^a / s - V grad(p^n) / rho (+ boundary and deferred
+//!    non-orthogonal terms) with s = theta dt; implicit by CG (or explicit). Steps 3-5 take
+//!    the same s for dt.
 //! 3. Face fluxes of u* by linear interpolation with the Rhie-Chow term
 //!    (dt/rho) a [d . grad(p^n)_f - (p^n_N - p^n_P)].
 //! 4. Pressure correction: sum_f D_f(p') = (rho/dt) sum_f F*_f with D_f the two-point
@@ -13,8 +16,16 @@
 //! 5. Projection: F = F* - (dt/rho) D_f(p') with the same D_f (so sum_f F = 0 per cell to the
 //!    CG tolerance), u = u* - (dt/rho) grad(p'), p = p^n + p'.
 //!
-//! At a steady state p' = 0 and the momentum balance no longer depends on dt except through
-//! the Rhie-Chow term (third order in h).
+//! At a steady state p' = 0. With theta = 1 the steady balance is u - u(X) = dt F(x): the
+//! forcing at the arrival point stands for its mean along the trajectory, an O(dt) error that
+//! acts as a streamwise viscosity |u|^2 dt / 2 (on the DFG 3D-1Z meshes Cd rose 1.8 % per unit
+//! of cfl). With theta it is u - u(X) = dt ((1 - theta) F(X) + theta F(x)): 0.5 is the
+//! trapezoidal rule along the trajectory (second order; the two-time-level scheme of weather
+//! models), and above it the O(dt) error is (2 theta - 1) times the paper's. Off-centring
+//! damps what 0.5 leaves undamped: on a Kuhn box at 2e4 times the explicit viscous limit
+//! theta = 0.55 blew up, 0.6 did not (`tests/ns.rs`), hence the default 0.6. q keeps u's
+//! boundary values: F = 0 on a no-slip wall (the wall's momentum balance) and on a fully
+//! developed inlet.
 
 use super::faces::Role;
 use crate::error::Result;
@@ -54,8 +65,17 @@ pub trait NsOps {
     fn zeros(&mut self) -> Result<Self::Cells>;
     /// Least-squares cell gradient with the variable's boundary values.
     fn gradient(&mut self, phi: &Self::Cells, var: Var) -> Result<Self::Vectors>;
-    /// Semi-Lagrangian transport of the three components along the velocity u (gradients gu).
-    fn advect(&mut self, span: Span, u: &[Self::Cells; 3], gu: &[Self::Vectors; 3]) -> Result<[Self::Cells; 3]>;
+    /// Semi-Lagrangian transport of the three fields q along the velocity u (gradients gu).
+    fn advect(
+        &mut self,
+        span: Span,
+        u: &[Self::Cells; 3],
+        gu: &[Self::Vectors; 3],
+        q: &[Self::Cells; 3],
+    ) -> Result<[Self::Cells; 3]>;
+    /// The explicit update of component k: u^a_k + dt (nu lap(u^n_k) - w grad(p^n)_k / rho)
+    /// (the explicit predictor whatever the viscous setting; without `viscous`, nu = 0).
+    fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Self::Cells>;
     /// Component k of the predictor into x (which holds u^n_k as the initial guess).
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Self::Cells) -> Result<CgReport>;
     /// Rhie-Chow face fluxes of u*.
@@ -124,6 +144,10 @@ pub struct Predict<'a, O: NsOps + ?Sized> {
     pub gu: &'a O::Vectors,
     /// u^n_k (explicit viscosity).
     pub un: &'a O::Cells,
+    /// The weight w of grad(p^n) (theta in the predictor, 1 at the departure point).
+    pub pressure_weight: f64,
+    /// Whether the viscous term takes part (not at the departure point).
+    pub viscous: bool,
 }
 
 /// The state: velocity components, pressure, face fluxes.
@@ -143,15 +167,40 @@ pub struct StepReport {
 }
 
 /// One step of the fractional-step scheme from `st` over `span`.
-pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, nonorth: usize) -> Result<StepReport> {
-    let dt = span.dt;
+pub fn step<O: NsOps>(
+    ops: &mut O,
+    st: &mut State<O>,
+    span: Span,
+    nonorth: usize,
+    theta: f64,
+) -> Result<StepReport> {
     let gu = [
         ops.gradient(&st.u[0], Var::U(0))?,
         ops.gradient(&st.u[1], Var::U(1))?,
         ops.gradient(&st.u[2], Var::U(2))?,
     ];
     let gp = ops.gradient(&st.p, Var::P)?;
-    let ua = ops.advect(span, &st.u, &gu)?;
+    let ua = if theta == 1.0 {
+        ops.advect(span, &st.u, &gu, &st.u)?
+    } else {
+        let departure_part = (1.0 - theta) * span.dt;
+        let mut forcing = |k: usize| {
+            ops.forcing(Predict {
+                k,
+                dt: departure_part,
+                ua: &st.u[k],
+                gp: &gp,
+                gu: &gu[k],
+                un: &st.u[k],
+                pressure_weight: 1.0,
+                viscous: true,
+            })
+        };
+        let q = [forcing(0)?, forcing(1)?, forcing(2)?];
+        ops.advect(span, &st.u, &gu, &q)?
+    };
+    // The arrival point's share: predictor, Rhie-Chow and projection all take theta dt.
+    let dt = theta * span.dt;
     let mut us = [ops.copy(&st.u[0])?, ops.copy(&st.u[1])?, ops.copy(&st.u[2])?];
     let mut report = StepReport::default();
     for k in 0..3 {
@@ -162,6 +211,8 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, nonorth: usize
             gp: &gp,
             gu: &gu[k],
             un: &st.u[k],
+            pressure_weight: 1.0,
+            viscous: true,
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
