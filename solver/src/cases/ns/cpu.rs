@@ -278,6 +278,7 @@ impl NsOps for CpuNs {
     type Cells = Vec<f64>;
     type Vectors = Vec<[f64; 3]>;
     type Faces = Vec<f64>;
+    type Index = Vec<u32>;
 
     fn upload(&mut self, host: &[f64]) -> Result<Vec<f64>> {
         Ok(host.to_vec())
@@ -290,6 +291,12 @@ impl NsOps for CpuNs {
     }
     fn download_faces(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
         Ok(x.clone())
+    }
+    fn upload_index(&mut self, cells: &[u32]) -> Result<Vec<u32>> {
+        Ok(cells.to_vec())
+    }
+    fn gather(&mut self, fields: &[&Vec<f64>], idx: &Vec<u32>) -> Result<Vec<f64>> {
+        Ok(fields.iter().flat_map(|f| idx.iter().map(|&c| f[c as usize])).collect())
     }
     fn copy(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
         Ok(x.clone())
