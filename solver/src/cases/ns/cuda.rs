@@ -2,7 +2,8 @@
 //! CPU's on device buffers, each cell and face computed with the CPU's arithmetic in its order
 //! (no fused multiply-adds). The semi-Lagrangian pieces are `numerics::sl::cuda::DeviceSl`'s
 //! with a departure kernel that follows the flow's own velocity; the linear solves are
-//! `numerics::linalg::CudaCg` (Jacobi-scaled, fused kernels) on the matrices the host
+//! `numerics::linalg::CudaCg` (Jacobi-scaled, fused kernels; Chebyshev-Jacobi for the pressure
+//! where the case asks) on the matrices the host
 //! assembled once (the momentum matrix once per dt).
 //!
 //! What crosses to the host per step: the CG status words (in batches, `CudaCg`), the
@@ -18,7 +19,7 @@ use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
-use crate::numerics::linalg::{CgReport, CsMat, CudaCg, GpuPreconditioner};
+use crate::numerics::linalg::{CgReport, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner};
 use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl};
 use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -268,6 +269,8 @@ pub struct Inputs<'a> {
     /// The velocity and pressure matrices (`cpu::laplacian`).
     pub ku: CsMat<f64>,
     pub kp: CsMat<f64>,
+    /// Chebyshev-Jacobi bounds for the pressure solve (None: Jacobi), the CPU's.
+    pub pressure_cheb: Option<ChebyshevBounds>,
 }
 
 /// A list of cells on the device (`NsOps::gather`); None when empty (cudarc refuses empty
@@ -308,7 +311,8 @@ impl CudaNs {
             Some(dev.upload(&pad(inp.sl_bc[1].clone()))?),
             Some(dev.upload(&pad(inp.sl_bc[2].clone()))?),
         ];
-        let pressure = CudaCg::new(dev, &inp.kp, GpuPreconditioner::Jacobi, inp.c.pressure.clone())?;
+        let pre = inp.pressure_cheb.map_or(GpuPreconditioner::Jacobi, GpuPreconditioner::Chebyshev);
+        let pressure = CudaCg::new(dev, &inp.kp, pre, inp.c.pressure.clone())?;
         Ok(CudaNs {
             n: inp.geo.num_cells(),
             nf: inp.faces.len(),
