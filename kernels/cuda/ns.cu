@@ -356,3 +356,10 @@ extern "C" __global__ void ns_divergence(Faces f, const REAL* flux, REAL* partia
     block_max_nan(s, m);
     if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
 }
+
+// dst[i] = src[idx[i]], i < m: the cells the forces and probes read (sim.rs `measure`), so that
+// a step downloads those instead of whole fields.
+extern "C" __global__ void ns_gather(u32 m, const u32* idx, const REAL* src, REAL* dst) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) dst[i] = src[idx[i]];
+}

@@ -332,6 +332,8 @@ pub mod ns {
         CHANGE = "ns_change",
         /// Per-block maxima of the relative flux divergence.
         DIVERGENCE = "ns_divergence",
+        /// A field's values at a list of cells (what the forces and probes read).
+        GATHER = "ns_gather",
     }
 }
 

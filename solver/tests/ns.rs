@@ -452,3 +452,104 @@ fn theta_outside_its_range_is_refused() {
     let e = stderr(&o);
     assert!(e.contains("navier-stokes.theta") && e.contains("[0.5, 1]"), "{e}");
 }
+
+/// `pressure_solver.preconditioner = "chebyshev"` reaches the Jacobi run's answer in fewer
+/// pressure iterations: the DFG template, 20 steps from rest, both solved as `solver check`
+/// solves (pressure to 1e-14, momentum to 1e-15). Each solve then stops near the rounding of
+/// the exact solve, so the two runs differ only by where their CG stopped, which
+/// `the_check_solves_make_the_stopping_point_invisible` holds below 3e-11 (8e-14 measured
+/// against solves to 1e-16): the fields, cd and dp must agree to the check's 1e-10, as CPU and
+/// CUDA must (6.5e-15 measured; 10602 Jacobi against 2916 Chebyshev iterations, each of those
+/// 3 matrix-vector products dearer). Then a restarted Chebyshev run is bit-identical (its
+/// bounds are re-estimated from the matrix, in a fixed order).
+#[test]
+fn a_chebyshev_pressure_solve_takes_fewer_iterations_to_the_same_answer() {
+    let sets = |s: &[&str]| -> Vec<String> { s.iter().map(|s| s.to_string()).collect() };
+    let run = |sets: &[String]| {
+        let mut s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, 20).unwrap();
+        (s.fields().unwrap(), s.case.setup.summary())
+    };
+    let ((a, sa), (b, sb)) = (
+        run(&sets(solver::cases::ns::CHECK_SOLVES)),
+        run(&sets(solver::cases::ns::CHECK_SOLVES_CHEBYSHEV)),
+    );
+    let iterations = |s: &serde_json::Value| -> u64 {
+        s["residuals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| {
+                r["pressure_iterations"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i.as_u64().unwrap())
+            })
+            .sum()
+    };
+    let (ij, ic) = (iterations(&sa), iterations(&sb));
+    let diff = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| solver::output::max_relative_difference(&x.values, &y.values))
+        .fold(0.0f64, f64::max);
+    eprintln!("20 steps: pressure CG iterations jacobi {ij}, chebyshev {ic}; max relative field difference {diff:.3e}");
+    assert_eq!(sb["cg_warnings"], 0, "{sb}");
+    assert!(2 * ic < ij, "chebyshev {ic} vs jacobi {ij} pressure iterations");
+    assert!(diff < 1e-10, "{diff:e}");
+    for k in ["cd", "dp"] {
+        let (x, y) = (sa[k].as_f64().unwrap(), sb[k].as_f64().unwrap());
+        assert!((x - y).abs() <= 1e-10 * x.abs(), "{k}: {x} {y}");
+    }
+    // Restart: 3 steps, a checkpoint, 3 more, against 6 in one go.
+    let dir = tempfile::tempdir().unwrap();
+    let case = common::write_template(dir.path(), "dfg-3d-1z");
+    let cheb = ["--set", "navier-stokes.pressure_solver.preconditioner=\"chebyshev\""];
+    let (full, part) = (dir.path().join("full"), dir.path().join("part"));
+    let o = run_cpu(&case, &full, &[&cheb[..], &["--set", "time.steps=6"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = ["--set", "time.steps=3", "--set", "output.checkpoint_every=3"];
+    let o = run_cpu(&case, &part, &[&cheb[..], &first].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run_cpu(
+        &case,
+        &part,
+        &[&cheb[..], &["--set", "time.steps=6", "--restart"]].concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (f, p) = (common::summary(&full), common::summary(&part));
+    for k in ["cd", "cl", "dp"] {
+        assert_eq!(f[k], p[k], "{k}");
+    }
+}
+
+/// A wrong preconditioner, a Chebyshev degree of 0, or "chebyshev" for the momentum solve is
+/// refused (exit 2) naming the key.
+#[test]
+fn a_bad_preconditioner_is_refused_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = common::write_template(dir.path(), "dfg-3d-1z");
+    let momentum = "navier-stokes.momentum_solver={tolerance=1e-8,max_iter=500,preconditioner=\"chebyshev\"}";
+    for (set, want) in [
+        (
+            "navier-stokes.pressure_solver.preconditioner=\"ilu\"",
+            "preconditioner = \"ilu\": unknown; give \"jacobi\" or \"chebyshev\"",
+        ),
+        (
+            "navier-stokes.pressure_solver.degree=0",
+            "navier-stokes.pressure_solver.degree: 0",
+        ),
+        (
+            momentum,
+            "navier-stokes.momentum_solver.preconditioner: only pressure_solver",
+        ),
+        (
+            "navier-stokes.pressure_solver.precondition=1",
+            "did you mean `preconditioner`?",
+        ),
+    ] {
+        let o = run_cpu(&case, &dir.path().join("out"), &["--set", set, "--set", "time.steps=1"]);
+        assert_eq!(o.status.code(), Some(2), "{set}: {}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{set}: {}", stderr(&o));
+    }
+}

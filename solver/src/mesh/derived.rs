@@ -51,14 +51,6 @@ pub fn stencil_gradient<R: Real>(m: &TetGeometry<R>, c: usize, stencil: &[u32], 
     super::linalg3::solve3_or_zero(a, b)
 }
 
-/// The vertex-neighbourhood least-squares gradient of cell field `f` at one cell (probes use
-/// it for the few cells they sit in).
-pub fn cell_gradient<R: Real>(m: &TetGeometry<R>, c: usize, f: &[R]) -> [f64; 3] {
-    let mut stencil = Vec::new();
-    vertex_neighbours(m, c, &mut stencil);
-    stencil_gradient(m, c, &stencil, |d| f[d].f64())
-}
-
 /// The vertex-neighbourhood least-squares gradient of cell field `f` in every cell (exact for
 /// linear fields, wall cells included).
 pub fn vertex_lsq_gradients<R: Real>(m: &TetGeometry<R>, f: &[R]) -> Vec<[f64; 3]> {

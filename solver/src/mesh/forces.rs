@@ -155,26 +155,54 @@ impl PatchForce {
         self.faces.iter().map(|f| f.area).sum()
     }
 
+    /// The cells `force` reads, ascending: each face's cell and its gradient stencil (a
+    /// backend that keeps the fields elsewhere fetches only these, `force_by`).
+    pub fn cells(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .faces
+            .iter()
+            .flat_map(|w| std::iter::once(w.cell).chain(w.stencil.iter().copied()))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The force by the fluid on the patches (see the module comment for the formulas).
     pub fn force<R: Real>(&self, m: &TetGeometry<R>, s: &FlowFields<R>) -> Force {
+        let p = |c: usize| s.pressure[c].f64();
+        let u = |i: usize, c: usize| s.velocity[i][c].f64();
+        self.force_by(m, s.viscosity, s.wall_velocity, p, u)
+    }
+
+    /// `force` with the cell values given by functions: the pressure p(cell) and the velocity
+    /// u(component, cell), read only at `cells()`.
+    pub fn force_by<R: Real>(
+        &self,
+        m: &TetGeometry<R>,
+        viscosity: f64,
+        wall_velocity: [f64; 3],
+        p: impl Fn(usize) -> f64,
+        u: impl Fn(usize, usize) -> f64,
+    ) -> Force {
         let mut out = Force::default();
         for w in &self.faces {
             let c = w.cell as usize;
             let xc = m.centroids[c].map(|x| x.f64());
             let to_face: [f64; 3] = std::array::from_fn(|k| w.centroid[k] - xc[k]);
             let d = dot(w.normal, to_face);
-            let gp = stencil_gradient(m, c, &w.stencil, |e| s.pressure[e].f64());
-            let pf = s.pressure[c].f64() + dot(gp, to_face);
+            let gp = stencil_gradient(m, c, &w.stencil, &p);
+            let pf = p(c) + dot(gp, to_face);
             // P - x_c: tangential, from the centroid to the point at distance d above the face centroid.
             let shift: [f64; 3] = std::array::from_fn(|k| to_face[k] - d * w.normal[k]);
             let du: [f64; 3] = std::array::from_fn(|i| {
-                let g = stencil_gradient(m, c, &w.stencil, |e| s.velocity[i][e].f64());
-                s.velocity[i][c].f64() + dot(g, shift) - s.wall_velocity[i]
+                let g = stencil_gradient(m, c, &w.stencil, |e| u(i, e));
+                u(i, c) + dot(g, shift) - wall_velocity[i]
             });
             let dn = dot(du, w.normal);
             for k in 0..3 {
                 out.pressure[k] += pf * w.normal[k] * w.area;
-                out.viscous[k] += s.viscosity * (du[k] - dn * w.normal[k]) / d * w.area;
+                out.viscous[k] += viscosity * (du[k] - dn * w.normal[k]) / d * w.area;
             }
         }
         out

@@ -9,7 +9,7 @@
 //! vertex (the Voronoi-dual weights too) are one-sided, hence not exact, on boundary vertices —
 //! and the DFG probes sit on the cylinder's surface.
 
-use super::derived::cell_gradient;
+use super::derived::{stencil_gradient, vertex_neighbours};
 use super::geometry::TetGeometry;
 use super::locate::{Location, Locator};
 use crate::error::{Result, SolverError};
@@ -85,16 +85,36 @@ impl Probes {
         })
     }
 
+    /// The cells `sample` reads, ascending: each probe's cell and its gradient stencil.
+    pub fn stencil_cells<R: Real>(&self, m: &TetGeometry<R>) -> Vec<u32> {
+        let (mut out, mut stencil) = (Vec::new(), Vec::new());
+        for &c in &self.cells {
+            vertex_neighbours(m, c as usize, &mut stencil);
+            out.push(c);
+            out.extend_from_slice(&stencil);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The cell field `f` at every probe, in order.
     pub fn sample<R: Real>(&self, m: &TetGeometry<R>, f: &[R]) -> Vec<f64> {
+        self.sample_by(m, |c| f[c].f64())
+    }
+
+    /// `sample` with the cell values given by a function, read only at `stencil_cells()`.
+    pub fn sample_by<R: Real>(&self, m: &TetGeometry<R>, f: impl Fn(usize) -> f64) -> Vec<f64> {
+        let mut stencil = Vec::new();
         self.probes
             .iter()
             .zip(&self.cells)
             .map(|(p, &c)| {
                 let c = c as usize;
-                let g = cell_gradient(m, c, f);
+                vertex_neighbours(m, c, &mut stencil);
+                let g = stencil_gradient(m, c, &stencil, &f);
                 let xc = m.centroids[c];
-                f[c].f64() + (0..3).map(|k| g[k] * (p.point[k] - xc[k].f64())).sum::<f64>()
+                f(c) + (0..3).map(|k| g[k] * (p.point[k] - xc[k].f64())).sum::<f64>()
             })
             .collect()
     }

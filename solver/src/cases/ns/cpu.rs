@@ -1,5 +1,6 @@
 //! The CPU execution of the fractional step (rayon over cells and faces; CSR matrices and
-//! Jacobi-preconditioned CG from `numerics::linalg`): the reference for the CUDA execution
+//! Jacobi-preconditioned CG from `numerics::linalg`, Chebyshev-Jacobi for the pressure where
+//! the case asks): the reference for the CUDA execution
 //! (`cuda.rs`), which implements the same `NsOps` with the same arithmetic per cell and face.
 
 use super::faces::{Faces, InletProfile, Role};
@@ -8,7 +9,7 @@ use crate::error::Result;
 use crate::mesh::linalg3::solve3_or_zero;
 use crate::mesh::{Location, TetGeometry};
 use crate::numerics::linalg::cg::spmv;
-use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, CsMat, Jacobi};
+use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, Chebyshev, ChebyshevBounds, CsMat, Jacobi, Preconditioner};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::{self, Method, Span, VelocityField};
 use rayon::prelude::*;
@@ -56,6 +57,9 @@ pub struct CpuNs {
     pub ku: CsMat<f64>,
     pub kp: CsMat<f64>,
     pub jp: Jacobi,
+    /// Chebyshev-Jacobi for the pressure instead of `jp` (`pressure_solver.preconditioner`),
+    /// the bounds estimated once on `kp`.
+    pub pressure_cheb: Option<ChebyshevBounds>,
     /// The momentum matrix V/dt + nu K_u of the last dt, with its preconditioner.
     pub m: Option<(f64, CsMat<f64>, Jacobi)>,
     pub stats: SolveStats,
@@ -73,16 +77,37 @@ pub fn momentum_matrix(ku: &CsMat<f64>, nu: f64, vol: &[f64], dt: f64) -> CsMat<
 }
 
 /// The bytes a CPU CG iteration moves at the least: the CSR matrix (values, u32 columns, row
-/// pointers) and the vectors as `CudaCg::bytes_per_iteration` counts them for Jacobi.
-pub fn cg_bytes_per_iteration(a: &CsMat<f64>) -> f64 {
-    12.0 * a.nnz() as f64 + 4.0 * (a.rows() + 1) as f64 + 80.0 * a.rows() as f64
+/// pointers) once per SpMV and the vectors as `CudaCg::bytes_per_iteration` counts them, for
+/// Jacobi or for Chebyshev-Jacobi of the given bounds.
+pub fn cg_bytes_per_iteration(a: &CsMat<f64>, cheb: Option<ChebyshevBounds>) -> f64 {
+    let (m, n) = (12.0 * a.nnz() as f64 + 4.0 * (a.rows() + 1) as f64, a.rows() as f64);
+    match cheb {
+        None => m + 80.0 * n,
+        Some(b) => {
+            let steps = b.degree.saturating_sub(1) as f64;
+            (1.0 + steps) * m + 96.0 * n + 40.0 * steps * n
+        }
+    }
 }
 
-/// solve_cg, its work added to `stats`.
+/// solve_cg with Jacobi, its work added to `stats`.
 fn timed_cg(a: &CsMat<f64>, b: &[f64], x: &mut [f64], j: &Jacobi, s: &CgSettings, stats: &mut SolveStats) -> CgReport {
+    timed_pcg(a, b, x, j, cg_bytes_per_iteration(a, None), s, stats)
+}
+
+/// solve_cg preconditioned by `m`, whose iterations move `bytes`, its work added to `stats`.
+fn timed_pcg(
+    a: &CsMat<f64>,
+    b: &[f64],
+    x: &mut [f64],
+    m: &dyn Preconditioner,
+    bytes: f64,
+    s: &CgSettings,
+    stats: &mut SolveStats,
+) -> CgReport {
     let t = std::time::Instant::now();
-    let r = solve_cg(a, b, x, j, s);
-    stats.add(r.iterations, t.elapsed().as_secs_f64(), cg_bytes_per_iteration(a));
+    let r = solve_cg(a, b, x, m, s);
+    stats.add(r.iterations, t.elapsed().as_secs_f64(), bytes);
     r
 }
 
@@ -281,6 +306,7 @@ impl NsOps for CpuNs {
     type Cells = Vec<f64>;
     type Vectors = Vec<[f64; 3]>;
     type Faces = Vec<f64>;
+    type Index = Vec<u32>;
 
     fn upload(&mut self, host: &[f64]) -> Result<Vec<f64>> {
         Ok(host.to_vec())
@@ -293,6 +319,12 @@ impl NsOps for CpuNs {
     }
     fn download_faces(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
         Ok(x.clone())
+    }
+    fn upload_index(&mut self, cells: &[u32]) -> Result<Vec<u32>> {
+        Ok(cells.to_vec())
+    }
+    fn gather(&mut self, fields: &[&Vec<f64>], idx: &Vec<u32>) -> Result<Vec<f64>> {
+        Ok(fields.iter().flat_map(|f| idx.iter().map(|&c| f[c as usize])).collect())
     }
     fn copy(&mut self, x: &Vec<f64>) -> Result<Vec<f64>> {
         Ok(x.clone())
@@ -386,7 +418,15 @@ impl NsOps for CpuNs {
         let b: Vec<f64> = (0..div.len())
             .map(|c| def.as_ref().map_or(0.0, |d| d[c]) - s * div[c])
             .collect();
-        Ok(timed_cg(&self.kp, &b, pc, &self.jp, &self.c.pressure, &mut self.stats))
+        Ok(match self.pressure_cheb {
+            None => timed_cg(&self.kp, &b, pc, &self.jp, &self.c.pressure, &mut self.stats),
+            Some(bounds) => {
+                // Built per solve: it borrows kp, a field of self (its setup is one pass over kp).
+                let m = Chebyshev::with_bounds(&self.kp, bounds);
+                let bytes = cg_bytes_per_iteration(&self.kp, Some(bounds));
+                timed_pcg(&self.kp, &b, pc, &m, bytes, &self.c.pressure, &mut self.stats)
+            }
+        })
     }
 
     fn correct_flux(&mut self, dt: f64, flux: &mut Vec<f64>, pc: &Vec<f64>, gc: Option<&Vec<[f64; 3]>>) -> Result<()> {

@@ -2,13 +2,15 @@
 //! CPU's on device buffers, each cell and face computed with the CPU's arithmetic in its order
 //! (no fused multiply-adds). The semi-Lagrangian pieces are `numerics::sl::cuda::DeviceSl`'s
 //! with a departure kernel that follows the flow's own velocity; the linear solves are
-//! `numerics::linalg::CudaCg` (Jacobi-scaled, fused kernels) on the matrices the host
+//! `numerics::linalg::CudaCg` (Jacobi-scaled, fused kernels; Chebyshev-Jacobi for the pressure
+//! where the case asks) on the matrices the host
 //! assembled once (the momentum matrix once per dt).
 //!
 //! What crosses to the host per step: the CG status words (in batches, `CudaCg`), the
 //! reductions' block partials (2 x 128 values for the velocity change, 128 for the divergence,
 //! summed on the host in a fixed order: restarts are bit-identical) and, in `sim.rs`, u and p
-//! where forces or probes are measured (4 values per cell).
+//! at the cells the forces and probes read (`gather`: the force patch's cells and their
+//! gradient stencils, the probes' cells and theirs; 4 values per such cell).
 
 use super::cpu::{momentum_matrix, Constants};
 use super::faces::{Faces, InletProfile, Role};
@@ -17,7 +19,7 @@ use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
-use crate::numerics::linalg::{CgReport, CsMat, CudaCg, GpuPreconditioner};
+use crate::numerics::linalg::{CgReport, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner};
 use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl};
 use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -233,6 +235,7 @@ struct Functions {
     correct_cells: CudaFunction,
     change: CudaFunction,
     divergence: CudaFunction,
+    gather: CudaFunction,
 }
 
 impl Functions {
@@ -248,6 +251,7 @@ impl Functions {
             correct_cells: f(k::CORRECT_CELLS)?,
             change: f(k::CHANGE)?,
             divergence: f(k::DIVERGENCE)?,
+            gather: f(k::GATHER)?,
         })
     }
 }
@@ -265,7 +269,13 @@ pub struct Inputs<'a> {
     /// The velocity and pressure matrices (`cpu::laplacian`).
     pub ku: CsMat<f64>,
     pub kp: CsMat<f64>,
+    /// Chebyshev-Jacobi bounds for the pressure solve (None: Jacobi), the CPU's.
+    pub pressure_cheb: Option<ChebyshevBounds>,
 }
+
+/// A list of cells on the device (`NsOps::gather`); None when empty (cudarc refuses empty
+/// allocations).
+pub struct CellIndex(Option<CudaSlice<u32>>);
 
 pub struct CudaNs {
     dev: Arc<Device>,
@@ -301,7 +311,8 @@ impl CudaNs {
             Some(dev.upload(&pad(inp.sl_bc[1].clone()))?),
             Some(dev.upload(&pad(inp.sl_bc[2].clone()))?),
         ];
-        let pressure = CudaCg::new(dev, &inp.kp, GpuPreconditioner::Jacobi, inp.c.pressure.clone())?;
+        let pre = inp.pressure_cheb.map_or(GpuPreconditioner::Jacobi, GpuPreconditioner::Chebyshev);
+        let pressure = CudaCg::new(dev, &inp.kp, pre, inp.c.pressure.clone())?;
         Ok(CudaNs {
             n: inp.geo.num_cells(),
             nf: inp.faces.len(),
@@ -418,6 +429,7 @@ impl NsOps for CudaNs {
     type Cells = CudaSlice<f64>;
     type Vectors = CudaSlice<f64>;
     type Faces = CudaSlice<f64>;
+    type Index = CellIndex;
 
     fn upload(&mut self, host: &[f64]) -> Result<CudaSlice<f64>> {
         self.dev.upload(host)
@@ -430,6 +442,30 @@ impl NsOps for CudaNs {
     }
     fn download_faces(&mut self, x: &CudaSlice<f64>) -> Result<Vec<f64>> {
         self.dev.download(x)
+    }
+    fn upload_index(&mut self, cells: &[u32]) -> Result<CellIndex> {
+        Ok(CellIndex(if cells.is_empty() { None } else { Some(self.dev.stream.clone_htod(cells)?) }))
+    }
+    fn gather(&mut self, fields: &[&CudaSlice<f64>], idx: &CellIndex) -> Result<Vec<f64>> {
+        let Some(idx) = &idx.0 else {
+            return Ok(Vec::new());
+        };
+        let m = idx.len();
+        if fields.is_empty() {
+            return Ok(Vec::new());
+        }
+        let out = self.uninit(fields.len() * m)?;
+        let d = &self.dev;
+        let (mm, ip) = (m as u32, d.ptr(idx));
+        for (k, f) in fields.iter().enumerate() {
+            let (src, dst) = (d.ptr(*f), d.ptr(&out) + (k * m * std::mem::size_of::<f64>()) as u64);
+            let mut b = d.stream.launch_builder(&self.fns.gather);
+            b.arg(&mm).arg(&ip).arg(&src).arg(&dst);
+            // SAFETY: idx holds m cell indices below ncells, f ncells values, out m per field
+            // (dst is field k's part).
+            unsafe { b.launch(launch_cfg(m))? };
+        }
+        self.dev.download(&out)
     }
     fn copy(&mut self, x: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
         Ok(self.dev.stream.clone_dtod(x)?)

@@ -37,11 +37,25 @@ pub const CHECK_SOLVES: &[&str] = &[
     "navier-stokes.momentum_solver.max_iter=1000",
 ];
 
+/// `CHECK_SOLVES` with the pressure solve preconditioned by Chebyshev-Jacobi (degree 4).
+pub const CHECK_SOLVES_CHEBYSHEV: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.pressure_solver.preconditioner=\"chebyshev\"",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+];
+
 /// The DFG template on its built-in coarse channel, 20 steps from rest: u, p (and the derived
-/// fields), cd, cl and dp within 1e-10 in f64 (f32 is refused); a restart row.
-static CHECKS: &[CheckSpec] = &[CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 20, [1e-10, f64::NAN])
-    .with_scalars(&["cd", "cl", "dp"])
-    .with_restart()];
+/// fields), cd, cl and dp within 1e-10 in f64 (f32 is refused); a restart row. Again with the
+/// Chebyshev pressure preconditioner (the device's own Chebyshev steps against the CPU's).
+static CHECKS: &[CheckSpec] = &[
+    CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 20, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl", "dp"])
+        .with_restart(),
+    CheckSpec::new("dfg-3d-1z coarse chebyshev", "dfg-3d-1z", CHECK_SOLVES_CHEBYSHEV, 20, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl", "dp"]),
+];
 
 /// Steps of the DFG template: on `solver bench --mesh` meshes (with the DFG patches, e.g.
 /// `meshtool generate cylinder`), else on its built-in coarse channel.

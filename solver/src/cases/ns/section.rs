@@ -170,8 +170,8 @@ pub enum Initial {
     File { file: String },
 }
 
-/// A preconditioned CG (Jacobi): relative tolerance, iteration cap, and the relative residual
-/// beyond which a capped solve stops the run (below it, a warning).
+/// A preconditioned CG: relative tolerance, iteration cap, the relative residual beyond which
+/// a capped solve stops the run (below it, a warning), and the preconditioner.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Solver {
@@ -179,6 +179,37 @@ pub struct Solver {
     pub max_iter: usize,
     #[serde(default = "fail_residual")]
     pub fail_residual: f64,
+    /// "jacobi" [default] or "chebyshev" (pressure_solver only): Chebyshev-Jacobi, a fixed
+    /// polynomial of degree `degree` in D^-1 A (`numerics::linalg::chebyshev`), its bounds
+    /// estimated once and shared by both backends. Fewer iterations (3.6x fewer on the DFG
+    /// template's coarse mesh at degree 4), each `degree` - 1 matrix-vector products dearer:
+    /// about even on a CPU, at best 15 % faster on a GPU (`solver bench cg`, BENCHMARKS.md).
+    #[serde(default)]
+    pub preconditioner: Preconditioner,
+    /// The Chebyshev polynomial's degree [4], at least 1 (1 is Jacobi scaled); unused by jacobi.
+    #[serde(default = "four")]
+    pub degree: usize,
+}
+
+/// Read from a string so that a wrong value's message names the key (serde's own names only
+/// the variants).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case", try_from = "String")]
+pub enum Preconditioner {
+    #[default]
+    Jacobi,
+    Chebyshev,
+}
+
+impl TryFrom<String> for Preconditioner {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "jacobi" => Ok(Preconditioner::Jacobi),
+            "chebyshev" => Ok(Preconditioner::Chebyshev),
+            _ => Err(format!("preconditioner = \"{s}\": unknown; give \"jacobi\" or \"chebyshev\"")),
+        }
+    }
 }
 
 /// The force on a patch and its coefficients 2 F / (rho U^2 A) along `drag` and `lift`.
@@ -206,6 +237,9 @@ fn one_u() -> usize {
 }
 fn milli() -> f64 {
     1e-3
+}
+fn four() -> usize {
+    4
 }
 fn ten() -> u64 {
     10
@@ -236,6 +270,8 @@ fn pressure_cg() -> Solver {
         tolerance: 1e-8,
         max_iter: 2000,
         fail_residual: fail_residual(),
+        preconditioner: Preconditioner::Jacobi,
+        degree: four(),
     }
 }
 fn momentum_cg() -> Solver {
@@ -243,5 +279,7 @@ fn momentum_cg() -> Solver {
         tolerance: 1e-8,
         max_iter: 500,
         fail_residual: fail_residual(),
+        preconditioner: Preconditioner::Jacobi,
+        degree: four(),
     }
 }

@@ -5,14 +5,14 @@
 use super::cpu::{laplacian, Constants, CpuNs, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, Initial, NsSection, Profile, Viscous};
+use super::section::{Bc, Initial, NsSection, Preconditioner, Profile, Viscous};
 use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
 use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
-use crate::numerics::linalg::{CgSettings, CsMat, Jacobi};
+use crate::numerics::linalg::{CgSettings, ChebyshevBounds, CsMat, Jacobi};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::{Interpolation, Method, Scheme};
 use crate::output::Geometry;
@@ -217,6 +217,19 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     Ok(())
 }
 
+/// The linear solvers' preconditioners: chebyshev for the pressure only, of degree at least 1.
+fn validate_solvers(doc: &CaseDoc, s: &NsSection) -> Result<()> {
+    if s.momentum_solver.preconditioner != Preconditioner::Jacobi {
+        let msg = "only pressure_solver takes \"chebyshev\": the momentum matrix V/dt + nu K is diagonally dominant and Jacobi-CG solves it in a few iterations; leave it \"jacobi\"";
+        return Err(doc.error("navier-stokes.momentum_solver.preconditioner", msg));
+    }
+    if s.pressure_solver.degree == 0 {
+        let msg = "0: the Chebyshev polynomial's degree must be at least 1 (4 is the default)";
+        return Err(doc.error("navier-stokes.pressure_solver.degree", msg));
+    }
+    Ok(())
+}
+
 /// The force patch (its id) with its normalisation; the located dp probes.
 type Measures = (Option<(u32, Normalisation)>, Option<Probes>);
 
@@ -257,6 +270,7 @@ impl NsSetup {
             return Err(doc.error("navier-stokes", msg));
         };
         validate(doc, &section)?;
+        validate_solvers(doc, &section)?;
         let Some(mesh_file) = view.mesh else {
             let msg = "missing: set mesh = \"NAME.pmesh\" (e.g. from `meshtool generate cylinder`)";
             return Err(doc.error("mesh", msg));
@@ -357,6 +371,13 @@ impl NsSetup {
         (ku, kp)
     }
 
+    /// The pressure solve's Chebyshev-Jacobi bounds where the case asks for it (estimated once
+    /// here, so that both backends use the same polynomial).
+    fn pressure_chebyshev(&self, kp: &CsMat<f64>) -> Option<ChebyshevBounds> {
+        let s = &self.section.pressure_solver;
+        (s.preconditioner == Preconditioner::Chebyshev).then(|| ChebyshevBounds::estimate(kp, s.degree))
+    }
+
     fn ops(&self) -> CpuNs {
         let (ku, kp) = self.matrices();
         let s = &self.section;
@@ -370,6 +391,7 @@ impl NsSetup {
             c: self.constants(),
             ku,
             jp: Jacobi::new(&kp),
+            pressure_cheb: self.pressure_chebyshev(&kp),
             kp,
             m: None,
             stats: Default::default(),
@@ -388,6 +410,7 @@ impl NsSetup {
             max_walk: s.max_walk,
             c: self.constants(),
             ku,
+            pressure_cheb: self.pressure_chebyshev(&kp),
             kp,
         };
         CudaNs::new(dev, inputs)

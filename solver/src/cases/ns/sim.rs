@@ -9,7 +9,7 @@ use super::section::{Mode, SteadySettings};
 use super::step::{self, NsOps, State, StepReport};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
-use crate::mesh::{derived_fields, FlowFields, Force, Normalisation, PatchForce, Probes, TetGeometry};
+use crate::mesh::{derived_fields, Force, Normalisation, PatchForce, Probes, TetGeometry};
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
 use crate::output::{Centring, CsvSeries, Field};
@@ -83,6 +83,7 @@ pub struct Report {
 type Host = ([Vec<f64>; 3], Vec<f64>);
 
 /// What `measure` finds: the force with cd and cl, and the probes' p and u with dp.
+#[derive(Debug, PartialEq)]
 struct Measured {
     force: Option<(Force, [f64; 2])>,
     probes: Option<(Vec<f64>, [Vec<f64>; 3], f64)>,
@@ -122,10 +123,19 @@ fn probe_columns() -> Vec<String> {
     cols
 }
 
+/// The cells the per-step measurement reads (`PatchForce::cells`, `Probes::stencil_cells`),
+/// on the backend, and each cell's position in that list (u32::MAX: not read).
+struct Gathered<O: NsOps> {
+    idx: O::Index,
+    slot: Vec<u32>,
+    len: usize,
+}
+
 pub struct NsSim<O: NsOps> {
     ops: O,
     st: State<O>,
     c: Common,
+    gathered: Gathered<O>,
     /// The force of the previous step, and how many steps in a row met the steady criterion.
     prev_force: Option<[f64; 3]>,
     calm: u64,
@@ -143,10 +153,26 @@ impl<O: NsOps> NsSim<O> {
             p: ops.upload(&vec![0.0; n])?,
             flux: ops.upload_faces(&vec![0.0; c.faces.len()])?,
         };
+        let mut cells = c.force.as_ref().map_or(Vec::new(), |fs| fs.patch.cells());
+        if let Some(pr) = &c.probes {
+            cells.extend(pr.stencil_cells(&*c.geo));
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        let mut slot = vec![u32::MAX; n];
+        for (i, &c) in cells.iter().enumerate() {
+            slot[c as usize] = i as u32;
+        }
+        let gathered = Gathered {
+            idx: ops.upload_index(&cells)?,
+            slot,
+            len: cells.len(),
+        };
         Ok(NsSim {
             ops,
             st,
             c,
+            gathered,
             prev_force: None,
             calm: 0,
             converged: false,
@@ -168,15 +194,15 @@ impl<O: NsOps> NsSim<O> {
     /// The force with cd and cl, and the probes with dp, of the host state `h`.
     fn measure_host(&self, h: &Host) -> Result<Measured> {
         let (u, p) = h;
+        self.measure_by(|c| p[c], |k, c| u[k][c])
+    }
+
+    /// The force with cd and cl, and the probes with dp, of the cell values p(cell) and
+    /// u(component, cell).
+    fn measure_by(&self, p: impl Fn(usize) -> f64, u: impl Fn(usize, usize) -> f64) -> Result<Measured> {
         let g = &*self.c.geo;
         let force = self.c.force.as_ref().map(|fs| {
-            let flow = FlowFields {
-                pressure: p,
-                velocity: [&u[0], &u[1], &u[2]],
-                viscosity: self.c.mu,
-                wall_velocity: [0.0; 3],
-            };
-            let f = fs.patch.force(g, &flow);
+            let f = fs.patch.force_by(g, self.c.mu, [0.0; 3], &p, &u);
             let c = fs.norm.coefficients(f.total());
             let along = |a: [f64; 3]| c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
             (f, [along(fs.drag), along(fs.lift)])
@@ -184,11 +210,24 @@ impl<O: NsOps> NsSim<O> {
         let probes = match &self.c.probes {
             None => None,
             Some(pr) => {
-                let dp = pr.difference(g, p, PROBE_NAMES[0], PROBE_NAMES[1])?;
-                Some((pr.sample(g, p), std::array::from_fn(|k| pr.sample(g, &u[k])), dp))
+                let (a, b) = (pr.index(PROBE_NAMES[0])?, pr.index(PROBE_NAMES[1])?);
+                let ps = pr.sample_by(g, &p);
+                let dp = ps[a] - ps[b];
+                Some((ps, std::array::from_fn(|k| pr.sample_by(g, |c| u(k, c))), dp))
             }
         };
         Ok(Measured { force, probes })
+    }
+
+    /// The force with cd and cl, and the probes with dp, of the current state, from the
+    /// values at the cells they read only (`NsOps::gather`: no whole fields cross to the host).
+    fn measure_gathered(&mut self) -> Result<Measured> {
+        let st = &self.st;
+        let vals = self.ops.gather(&[&st.u[0], &st.u[1], &st.u[2], &st.p], &self.gathered.idx)?;
+        let (m, slot) = (self.gathered.len, &self.gathered.slot);
+        // A cell outside the list has slot u32::MAX: reading it would panic, not read garbage.
+        let at = |k: usize, c: usize| vals[k * m + slot[c] as usize];
+        self.measure_by(|c| at(3, c), at)
     }
 
     /// The force, cd, cl and dp of the current state into the report; the force.
@@ -196,8 +235,13 @@ impl<O: NsOps> NsSim<O> {
         if self.c.force.is_none() && self.c.probes.is_none() {
             return Ok(None);
         }
-        let h = self.host()?;
-        let m = self.measure_host(&h)?;
+        let m = self.measure_gathered()?;
+        // The unit tests hold every step's gathered measurement to the whole fields' one.
+        #[cfg(test)]
+        {
+            let h = self.host()?;
+            assert_eq!(m, self.measure_host(&h)?, "gathered and whole-field measurements differ");
+        }
         let mut r = self.c.report.lock().unwrap();
         if let Some((f, [cd, cl])) = &m.force {
             (r.force, r.cd, r.cl) = (Some(f.total()), Some(*cd), Some(*cl));
@@ -449,5 +493,26 @@ impl<O: NsOps> Simulation for NsSim<O> {
 
     fn variant(&self) -> String {
         self.c.variant.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::backend::Target;
+    use crate::framework::specs::{template, Stepped};
+    use crate::framework::CaseDoc;
+    use std::path::Path;
+
+    /// The forces and probes of the DFG template from the gathered cells are those of the
+    /// whole fields, bit for bit, every step (`measure` compares them under cfg(test)); so the
+    /// list of cells the formulas read is complete (a missing cell would panic, not differ).
+    #[test]
+    fn the_gathered_measurement_is_the_whole_fields_one() {
+        let (_, t) = template("dfg-3d-1z").unwrap();
+        let doc = CaseDoc::parse(t.text, Path::new("dfg-3d-1z.toml"), &[]).unwrap();
+        let s = Stepped::run(&doc, Target::Cpu, 4).unwrap();
+        let summary = s.case.setup.summary();
+        assert_eq!(summary["residuals"].as_array().unwrap().len(), 4);
+        assert!(summary["cd"].as_f64().unwrap() > 0.0 && summary["dp"].as_f64().is_some(), "{summary}");
     }
 }

@@ -57,10 +57,16 @@ pub trait NsOps {
     type Cells;
     type Vectors;
     type Faces;
+    /// A list of cell indices where the backend keeps it (`gather`'s).
+    type Index;
     fn upload(&mut self, host: &[f64]) -> Result<Self::Cells>;
     fn download(&mut self, x: &Self::Cells) -> Result<Vec<f64>>;
     fn upload_faces(&mut self, host: &[f64]) -> Result<Self::Faces>;
     fn download_faces(&mut self, x: &Self::Faces) -> Result<Vec<f64>>;
+    fn upload_index(&mut self, cells: &[u32]) -> Result<Self::Index>;
+    /// The values of each of `fields` at the cells `idx`, field after field: what the
+    /// per-step measurement reads, instead of downloading whole fields.
+    fn gather(&mut self, fields: &[&Self::Cells], idx: &Self::Index) -> Result<Vec<f64>>;
     fn copy(&mut self, x: &Self::Cells) -> Result<Self::Cells>;
     fn zeros(&mut self) -> Result<Self::Cells>;
     /// Least-squares cell gradient with the variable's boundary values.

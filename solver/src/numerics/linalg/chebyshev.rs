@@ -61,7 +61,8 @@ impl ChebyshevBounds {
 }
 
 /// The Rayleigh quotient vᵀAv / vᵀDv after `iters` power iterations v ← D⁻¹A v (from a fixed,
-/// non-smooth start so that the result does not depend on the run).
+/// non-smooth start and with fixed-order sums, so that the result, to the bit, does not depend
+/// on the run: a restarted Navier-Stokes run re-estimates it).
 fn power_estimate(a: &CsMat<f64>, d: &[f64], iters: usize) -> f64 {
     let n = d.len();
     let mut v: Vec<f64> = (0..n).map(|i| 1.0 + ((i * 7919) % 1009) as f64 / 1009.0).collect();
@@ -69,16 +70,27 @@ fn power_estimate(a: &CsMat<f64>, d: &[f64], iters: usize) -> f64 {
     let mut lambda = 0.0;
     for _ in 0..iters {
         spmv(a, &v, &mut av);
-        let vav: f64 = v.par_iter().zip(&av).map(|(x, y)| x * y).sum();
-        let vdv: f64 = v.par_iter().zip(d).map(|(x, d)| x * x * d).sum();
+        let vav = fixed_sum(n, |i| v[i] * av[i]);
+        let vdv = fixed_sum(n, |i| v[i] * v[i] * d[i]);
         lambda = vav / vdv;
-        let norm = av.par_iter().zip(d).map(|(y, d)| (y / d) * (y / d)).sum::<f64>().sqrt();
+        let norm = fixed_sum(n, |i| (av[i] / d[i]) * (av[i] / d[i])).sqrt();
         v.par_iter_mut()
             .zip(&av)
             .zip(d)
             .for_each(|((v, y), d)| *v = y / d / norm);
     }
     lambda
+}
+
+/// Σ f(i) over i < n in fixed chunks, summed in parallel, then in order: the same bits on every
+/// run (rayon's own sum splits by work stealing; as `cg`'s dot products).
+fn fixed_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    const CHUNK: usize = 4096;
+    let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| (c * CHUNK..(c * CHUNK + CHUNK).min(n)).map(&f).sum())
+        .collect();
+    parts.iter().sum()
 }
 
 /// max_i Σ_j |a_ij| / |a_ii|, an upper bound of the spectrum of D⁻¹A.
