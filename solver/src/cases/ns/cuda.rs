@@ -21,7 +21,7 @@ use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::linalg::{CgReport, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner};
 use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl};
-use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
+use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span, Weighting};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::ns as k;
 use std::sync::Arc;
@@ -264,6 +264,7 @@ pub struct Inputs<'a> {
     pub sl_bc: &'a [Vec<f64>; 3],
     pub inlets: &'a [Option<InletProfile>],
     pub interpolation: Interpolation,
+    pub fit: Weighting,
     pub max_walk: u32,
     pub c: Constants,
     /// The velocity and pressure matrices (`cpu::laplacian`).
@@ -304,7 +305,7 @@ pub struct CudaNs {
 impl CudaNs {
     pub fn new(dev: &Arc<Device>, inp: Inputs<'_>) -> Result<Self> {
         let mesh = Arc::new(DeviceMesh::upload(dev, inp.geo)?);
-        let fit = (inp.interpolation == Interpolation::Quadratic).then(|| quadratic::build(inp.geo, &inp.sl_bc[0]));
+        let fit = (inp.interpolation == Interpolation::Quadratic).then(|| quadratic::build_weighted(inp.geo, &inp.sl_bc[0], inp.fit));
         let sl = DeviceSl::new(dev.clone(), mesh.clone(), inp.interpolation, fit.as_ref(), &inp.sl_bc[0])?;
         let bc = [
             None,

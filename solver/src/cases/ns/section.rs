@@ -2,7 +2,7 @@
 //! name, the initial state, steady or transient stepping, the linear solvers, the forces and
 //! probes, and the reference values of a benchmark.
 
-use crate::numerics::sl::{Interpolation, Scheme};
+use crate::numerics::sl::{Interpolation, Scheme, Weighting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -52,6 +52,10 @@ pub struct NsSection {
     /// Interpolation of the semi-Lagrangian step: "quadratic" [default] or "voronoi".
     #[serde(default)]
     pub interpolation: Interpolation,
+    /// How the quadratic's fits weigh their stencil points: "wide" [default] (1/|r|^2 over at
+    /// least 30 points) or "local" (1/|r|^8 over at least 40, the advection family's default).
+    #[serde(default = "wide")]
+    pub fit: Weighting,
     #[serde(default = "walk_steps")]
     pub max_walk: u32,
     #[serde(default = "pressure_cg")]
@@ -226,6 +230,9 @@ pub struct Forces {
     pub lift: [f64; 3],
 }
 
+fn wide() -> Weighting {
+    Weighting::Wide
+}
 fn theta() -> f64 {
     0.6
 }

@@ -355,7 +355,8 @@ impl NsSetup {
         let names = names.and_then(|v| v.as_array().cloned()).unwrap_or_default();
         let name = |i: usize| names.get(i).and_then(|v| v.as_str()).unwrap_or("?").to_string();
         let theta = s.theta;
-        format!("{}+{}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
+        let fit = if s.interpolation == Interpolation::Quadratic { format!("-{}", s.fit.name()) } else { String::new() };
+        format!("{}+{}{fit}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
 
     /// The velocity and pressure matrices (the pressure's with its reference cell).
@@ -382,7 +383,14 @@ impl NsSetup {
         let (ku, kp) = self.matrices();
         let s = &self.section;
         CpuNs {
-            sl: HostSl::new(self.geo.clone(), s.max_walk, FlowVel::default(), s.interpolation, self.sl_bc[0].clone()),
+            sl: HostSl::weighted(
+                self.geo.clone(),
+                s.max_walk,
+                FlowVel::default(),
+                s.interpolation,
+                s.fit,
+                self.sl_bc[0].clone(),
+            ),
             geo: self.geo.clone(),
             faces: self.faces.clone(),
             sl_bc: self.sl_bc.clone(),
@@ -407,6 +415,7 @@ impl NsSetup {
             sl_bc: &self.sl_bc,
             inlets: &self.inlets,
             interpolation: s.interpolation,
+            fit: s.fit,
             max_walk: s.max_walk,
             c: self.constants(),
             ku,
