@@ -286,11 +286,8 @@ impl CpuNs {
 
     fn explicit_predict(&self, p: &Predict<'_, Self>, src: &[f64], x: &mut [f64]) -> CgReport {
         let mut ku = vec![0.0; x.len()];
-        let nu = if p.viscous { self.c.nu } else { 0.0 };
-        if p.viscous {
-            spmv(&self.ku, p.un, &mut ku);
-        }
-        let (dt, rho, k) = (p.dt, self.c.rho / p.pressure_weight, p.k);
+        spmv(&self.ku, p.un, &mut ku);
+        let (dt, nu, rho, k) = (p.dt, self.c.nu, self.c.rho, p.k);
         let vol = &self.geo.volumes;
         x.par_iter_mut().enumerate().for_each(|(c, x)| {
             *x = p.ua[c] + dt / vol[c] * (src[c] - nu * ku[c]) - dt / rho * p.gp[c][k];
@@ -374,11 +371,7 @@ impl NsOps for CpuNs {
     }
 
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Vec<f64>> {
-        let src = if p.viscous {
-            self.viscous_sources(p.k, p.gu)
-        } else {
-            vec![0.0; p.ua.len()]
-        };
+        let src = self.viscous_sources(p.k, p.gu);
         let mut x = vec![0.0; p.ua.len()];
         self.explicit_predict(&p, &src, &mut x);
         Ok(x)
@@ -389,7 +382,7 @@ impl NsOps for CpuNs {
         if self.c.explicit {
             return Ok(self.explicit_predict(&p, &src, x));
         }
-        let (dt, rho, k) = (p.dt, self.c.rho / p.pressure_weight, p.k);
+        let (dt, rho, k) = (p.dt, self.c.rho, p.k);
         let vol = &self.geo.volumes;
         let b: Vec<f64> = (0..x.len())
             .into_par_iter()

@@ -407,8 +407,7 @@ impl CudaNs {
     /// ns_predict into out: the explicit update (`expl`) or the predictor's right-hand side.
     fn launch_predict(&self, p: &Predict<'_, Self>, expl: bool, out: &CudaSlice<f64>) -> Result<()> {
         let d = &self.dev;
-        let nu = if p.viscous { self.c.nu } else { 0.0 };
-        let (kk, dt, rho, expl) = (p.k as i32, p.dt, self.c.rho / p.pressure_weight, expl as i32);
+        let (kk, dt, rho, nu, expl) = (p.k as i32, p.dt, self.c.rho, self.c.nu, expl as i32);
         let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), d.ptr(p.un), d.ptr(out)];
         let mut b = d.stream.launch_builder(&self.fns.predict);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);

@@ -79,8 +79,8 @@ pub trait NsOps {
         gu: &[Self::Vectors; 3],
         q: &[Self::Cells; 3],
     ) -> Result<[Self::Cells; 3]>;
-    /// The explicit update of component k: u^a_k + dt (nu lap(u^n_k) - w grad(p^n)_k / rho)
-    /// (the explicit predictor whatever the viscous setting; without `viscous`, nu = 0).
+    /// The explicit update of component k: u^a_k + dt (nu lap(u^n_k) - grad(p^n)_k / rho)
+    /// (the explicit predictor, whatever the viscous setting).
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Self::Cells>;
     /// Component k of the predictor into x (which holds u^n_k as the initial guess).
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Self::Cells) -> Result<CgReport>;
@@ -150,10 +150,6 @@ pub struct Predict<'a, O: NsOps + ?Sized> {
     pub gu: &'a O::Vectors,
     /// u^n_k (explicit viscosity).
     pub un: &'a O::Cells,
-    /// The weight w of grad(p^n) (theta in the predictor, 1 at the departure point).
-    pub pressure_weight: f64,
-    /// Whether the viscous term takes part (not at the departure point).
-    pub viscous: bool,
 }
 
 /// The state: velocity components, pressure, face fluxes.
@@ -198,8 +194,6 @@ pub fn step<O: NsOps>(
                 gp: &gp,
                 gu: &gu[k],
                 un: &st.u[k],
-                pressure_weight: 1.0,
-                viscous: true,
             })
         };
         let q = [forcing(0)?, forcing(1)?, forcing(2)?];
@@ -217,8 +211,6 @@ pub fn step<O: NsOps>(
             gp: &gp,
             gu: &gu[k],
             un: &st.u[k],
-            pressure_weight: 1.0,
-            viscous: true,
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
