@@ -560,3 +560,19 @@ fn a_bad_preconditioner_is_refused_naming_the_key() {
         assert!(stderr(&o).contains(want), "{set}: {}", stderr(&o));
     }
 }
+
+/// A `--set` into a table the case file lacks (here `pressure_solver`, which `--set` then
+/// creates with one key) names the override and the missing key, not a top-level section.
+#[test]
+fn a_set_into_a_missing_table_names_the_override_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = box_mesh(dir.path(), [4, 2, 2], [2.0, 1.0, 0.25]);
+    let set = r#"navier-stokes.pressure_solver.preconditioner="chebyshev""#;
+    let (o, _) = cli(dir.path(), "set", &poiseuille(&mesh, 0.1, ""), &["--set", set]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("--set") && e.contains("missing field `tolerance`") && e.contains("whole table"),
+        "{e}"
+    );
+}

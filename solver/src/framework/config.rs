@@ -203,7 +203,13 @@ impl CaseDoc {
         } else {
             toml::Value::Table(self.table.clone())
                 .try_into()
-                .map_err(|e: toml::de::Error| toml_error(&self.path, &self.text, &e, Some(&self.overrides.join(" "))))
+                .map_err(|e: toml::de::Error| {
+                    // The file's own error where it has one (with its line); else the overrides'.
+                    match toml::from_str::<T>(&self.text) {
+                        Err(own) => toml_error(&self.path, &self.text, &own, None),
+                        Ok(_) => toml_error(&self.path, &self.text, &e, Some(&self.overrides.join(" "))),
+                    }
+                })
         }
     }
 
@@ -303,8 +309,14 @@ fn toml_error(path: &Path, source: &str, e: &toml::de::Error, from_override: Opt
     }
     if let Some(field) = msg.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
         text = format!("{msg}: add it (`solver cases` lists templates that show every key)");
-        // A missing top-level section has the whole document as its span: name it instead.
-        if e.span().is_none_or(|s| s.start == 0) {
+        if from_override.is_some() {
+            // A --set into a table the file lacks creates it with that one key.
+            text = format!(
+                "{msg}: the file has no table for this key, so --set made one with only it; \
+                 give the whole table (key={{...}}) or add it to the file (`solver cases` shows every key)"
+            );
+        } else if e.span().is_none_or(|s| s.start == 0) {
+            // A missing top-level section has the whole document as its span: name it instead.
             return SolverError::config(
                 path,
                 field,
