@@ -104,14 +104,19 @@ fn csr(a: &CsMat<f64>) -> &CsMat<f64> {
     a
 }
 
-/// a . b, the same bits on every run: fixed chunks summed in parallel, then in order (rayon's
-/// own sum splits by work stealing, so its rounding, and a restarted run, would vary).
+/// a . b, the same bits on every run (`fixed_sum`).
 fn dot(a: &[f64], b: &[f64]) -> f64 {
+    fixed_sum(a.len().min(b.len()), |i| a[i] * b[i])
+}
+
+/// Σ f(i) over i < n, the same bits on every run: fixed chunks summed in parallel, then in
+/// order (rayon's own sum splits by work stealing, so its rounding, and a restarted run, would
+/// vary).
+pub(super) fn fixed_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     const CHUNK: usize = 4096;
-    let parts: Vec<f64> = a
-        .par_chunks(CHUNK)
-        .zip(b.par_chunks(CHUNK))
-        .map(|(x, y)| x.iter().zip(y).map(|(x, y)| x * y).sum())
+    let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| (c * CHUNK..(c * CHUNK + CHUNK).min(n)).map(&f).sum())
         .collect();
     parts.iter().sum()
 }

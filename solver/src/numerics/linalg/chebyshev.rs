@@ -6,7 +6,7 @@
 //! positive on (0, λ_max], so the preconditioner is symmetric positive definite and fixed, as
 //! CG requires. The CUDA solver uses the same bounds and coefficients.
 
-use super::cg::{diagonal, spmv, Preconditioner};
+use super::cg::{diagonal, fixed_sum, spmv, Preconditioner};
 use rayon::prelude::*;
 use sprs::CsMat;
 
@@ -80,17 +80,6 @@ fn power_estimate(a: &CsMat<f64>, d: &[f64], iters: usize) -> f64 {
             .for_each(|((v, y), d)| *v = y / d / norm);
     }
     lambda
-}
-
-/// Σ f(i) over i < n in fixed chunks, summed in parallel, then in order: the same bits on every
-/// run (rayon's own sum splits by work stealing; as `cg`'s dot products).
-fn fixed_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
-    const CHUNK: usize = 4096;
-    let parts: Vec<f64> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| (c * CHUNK..(c * CHUNK + CHUNK).min(n)).map(&f).sum())
-        .collect();
-    parts.iter().sum()
 }
 
 /// max_i Σ_j |a_ij| / |a_ii|, an upper bound of the spectrum of D⁻¹A.
