@@ -119,12 +119,11 @@ impl Probes {
             .collect()
     }
 
-    /// f(from) - f(to) for the cell field `f` (the pressure difference Δp of the DFG
-    /// benchmark is p(front) - p(back)).
-    pub fn difference<R: Real>(&self, m: &TetGeometry<R>, f: &[R], from: &str, to: &str) -> Result<f64> {
+    /// f(from) - f(to) from the probes' samples of a field (`sample`, `sample_by`): the
+    /// pressure difference Δp of the DFG benchmark is p(front) - p(back).
+    pub fn difference(&self, samples: &[f64], from: &str, to: &str) -> Result<f64> {
         let (a, b) = (self.index(from)?, self.index(to)?);
-        let v = self.sample(m, f);
-        Ok(v[a] - v[b])
+        Ok(samples[a] - samples[b])
     }
 }
 
@@ -156,10 +155,11 @@ mod tests {
             .map(|(i, &x)| Probe::new(&format!("p{i}"), x))
             .collect();
         let probes = Probes::new(&m, probes).unwrap();
-        for (v, &x) in probes.sample(&m, &f).iter().zip(&points) {
+        let samples = probes.sample(&m, &f);
+        for (v, &x) in samples.iter().zip(&points) {
             assert!((v - lin(x)).abs() < 1e-12, "{x:?}: {v} against {}", lin(x));
         }
-        let dp = probes.difference(&m, &f, "p0", "p2").unwrap();
+        let dp = probes.difference(&samples, "p0", "p2").unwrap();
         assert!((dp - (lin(points[0]) - lin(points[2]))).abs() < 1e-12);
         assert!(probes.index("front").unwrap_err().to_string().contains("p0, p1"));
     }

@@ -210,9 +210,8 @@ impl<O: NsOps> NsSim<O> {
         let probes = match &self.c.probes {
             None => None,
             Some(pr) => {
-                let (a, b) = (pr.index(PROBE_NAMES[0])?, pr.index(PROBE_NAMES[1])?);
                 let ps = pr.sample_by(g, &p);
-                let dp = ps[a] - ps[b];
+                let dp = pr.difference(&ps, PROBE_NAMES[0], PROBE_NAMES[1])?;
                 Some((ps, std::array::from_fn(|k| pr.sample_by(g, |c| u(k, c))), dp))
             }
         };
