@@ -68,11 +68,14 @@ extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const R
 
 // ---- Register-queue solver (the thesis' third solver, after Micikevicius 2009) ------------
 // A TX x TY tile of threads marches along z through `kchunk` planes (blockIdx.z picks the
-// chunk, so small grids still fill the device). Each thread computes RY rows of the block's
-// TX x (TY RY) tile (rows ty, ty + TY, ...) and keeps the 9 z-values of each of its columns in
-// registers; the current x-y slice with a HALO-wide rim lives in shared memory. Global loads
-// for the next plane (queue fronts, rims, pointwise arrays) are issued one plane ahead so
-// their latency overlaps the current plane's arithmetic.
+// chunk, so small grids still fill the device). Each thread computes VX consecutive columns
+// (VX = 2: one 8-byte (f32) or 16-byte (f64) vector access instead of two, so each load
+// instruction moves twice the bytes) of RY rows of the block's (TX VX) x (TY RY) tile (rows
+// ty, ty + TY, ...), and keeps the 9 z-values of each of its columns in registers; the current
+// x-y slice with a HALO-wide rim lives in shared memory. Global loads for the next plane (queue
+// fronts, rims, pointwise arrays) are issued one plane ahead so their latency overlaps the
+// current plane's arithmetic. Every point does the same arithmetic in the same order whatever
+// the knobs, so the results do not depend on them.
 #ifndef TX
 #define TX 64
 #endif
@@ -82,72 +85,122 @@ extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const R
 #ifndef RY
 #define RY 1
 #endif
+#ifndef VX
+#define VX 1
+#endif
 #ifndef MINB
 #define MINB 4
 #endif
+#define BX (TX * VX)
 #define BY (TY * RY)
+
+// VX consecutive values at s[p..p+VX). The host uses VX = 2 only when nx is even; then p is
+// even (rows start 128-byte aligned, even pitches) and the vector access is aligned.
+__device__ __forceinline__ void load_v(const REAL* s, u64 p, REAL (&o)[VX]) {
+#if VX == 2
+    if (sizeof(REAL) == 4) {
+        const float2 t = *reinterpret_cast<const float2*>(s + p);
+        o[0] = t.x; o[1] = t.y;
+    } else {
+        const double2 t = *reinterpret_cast<const double2*>(s + p);
+        o[0] = t.x; o[1] = t.y;
+    }
+#else
+    o[0] = s[p];
+#endif
+}
+
+__device__ __forceinline__ void store_v(REAL* s, u64 p, const REAL (&v)[VX]) {
+#if VX == 2
+    if (sizeof(REAL) == 4) *reinterpret_cast<float2*>(s + p) = make_float2(v[0], v[1]);
+    else *reinterpret_cast<double2*>(s + p) = make_double2(v[0], v[1]);
+#else
+    s[p] = v[0];
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
 heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
               int kchunk) {
-    __shared__ REAL tile[BY + 2 * HALO][TX + 2 * HALO];
+    __shared__ REAL tile[BY + 2 * HALO][BX + 2 * HALO];
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const int i0 = blockIdx.x * TX, j0 = blockIdx.y * BY;
-    const int i = i0 + tx;
+    const int i0 = blockIdx.x * BX, j0 = blockIdx.y * BY;
+    const int i = i0 + tx * VX;
     // Threads past the interior hold ghost columns (up to HALO beyond the edge), clamped to
     // the padded array, so the tile is correct wherever an inside thread reads it.
-    const int ic = min(i, g.nx + HALO - 1);
+    const int ic = min(i, g.nx + HALO - VX);
     const u64 sz = (u64)g.px * g.py;
     const int k0 = blockIdx.z * kchunk;
     const int k1 = min(g.nz, k0 + kchunk);
     if (k0 >= k1) return;
 
-    // Rim columns this thread loads (x rims: tx < HALO, one pair per row; y rims: ty < HALO),
-    // as offsets from the plane start, so each plane's rim is base + k * sz.
+    // Rim columns this thread loads (x rims: tx < HALO, one pair of single columns per row; y
+    // rims: ty < HALO, its own VX columns), as offsets from the plane start, so each plane's
+    // rim is base + k * sz.
     const bool xr = tx < HALO, yr = ty < HALO;
     const u64 yl = at(g, ic, j0 + ty - HALO, 0), yh = at(g, ic, min(j0 + BY + ty, g.ny + HALO - 1), 0);
     bool inside[RY], wa[RY], wb[RY];
     u64 p[RY], xl[RY], xh[RY];
-    // Queue along z: q[r][0..3] behind, q[r][4] current, q[r][5..8] in front.
-    REAL q[RY][9], nf[RY], r0[RY], r1[RY], a[RY], b[RY];
+    // Queue along z: q[r][v][0..3] behind, q[r][v][4] current, q[r][v][5..8] in front.
+    REAL q[RY][VX][9], nf[RY][VX], r0[RY], r1[RY], a[RY][VX], b[RY][VX];
     u64 pk = (u64)k0 * sz;
 #pragma unroll
     for (int r = 0; r < RY; ++r) {
         const int j = j0 + ty + r * TY;
         const int jc = min(j, g.ny + HALO - 1);
-        inside[r] = i < g.nx && j < g.ny;
+        inside[r] = i < g.nx && j < g.ny;  // with VX = 2, nx is even: both columns or none
         wa[r] = inside[r] && ca != (REAL)0;
         wb[r] = inside[r] && cb != (REAL)0;
         xl[r] = at(g, i0 + tx - HALO, jc, 0);
-        xh[r] = at(g, min(i0 + TX + tx, g.nx + HALO - 1), jc, 0);
+        xh[r] = at(g, min(i0 + BX + tx, g.nx + HALO - 1), jc, 0);
         u64 pp = at(g, ic, jc, k0 - HALO);
 #pragma unroll
-        for (int m = 1; m < 9; ++m) q[r][m] = S[pp + (m - 1) * sz];
+        for (int m = 1; m < 9; ++m) {
+            REAL t[VX];
+            load_v(S, pp + (m - 1) * sz, t);
+#pragma unroll
+            for (int v = 0; v < VX; ++v) q[r][v][m] = t[v];
+        }
         p[r] = pp + HALO * sz;  // this thread's column at plane k0
-        nf[r] = S[p[r] + HALO * sz];
+        load_v(S, p[r] + HALO * sz, nf[r]);
         r0[r] = xr ? S[xl[r] + pk] : 0;
         r1[r] = xr ? S[xh[r] + pk] : 0;
-        a[r] = wa[r] ? A[p[r]] : 0;
-        b[r] = wb[r] ? B[p[r]] : 0;
+#pragma unroll
+        for (int v = 0; v < VX; ++v) a[r][v] = b[r][v] = 0;
+        if (wa[r]) load_v(A, p[r], a[r]);
+        if (wb[r]) load_v(B, p[r], b[r]);
     }
-    REAL r2 = yr ? S[yl + pk] : 0, r3 = yr ? S[yh + pk] : 0;
+    REAL r2[VX], r3[VX];
+#pragma unroll
+    for (int v = 0; v < VX; ++v) r2[v] = r3[v] = 0;
+    if (yr) {
+        load_v(S, yl + pk, r2);
+        load_v(S, yh + pk, r3);
+    }
 
     for (int k = k0; k < k1; ++k) {
         __syncthreads();  // everyone is done with the previous slice
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
-#pragma unroll
-            for (int m = 0; m < 8; ++m) q[r][m] = q[r][m + 1];
-            q[r][8] = nf[r];
             const int ry = ty + r * TY + HALO;
-            tile[ry][tx + HALO] = q[r][4];
+#pragma unroll
+            for (int v = 0; v < VX; ++v) {
+#pragma unroll
+                for (int m = 0; m < 8; ++m) q[r][v][m] = q[r][v][m + 1];
+                q[r][v][8] = nf[r][v];
+                tile[ry][tx * VX + v + HALO] = q[r][v][4];
+            }
             if (xr) {
                 tile[ry][tx] = r0[r];
-                tile[ry][tx + TX + HALO] = r1[r];
+                tile[ry][tx + BX + HALO] = r1[r];
             }
         }
         if (yr) {
-            tile[ty][tx + HALO] = r2;
-            tile[ty + BY + HALO][tx + HALO] = r3;
+#pragma unroll
+            for (int v = 0; v < VX; ++v) {
+                tile[ty][tx * VX + v + HALO] = r2[v];
+                tile[ty + BY + HALO][tx * VX + v + HALO] = r3[v];
+            }
         }
         // Prefetch plane k + 1 (queue fronts and rims) while this plane is computed.
         const bool more = k + 1 < k1;
@@ -155,35 +208,45 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
         if (more) {
 #pragma unroll
             for (int r = 0; r < RY; ++r) {
-                nf[r] = S[p[r] + (HALO + 1) * sz];
+                load_v(S, p[r] + (HALO + 1) * sz, nf[r]);
                 if (xr) { r0[r] = S[xl[r] + pk]; r1[r] = S[xh[r] + pk]; }
             }
-            if (yr) { r2 = S[yl + pk]; r3 = S[yh + pk]; }
+            if (yr) { load_v(S, yl + pk, r2); load_v(S, yh + pk, r3); }
         }
         __syncthreads();
 
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
             if (inside[r]) {
-                const int cx = tx + HALO, cy = ty + r * TY + HALO;
-                const REAL c = q[r][4];
-                REAL dx = C0 * c + C1 * (tile[cy][cx - 1] + tile[cy][cx + 1]) + C2 * (tile[cy][cx - 2] + tile[cy][cx + 2]) +
-                          C3 * (tile[cy][cx - 3] + tile[cy][cx + 3]) + C4 * (tile[cy][cx - 4] + tile[cy][cx + 4]);
-                REAL dy = C0 * c + C1 * (tile[cy - 1][cx] + tile[cy + 1][cx]) + C2 * (tile[cy - 2][cx] + tile[cy + 2][cx]) +
-                          C3 * (tile[cy - 3][cx] + tile[cy + 3][cx]) + C4 * (tile[cy - 4][cx] + tile[cy + 4][cx]);
-                REAL dz = C0 * c + C1 * (q[r][3] + q[r][5]) + C2 * (q[r][2] + q[r][6]) + C3 * (q[r][1] + q[r][7]) +
-                          C4 * (q[r][0] + q[r][8]);
-                REAL lap = g.ax * dx + g.ay * dy + g.az * dz;
-                REAL v = cs * c;
-                if (ca != (REAL)0) v += ca * a[r];
-                if (cb != (REAL)0) v += cb * b[r];
-                out[p[r]] = v + cl * lap;
+                // The row segment this thread's x-stencils read, once for its VX columns.
+                const int cy = ty + r * TY + HALO;
+                REAL xs[VX + 2 * HALO];
+#pragma unroll
+                for (int m = 0; m < VX + 2 * HALO; ++m) xs[m] = tile[cy][tx * VX + m];
+                REAL o[VX];
+#pragma unroll
+                for (int v = 0; v < VX; ++v) {
+                    const int cx = tx * VX + v + HALO, x = v + HALO;  // x: cx in xs
+                    const REAL c = q[r][v][4];
+                    REAL dx = C0 * c + C1 * (xs[x - 1] + xs[x + 1]) + C2 * (xs[x - 2] + xs[x + 2]) + C3 * (xs[x - 3] + xs[x + 3]) +
+                              C4 * (xs[x - 4] + xs[x + 4]);
+                    REAL dy = C0 * c + C1 * (tile[cy - 1][cx] + tile[cy + 1][cx]) + C2 * (tile[cy - 2][cx] + tile[cy + 2][cx]) +
+                              C3 * (tile[cy - 3][cx] + tile[cy + 3][cx]) + C4 * (tile[cy - 4][cx] + tile[cy + 4][cx]);
+                    REAL dz = C0 * c + C1 * (q[r][v][3] + q[r][v][5]) + C2 * (q[r][v][2] + q[r][v][6]) +
+                              C3 * (q[r][v][1] + q[r][v][7]) + C4 * (q[r][v][0] + q[r][v][8]);
+                    REAL lap = g.ax * dx + g.ay * dy + g.az * dz;
+                    REAL w = cs * c;
+                    if (ca != (REAL)0) w += ca * a[r][v];
+                    if (cb != (REAL)0) w += cb * b[r][v];
+                    o[v] = w + cl * lap;
+                }
+                store_v(out, p[r], o);
             }
-            // Pointwise inputs of the next plane (this thread's own column: reading A after
+            // Pointwise inputs of the next plane (this thread's own columns: reading A after
             // writing out at this plane is safe even when out == A).
             if (more) {
-                if (wa[r]) a[r] = A[p[r] + sz];
-                if (wb[r]) b[r] = B[p[r] + sz];
+                if (wa[r]) load_v(A, p[r] + sz, a[r]);
+                if (wb[r]) load_v(B, p[r] + sz, b[r]);
             }
             p[r] += sz;
         }

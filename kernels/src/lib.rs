@@ -642,6 +642,22 @@ mod tests {
         }
     }
 
+    /// The heat register-queue kernel with the launch shapes the host may compile in (vector
+    /// columns VX, rows RY, tile), both precisions: the default build above uses VX = 1 only.
+    #[test]
+    fn heat_compiles_with_every_launch_shape() {
+        if !have_nvrtc() {
+            return;
+        }
+        for real in [Real::F32, Real::F64] {
+            for (tx, ty, ry, vx) in [("32", "4", "2", "2"), ("64", "4", "1", "2"), ("32", "8", "1", "1")] {
+                let defs = [("TX", tx), ("TY", ty), ("RY", ry), ("VX", vx), ("MINB", "4")];
+                let (ptx, _) = compile_in(None, Module::Heat, real, "sm_90", &defs).unwrap_or_else(|e| panic!("{e}"));
+                assert!(ptx.to_src().contains(".entry heat_rq_stage("), "{real:?} {defs:?}");
+            }
+        }
+    }
+
     /// Every kernel the host may load is an `.entry` of its compiled module, and every `.entry`
     /// is declared as a kernel constant (so a new `__global__` must be declared).
     #[test]

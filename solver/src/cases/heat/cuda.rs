@@ -27,14 +27,16 @@ struct GridC<T> {
 // SAFETY: plain-old-data with the same layout as the C struct.
 unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
 
-/// Threads of the register-queue kernel's block (TX x TY) and the rows each thread computes
-/// (RY), compiled into the kernel by NVRTC: the block covers TX x (TY RY) points. Defaults,
-/// the fastest of a sweep at 512^3 on an H100 (BENCHMARKS.md): f64 64x4, one row per thread;
-/// f32 32x4, two rows per thread (twice the loads in flight per thread, half the y rims per
-/// point). CFD_HEAT_TILE=32x8 (say) and CFD_HEAT_RY=2 override them for tuning. TX, TY >=
-/// RADIUS: the rim loads assume it.
-fn tile(real_bytes: usize) -> (u32, u32, u32) {
-    let (tx, ty, ry) = if real_bytes == 4 { (32, 4, 2) } else { (64, 4, 1) };
+/// Threads of the register-queue kernel's block (TX x TY), the rows each thread computes (RY)
+/// and its consecutive columns (VX, 1 or 2), compiled into the kernel by NVRTC: the block
+/// covers (TX VX) x (TY RY) points. Defaults, the fastest of a sweep at 512^3 on an H100
+/// (BENCHMARKS.md): f64 64x4, one row and one column per thread (its 16-byte vector loads were
+/// 10 points slower); f32 16x4, two rows of two columns per thread (8-byte vector loads, so
+/// twice the bytes per load instruction; half the y rims per point). CFD_HEAT_TILE=32x8 (say),
+/// CFD_HEAT_RY=2 and CFD_HEAT_VX=2 override them for tuning. TX, TY >= RADIUS: the rim loads
+/// assume it. VX = 2 needs an even nx (aligned vector accesses), so an odd nx falls back to 1.
+fn tile(real_bytes: usize, nx: usize) -> (u32, u32, u32, u32) {
+    let (tx, ty, ry, vx) = if real_bytes == 4 { (16, 4, 2, 2) } else { (64, 4, 1, 1) };
     let (tx, ty) = std::env::var("CFD_HEAT_TILE")
         .ok()
         .and_then(|t| {
@@ -43,15 +45,18 @@ fn tile(real_bytes: usize) -> (u32, u32, u32) {
         })
         .filter(|&(x, y): &(u32, u32)| x >= RADIUS as u32 && y >= RADIUS as u32 && x * y <= 1024)
         .unwrap_or((tx, ty));
-    let ry = std::env::var("CFD_HEAT_RY")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|r: &u32| (1..=8).contains(r))
-        .unwrap_or(ry);
-    (tx, ty, ry)
+    let knob = |name: &str, range: std::ops::RangeInclusive<u32>, default: u32| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|r| range.contains(r))
+            .unwrap_or(default)
+    };
+    let ry = knob("CFD_HEAT_RY", 1..=8, ry);
+    let vx = if nx % 2 == 0 { knob("CFD_HEAT_VX", 1..=2, vx) } else { 1 };
+    (tx, ty, ry, vx)
 }
 
-/// One RK3 stage, out = ca*A + cb*B + cs*S + cl*L(S), as device addresses and coefficients.
 struct Stage<T> {
     out: u64,
     ca: T,
@@ -88,8 +93,9 @@ pub struct CudaHeat<T: Real> {
     rhs: Option<CudaSlice<T>>,
     g: GridC<T>,
     tile: (u32, u32),
-    /// Rows per thread (RY): the block's tile is tile.0 x (tile.1 RY) points.
+    /// Rows (RY) and columns (VX) per thread: the block's tile is (tile.0 VX) x (tile.1 RY) points.
     ry: u32,
+    vx: u32,
     /// z-planes per block of the register-queue kernel.
     kchunk: u32,
     f_stage: CudaFunction,
@@ -117,9 +123,9 @@ impl<T: Real> CudaHeat<T> {
         };
         let host: Vec<T> = grid.pad(&initial.iter().map(|&v| T::of(v)).collect::<Vec<_>>());
         let n = host.len();
-        let (tx, ty, ry) = tile(std::mem::size_of::<T>());
+        let (tx, ty, ry, vx) = tile(std::mem::size_of::<T>(), grid.n[0]);
         let tile = (tx, ty);
-        let (tx, ty, rys) = (tile.0.to_string(), tile.1.to_string(), ry.to_string());
+        let (tx, ty, rys, vxs) = (tile.0.to_string(), tile.1.to_string(), ry.to_string(), vx.to_string());
         let minb =
             // 1024 threads per SM: 8 blocks of 32x4 (f32), 4 of 64x4 (f64).
             std::env::var("CFD_HEAT_MINB").unwrap_or_else(|_| (1024 / (tile.0 * tile.1)).clamp(1, 8).to_string());
@@ -127,11 +133,12 @@ impl<T: Real> CudaHeat<T> {
             ("TX", tx.as_str()),
             ("TY", ty.as_str()),
             ("RY", rys.as_str()),
+            ("VX", vxs.as_str()),
             ("MINB", minb.as_str()),
         ];
         // Enough blocks for about eight per SM, but chunks of at least 16 planes (each chunk
         // reloads 2 RADIUS planes of the stencil input).
-        let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0) * (grid.n[1] as u32).div_ceil(tile.1 * ry);
+        let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0 * vx) * (grid.n[1] as u32).div_ceil(tile.1 * ry);
         let want = (8 * dev.sm_count).div_ceil(blocks_xy).max(1);
         let nz = grid.n[2] as u32;
         let kchunk = nz.div_ceil(want.min((nz / 16).max(1)));
@@ -157,6 +164,7 @@ impl<T: Real> CudaHeat<T> {
             g,
             tile,
             ry,
+            vx,
             kchunk,
         };
         s.halo(s.dev.ptr(&s.phi))?;
@@ -176,7 +184,7 @@ impl<T: Real> CudaHeat<T> {
                 let (tx, ty) = self.tile;
                 let cfg = LaunchConfig {
                     grid_dim: (
-                        (n[0] as u32).div_ceil(tx),
+                        (n[0] as u32).div_ceil(tx * self.vx),
                         (n[1] as u32).div_ceil(ty * self.ry),
                         (n[2] as u32).div_ceil(self.kchunk),
                     ),
