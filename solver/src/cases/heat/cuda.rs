@@ -53,7 +53,7 @@ fn tile(real_bytes: usize, nx: usize) -> (u32, u32, u32, u32) {
             .unwrap_or(default)
     };
     let ry = knob("CFD_HEAT_RY", 1..=8, ry);
-    let vx = if nx % 2 == 0 { knob("CFD_HEAT_VX", 1..=2, vx) } else { 1 };
+    let vx = if nx.is_multiple_of(2) { knob("CFD_HEAT_VX", 1..=2, vx) } else { 1 };
     (tx, ty, ry, vx)
 }
 
