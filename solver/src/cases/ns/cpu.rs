@@ -4,6 +4,7 @@
 //! (`cuda.rs`), which implements the same `NsOps` with the same arithmetic per cell and face.
 
 use super::faces::{Faces, InletProfile, Role};
+use meshtool::topology::FACE_VERTS;
 use super::step::{NsOps, Predict, SolveStats, Var};
 use crate::error::Result;
 use crate::mesh::linalg3::solve3_or_zero;
@@ -11,6 +12,7 @@ use crate::mesh::{Location, TetGeometry};
 use crate::numerics::linalg::cg::spmv;
 use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, Chebyshev, ChebyshevBounds, CsMat, Jacobi, Preconditioner};
 use crate::numerics::sl::cpu::HostSl;
+use crate::numerics::sl::quadratic::{self, QuadFit, Weighting};
 use crate::numerics::sl::{self, Method, Span, VelocityField};
 use rayon::prelude::*;
 use sprs::TriMat;
@@ -40,6 +42,29 @@ pub struct Constants {
     pub momentum: CgSettings,
 }
 
+/// The viscous face gradients from vertex fits (`face_gradients = "fits"`): the fits'
+/// stencils and each face's three vertices.
+pub struct FaceFits {
+    pub fit: Arc<QuadFit<f64>>,
+    pub verts: Vec<[u32; 3]>,
+}
+
+impl FaceFits {
+    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, bc: &[f64], weighting: Weighting) -> FaceFits {
+        let verts = (0..faces.len())
+            .map(|i| {
+                let c = faces.owner[i] as usize;
+                let l = (0..4).find(|&l| faces.of_cell[c][l] == (i as u32, true)).expect("a face's owner holds it");
+                FACE_VERTS[l].map(|lv| geo.cells[c][lv])
+            })
+            .collect();
+        FaceFits {
+            fit: Arc::new(quadratic::build_weighted(geo, bc, weighting)),
+            verts,
+        }
+    }
+}
+
 pub struct CpuNs {
     pub geo: Arc<TetGeometry<f64>>,
     pub faces: Arc<Faces>,
@@ -49,6 +74,8 @@ pub struct CpuNs {
     /// The profile of each inlet patch: a departure point that left the domain through one
     /// takes the inlet's velocity there (the patch values of `sl_bc` are one per patch).
     pub inlets: Vec<Option<InletProfile>>,
+    /// Some: the viscous face gradients from vertex fits.
+    pub face_fits: Option<FaceFits>,
     /// Per cell, one of its faces on a profiled inlet (`inlet_face_of_cell`, built once).
     pub near_inlet: Vec<u32>,
     pub c: Constants,
@@ -243,10 +270,45 @@ impl CpuNs {
         }
     }
 
-    /// nu (sum over Dirichlet faces of a u_b + outward sum of the deferred part) per cell.
-    fn viscous_sources(&self, k: usize, gu: &[[f64; 3]]) -> Vec<f64> {
+    /// The deferred part of every face from the vertex fits of u^n_k: k . g_f inside, and on
+    /// walls the whole flux A n . g_f less the implicit two-point part a (u_b - u_P), so that a
+    /// steady state's wall flux is A n . g_f. g_f is the mean of the three vertex fits' gradients
+    /// at the face centre: the gradient is linear for a quadratic, so it is exact then.
+    fn fit_deferred(&self, ff: &FaceFits, k: usize, un: &[f64]) -> Vec<f64> {
         let f = &self.faces;
-        let def = deferred(f, gu, Var::U(k));
+        let geo = &self.geo;
+        let mut rec = vec![];
+        quadratic::fit_field(&ff.fit, &self.sl_bc[k], un, &mut rec);
+        (0..f.len())
+            .into_par_iter()
+            .map(|i| {
+                let outside = f.neigh[i] == u32::MAX;
+                if outside && !Var::U(k).fixed_on(f.role[i]) {
+                    return 0.0;
+                }
+                let xf = f.centre[i];
+                let mut g = [0.0; 3];
+                for &v in &ff.verts[i] {
+                    let dg = quadratic::gradient_at(geo, v as usize, xf, &rec);
+                    (0..3).for_each(|d| g[d] += dg[d] / 3.0);
+                }
+                let dot = |a: [f64; 3]| a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
+                if outside && f.role[i] == Role::Wall {
+                    f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[f.owner[i] as usize])
+                } else {
+                    dot(f.k[i])
+                }
+            })
+            .collect()
+    }
+
+    /// nu (sum over Dirichlet faces of a u_b + outward sum of the deferred part) per cell.
+    fn viscous_sources(&self, k: usize, gu: &[[f64; 3]], un: &[f64]) -> Vec<f64> {
+        let f = &self.faces;
+        let def = match &self.face_fits {
+            Some(ff) => self.fit_deferred(ff, k, un),
+            None => deferred(f, gu, Var::U(k)),
+        };
         let mut s = outward_sum(f, &def);
         for i in 0..f.len() {
             if f.neigh[i] == u32::MAX && f.role[i].fixed_velocity() {
@@ -371,14 +433,14 @@ impl NsOps for CpuNs {
     }
 
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Vec<f64>> {
-        let src = self.viscous_sources(p.k, p.gu);
+        let src = self.viscous_sources(p.k, p.gu, p.un);
         let mut x = vec![0.0; p.ua.len()];
         self.explicit_predict(&p, &src, &mut x);
         Ok(x)
     }
 
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Vec<f64>) -> Result<CgReport> {
-        let src = self.viscous_sources(p.k, p.gu);
+        let src = self.viscous_sources(p.k, p.gu, p.un);
         if self.c.explicit {
             return Ok(self.explicit_predict(&p, &src, x));
         }

@@ -56,6 +56,13 @@ pub struct NsSection {
     /// least 30 points) or "local" (1/|r|^8 over at least 40, the advection family's default).
     #[serde(default = "wide")]
     pub fit: Weighting,
+    /// The face gradients of the viscous term: "cells" [default] interpolates the cells'
+    /// least-squares gradients to the face for the deferred non-orthogonal part and takes the
+    /// two-point difference (u_wall - u_P) / d on walls (first order there); "fits" takes the
+    /// gradient at the face centre from the quadratic fits of the face's three vertices (exact
+    /// for quadratic velocities) for that part and for the whole wall flux. CPU backend only.
+    #[serde(default)]
+    pub face_gradients: FaceGradients,
     #[serde(default = "walk_steps")]
     pub max_walk: u32,
     #[serde(default = "pressure_cg")]
@@ -127,6 +134,14 @@ pub enum Viscous {
     #[default]
     Implicit,
     Explicit,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaceGradients {
+    #[default]
+    Cells,
+    Fits,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]

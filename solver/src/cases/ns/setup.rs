@@ -2,10 +2,10 @@
 //! channel), the role of every patch and its boundary values, the initial velocity, the force
 //! patch and the probes, all checked once; `build` makes the simulation.
 
-use super::cpu::{laplacian, Constants, CpuNs, FlowVel};
+use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, Initial, NsSection, Preconditioner, Profile, Viscous};
+use super::section::{Bc, FaceGradients, Initial, NsSection, Preconditioner, Profile, Viscous};
 use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
@@ -19,7 +19,7 @@ use crate::output::Geometry;
 use meshtool::PreparedMesh;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Why f32 is refused: on both backends the step's fields, its face data and its linear solves
@@ -39,6 +39,8 @@ struct View {
 const BUILTIN: &[(&str, &[u8])] = &[("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh"))];
 
 pub struct NsSetup {
+    /// The case file (for errors that name its keys after parsing).
+    case_path: PathBuf,
     section: NsSection,
     mesh_file: String,
     mesh: Arc<PreparedMesh>,
@@ -293,6 +295,7 @@ impl NsSetup {
         }
         let ref_cell = section.pressure_reference.map(|x| nearest_cell(&geo, x));
         Ok(NsSetup {
+            case_path: doc.path.clone(),
             section,
             mesh_file,
             mesh: Arc::new(mesh),
@@ -395,6 +398,8 @@ impl NsSetup {
             faces: self.faces.clone(),
             sl_bc: self.sl_bc.clone(),
             inlets: self.inlets.clone(),
+            face_fits: (s.face_gradients == FaceGradients::Fits)
+                .then(|| FaceFits::new(&self.geo, &self.faces, &self.sl_bc[0], s.fit)),
             near_inlet: super::cpu::inlet_face_of_cell(&self.faces, &self.inlets, self.geo.num_cells()),
             c: self.constants(),
             ku,
@@ -493,6 +498,11 @@ impl Setup for NsSetup {
         *self.report.lock().unwrap() = Report::default();
         Ok(match target {
             Target::Cpu => Box::new(NsSim::new(self.ops(), self.u0.clone(), common)?),
+            Target::Cuda(_) if s.face_gradients == FaceGradients::Fits => {
+                let msg = "\"fits\" runs on the CPU backend only so far: run with --backend cpu, or leave out \
+                           the key (\"cells\")";
+                return Err(SolverError::config(&self.case_path, "navier-stokes.face_gradients", msg));
+            }
             Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), common)?),
         })
     }

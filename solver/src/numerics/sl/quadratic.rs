@@ -353,6 +353,21 @@ fn at_vertex<R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &[R]) -> (R,
     (val, lo, hi)
 }
 
+/// The gradient of vertex v's fit at p.
+pub fn gradient_at<R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &[R]) -> [R; 3] {
+    let r = &rec[REC * v..REC * (v + 1)];
+    let inv_h = r[NQ + 2];
+    let x = m.nodes[v];
+    let [sx, sy, sz] = [(p[0] - x[0]) * inv_h, (p[1] - x[1]) * inv_h, (p[2] - x[2]) * inv_h];
+    let two = R::of(2.0);
+    // d/ds of the monomials 1, x, y, z, x^2, xy, xz, y^2, yz, z^2, times ds/dp = 1/h.
+    [
+        (r[1] + two * r[4] * sx + r[5] * sy + r[6] * sz) * inv_h,
+        (r[2] + r[5] * sx + two * r[7] * sy + r[8] * sz) * inv_h,
+        (r[3] + r[6] * sx + r[8] * sy + two * r[9] * sz) * inv_h,
+    ]
+}
+
 /// The fitted field at p (inside cell c): the fits of c's four vertices blended with p's
 /// barycentric weights (clamped to [0, 1] and renormalised), so that the interpolant is
 /// continuous across faces, clamped to the union of the four stencils' ranges, with that range.
