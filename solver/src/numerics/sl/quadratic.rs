@@ -338,28 +338,30 @@ pub fn fit_field<R: Real>(fit: &QuadFit<R>, bc: &[R], f: &[R], out: &mut Vec<R>)
     });
 }
 
+/// Vertex v's fit record and p's offset from v scaled by the record's 1/h.
+#[inline]
+fn record_and_offset<'a, R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &'a [R]) -> (&'a [R], [R; 3]) {
+    let r = &rec[REC * v..REC * (v + 1)];
+    let (inv_h, x) = (r[NQ + 2], m.nodes[v]);
+    (r, [(p[0] - x[0]) * inv_h, (p[1] - x[1]) * inv_h, (p[2] - x[2]) * inv_h])
+}
+
 /// Vertex v's fit at p with its stencil's range.
 #[inline]
 fn at_vertex<R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &[R]) -> (R, R, R) {
-    let r = &rec[REC * v..REC * (v + 1)];
-    let (lo, hi, inv_h) = (r[NQ], r[NQ + 1], r[NQ + 2]);
-    let x = m.nodes[v];
-    let s = [(p[0] - x[0]) * inv_h, (p[1] - x[1]) * inv_h, (p[2] - x[2]) * inv_h];
+    let (r, s) = record_and_offset(m, v, p, rec);
     let ph = monomials(s);
     let mut val = R::zero();
     for k in 0..NQ {
         val = val + r[k] * ph[k];
     }
-    (val, lo, hi)
+    (val, r[NQ], r[NQ + 1])
 }
 
 /// The gradient of vertex v's fit at p.
 pub fn gradient_at<R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &[R]) -> [R; 3] {
-    let r = &rec[REC * v..REC * (v + 1)];
-    let inv_h = r[NQ + 2];
-    let x = m.nodes[v];
-    let [sx, sy, sz] = [(p[0] - x[0]) * inv_h, (p[1] - x[1]) * inv_h, (p[2] - x[2]) * inv_h];
-    let two = R::of(2.0);
+    let (r, [sx, sy, sz]) = record_and_offset(m, v, p, rec);
+    let (two, inv_h) = (R::of(2.0), r[NQ + 2]);
     // d/ds of the monomials 1, x, y, z, x^2, xy, xz, y^2, yz, z^2, times ds/dp = 1/h.
     [
         (r[1] + two * r[4] * sx + r[5] * sy + r[6] * sz) * inv_h,
