@@ -38,10 +38,58 @@ pub struct DeviceDeps<R> {
     pub patch: CudaSlice<i32>,
 }
 
+/// The quadratic's stencils and Cholesky factors on the device (`QuadFit`), with the kernel
+/// that fits a field to them: shared by the interpolation and by any family that wants a
+/// field's vertex fits for itself (Navier-Stokes' viscous face gradients).
+pub struct QuadTables<R: Real> {
+    dev: Arc<Device>,
+    nnodes: u32,
+    qoff: CudaSlice<u32>,
+    qsrc: CudaSlice<u32>,
+    qpts: CudaSlice<R>,
+    qfac: CudaSlice<R>,
+    quad_fit: CudaFunction,
+}
+
+impl<R: Real> QuadTables<R> {
+    pub fn upload(dev: &Arc<Device>, fit: &QuadFit<R>) -> Result<Self> {
+        let index = |v: &[u32]| dev.stream.clone_htod(if v.is_empty() { &[0][..] } else { v });
+        Ok(QuadTables {
+            nnodes: (fit.offsets.len() - 1) as u32,
+            qoff: index(&fit.offsets)?,
+            qsrc: index(&fit.src)?,
+            qpts: dev.upload(&pad(fit.pts.as_flattened().to_vec()))?,
+            qfac: dev.upload(&pad(fit.fac.clone()))?,
+            quad_fit: function::<R>(dev, kernels::sl::QUAD_FIT)?,
+            dev: dev.clone(),
+        })
+    }
+
+    /// The fit records of field f (ncells values) with the Dirichlet patch values bc into rec
+    /// (`REC` values per node): `quadratic::fit_field` on the device.
+    pub fn fit(&self, f: u64, bc: u64, rec: u64) -> Result<()> {
+        let p = |b: &CudaSlice<R>| self.dev.ptr(b);
+        let (off, src) = (self.dev.ptr(&self.qoff), self.dev.ptr(&self.qsrc));
+        let (pts, fac) = (p(&self.qpts), p(&self.qfac));
+        let mut b = self.dev.stream.launch_builder(&self.quad_fit);
+        b.arg(&self.nnodes)
+            .arg(&off)
+            .arg(&src)
+            .arg(&pts)
+            .arg(&fac)
+            .arg(&f)
+            .arg(&bc)
+            .arg(&rec);
+        // SAFETY: the stencil tables cover every node; the caller passes f with ncells values,
+        // bc with one per patch and rec with REC per node.
+        unsafe { b.launch(launch_cfg(self.nnodes as usize))? };
+        Ok(())
+    }
+}
+
 struct Functions {
     interp: CudaFunction,
     vertex_values: CudaFunction,
-    quad_fit: CudaFunction,
     gradients: CudaFunction,
     correct: CudaFunction,
     limit: CudaFunction,
@@ -52,11 +100,8 @@ pub struct DeviceSl<R: Real> {
     pub mesh: Arc<DeviceMesh<R>>,
     interpolation: Interpolation,
     fns: Functions,
-    /// The quadratic's stencils and factors (`QuadFit`; one unused entry for the others).
-    qoff: CudaSlice<u32>,
-    qsrc: CudaSlice<u32>,
-    qpts: CudaSlice<R>,
-    qfac: CudaSlice<R>,
+    /// The quadratic's stencils and factors (the quadratic interpolation only).
+    quad: Option<Arc<QuadTables<R>>>,
     /// Scratch of the interpolation: vertex values or fit records, gradients and neighbour
     /// ranges.
     fv: CudaSlice<R>,
@@ -89,18 +134,12 @@ impl<R: Real> DeviceSl<R> {
             (Interpolation::Quadratic, f) => f,
             _ => None,
         };
-        let index = |v: Option<&[u32]>| dev.stream.clone_htod(v.filter(|v| !v.is_empty()).unwrap_or(&[0]));
-        let real = |v: Option<Vec<R>>| dev.upload(&pad(v.unwrap_or_default()));
         let nrec = if fit.is_some() { REC } else { 1 };
         Ok(DeviceSl {
-            qoff: index(fit.map(|f| f.offsets.as_slice()))?,
-            qsrc: index(fit.map(|f| f.src.as_slice()))?,
-            qpts: real(fit.map(|f| f.pts.as_flattened().to_vec()))?,
-            qfac: real(fit.map(|f| f.fac.clone()))?,
+            quad: fit.map(|f| QuadTables::upload(&dev, f).map(Arc::new)).transpose()?,
             fns: Functions {
                 interp: function::<R>(&dev, k::INTERP)?,
                 vertex_values: function::<R>(&dev, k::VERTEX_VALUES)?,
-                quad_fit: function::<R>(&dev, k::QUAD_FIT)?,
                 gradients: function::<R>(&dev, k::GRADIENTS)?,
                 correct: function::<R>(&dev, k::CORRECT)?,
                 limit: function::<R>(&dev, k::LIMIT)?,
@@ -116,6 +155,11 @@ impl<R: Real> DeviceSl<R> {
             mesh,
             dev,
         })
+    }
+
+    /// The quadratic's tables where the interpolation is quadratic.
+    pub fn quad_tables(&self) -> Option<Arc<QuadTables<R>>> {
+        self.quad.clone()
     }
 
     /// Puts `bc` (a Dirichlet value per patch, NaN for the others, the same patches
@@ -162,23 +206,8 @@ impl<R: Real> DeviceSl<R> {
         match self.interpolation {
             Interpolation::Voronoi => {}
             Interpolation::Quadratic => {
-                let nodes = m.nnodes;
-                let (off, src) = (self.dev.ptr(&self.qoff), self.dev.ptr(&self.qsrc));
-                let (pts, fac, bc, rec) = (p(&self.qpts), p(&self.qfac), p(&self.bc), p(&self.fv));
-                // SAFETY: the stencil tables cover every node, f holds ncells values, bc one per
-                // patch, rec 16 per node.
-                unsafe {
-                    s.launch_builder(&self.fns.quad_fit)
-                        .arg(&nodes)
-                        .arg(&off)
-                        .arg(&src)
-                        .arg(&pts)
-                        .arg(&fac)
-                        .arg(&f)
-                        .arg(&bc)
-                        .arg(&rec)
-                        .launch(launch_cfg(self.mesh.nnodes()))?
-                };
+                let q = self.quad.as_ref().expect("built with the quadratic interpolation");
+                q.fit(f, p(&self.bc), p(&self.fv))?;
             }
             Interpolation::Linear => {
                 let fv = p(&self.fv);

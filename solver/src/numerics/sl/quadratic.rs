@@ -292,58 +292,80 @@ pub fn build_weighted<R: Real>(m: &TetGeometry<R>, bc: &[R], weighting: Weightin
 pub fn fit_field<R: Real>(fit: &QuadFit<R>, bc: &[R], f: &[R], out: &mut Vec<R>) {
     let nodes = fit.offsets.len() - 1;
     out.resize(REC * nodes, R::zero());
-    out.par_chunks_mut(REC).enumerate().for_each(|(v, rec)| {
-        let fac = &fit.fac[FAC * v..FAC * (v + 1)];
-        let n = fac[55].f64() as usize;
-        let mut b = [R::zero(); NQ];
-        let (mut lo, mut hi) = (R::infinity(), R::neg_infinity());
-        for e in fit.offsets[v] as usize..fit.offsets[v + 1] as usize {
-            let s = fit.src[e];
-            let fe = if s & BOUNDARY != 0 {
-                bc[(s & !BOUNDARY) as usize]
-            } else {
-                f[s as usize]
-            };
-            let p = fit.pts[e];
-            let ph = monomials([p[0], p[1], p[2]]);
-            let wf = p[3] * fe;
-            for k in 0..n {
-                b[k] = b[k] + wf * ph[k];
-            }
-            lo = lo.min(fe);
-            hi = hi.max(fe);
+    out.par_chunks_mut(REC)
+        .enumerate()
+        .for_each(|(v, rec)| fit_vertex(fit, v, bc, |c| f[c], rec));
+}
+
+/// Vertex v's fit of the field whose cell values f(cell) gives (Dirichlet faces take `bc`)
+/// into rec (`REC` reals): what `fit_field` does at one vertex, reading only v's stencil.
+pub fn fit_vertex<R: Real>(fit: &QuadFit<R>, v: usize, bc: &[R], f: impl Fn(usize) -> R, rec: &mut [R]) {
+    let fac = &fit.fac[FAC * v..FAC * (v + 1)];
+    let n = fac[55].f64() as usize;
+    let mut b = [R::zero(); NQ];
+    let (mut lo, mut hi) = (R::infinity(), R::neg_infinity());
+    for e in fit.offsets[v] as usize..fit.offsets[v + 1] as usize {
+        let s = fit.src[e];
+        let fe = if s & BOUNDARY != 0 {
+            bc[(s & !BOUNDARY) as usize]
+        } else {
+            f(s as usize)
+        };
+        let p = fit.pts[e];
+        let ph = monomials([p[0], p[1], p[2]]);
+        let wf = p[3] * fe;
+        for k in 0..n {
+            b[k] = b[k] + wf * ph[k];
         }
-        // L y = b, then L^T a = y.
-        for i in 0..n {
-            let mut s = b[i];
-            for k in 0..i {
-                s = s - fac[tri(i, k)] * b[k];
-            }
-            b[i] = s / fac[tri(i, i)];
+        lo = lo.min(fe);
+        hi = hi.max(fe);
+    }
+    // L y = b, then L^T a = y.
+    for i in 0..n {
+        let mut s = b[i];
+        for k in 0..i {
+            s = s - fac[tri(i, k)] * b[k];
         }
-        for i in (0..n).rev() {
-            let mut s = b[i];
-            for k in i + 1..n {
-                s = s - fac[tri(k, i)] * b[k];
-            }
-            b[i] = s / fac[tri(i, i)];
+        b[i] = s / fac[tri(i, i)];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s = s - fac[tri(k, i)] * b[k];
         }
-        rec[..NQ].copy_from_slice(&b);
-        rec[NQ] = lo;
-        rec[NQ + 1] = hi;
-        rec[NQ + 2] = fac[56];
-        for x in &mut rec[NQ + 3..] {
-            *x = R::zero();
-        }
-    });
+        b[i] = s / fac[tri(i, i)];
+    }
+    rec[..NQ].copy_from_slice(&b);
+    rec[NQ] = lo;
+    rec[NQ + 1] = hi;
+    rec[NQ + 2] = fac[56];
+    for x in &mut rec[NQ + 3..] {
+        *x = R::zero();
+    }
+}
+
+/// The cells vertex v's fit reads (its stencil less the Dirichlet faces).
+pub fn stencil_cells<R>(fit: &QuadFit<R>, v: usize) -> impl Iterator<Item = u32> + '_ {
+    let entries = &fit.src[fit.offsets[v] as usize..fit.offsets[v + 1] as usize];
+    entries.iter().copied().filter(|s| s & BOUNDARY == 0)
+}
+
+/// p's offset from the vertex at x_v, scaled by the fit record r's 1/h.
+#[inline]
+fn scaled_offset<R: Real>(r: &[R], x_v: [R; 3], p: [R; 3]) -> [R; 3] {
+    let inv_h = r[NQ + 2];
+    [
+        (p[0] - x_v[0]) * inv_h,
+        (p[1] - x_v[1]) * inv_h,
+        (p[2] - x_v[2]) * inv_h,
+    ]
 }
 
 /// Vertex v's fit record and p's offset from v scaled by the record's 1/h.
 #[inline]
 fn record_and_offset<'a, R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &'a [R]) -> (&'a [R], [R; 3]) {
     let r = &rec[REC * v..REC * (v + 1)];
-    let (inv_h, x) = (r[NQ + 2], m.nodes[v]);
-    (r, [(p[0] - x[0]) * inv_h, (p[1] - x[1]) * inv_h, (p[2] - x[2]) * inv_h])
+    (r, scaled_offset(r, m.nodes[v], p))
 }
 
 /// Vertex v's fit at p with its stencil's range.
@@ -360,7 +382,12 @@ fn at_vertex<R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &[R]) -> (R,
 
 /// The gradient of vertex v's fit at p.
 pub fn gradient_at<R: Real>(m: &TetGeometry<R>, v: usize, p: [R; 3], rec: &[R]) -> [R; 3] {
-    let (r, [sx, sy, sz]) = record_and_offset(m, v, p, rec);
+    record_gradient(&rec[REC * v..REC * (v + 1)], m.nodes[v], p)
+}
+
+/// The gradient at p of one fit record r of the vertex at x_v.
+pub fn record_gradient<R: Real>(r: &[R], x_v: [R; 3], p: [R; 3]) -> [R; 3] {
+    let [sx, sy, sz] = scaled_offset(r, x_v, p);
     let (two, inv_h) = (R::of(2.0), r[NQ + 2]);
     // d/ds of the monomials 1, x, y, z, x^2, xy, xz, y^2, yz, z^2, times ds/dp = 1/h.
     [
