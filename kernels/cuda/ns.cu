@@ -214,14 +214,57 @@ extern "C" __global__ void ns_inlet(u32 n, const REAL* px, const int* lpatch, co
     o2[c] = v[2] + w * (u2[cd] - t[10]);
 }
 
+// The gradient at x of vertex v's quadratic fit, rec: 16 values per vertex as sl_quad_fit
+// writes them (numerics::sl::quadratic::gradient_at).
+__device__ inline void fit_gradient(const Mesh& m, const REAL* rec, u32 v, const REAL* x, REAL* g) {
+    const REAL* r = rec + 16 * (u64)v;
+    const REAL* xn = m.nodes + 3 * (u64)v;
+    const REAL ih = r[12];
+    const REAL sx = (x[0] - xn[0]) * ih, sy = (x[1] - xn[1]) * ih, sz = (x[2] - xn[2]) * ih;
+    g[0] = (r[1] + K(2) * r[4] * sx + r[5] * sy + r[6] * sz) * ih;
+    g[1] = (r[2] + r[5] * sx + K(2) * r[7] * sy + r[8] * sz) * ih;
+    g[2] = (r[3] + r[6] * sx + r[8] * sy + K(2) * r[9] * sz) * ih;
+}
+
+// The deferred viscous part of every face from the vertex fits of u^n_comp (cpu:
+// fit_deferred, face_gradients = "fits"): g_f is the mean of the gradients of the face's three
+// vertex fits (fverts: 3 per face) at its centre; k . g_f inside and on inlets, the whole flux
+// A n . g_f less the implicit a (u_b - u_P) on walls, zero on the other boundary faces.
+extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, const REAL* rec, int comp,
+                                           const REAL* un, REAL* def) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= f.nfaces) return;
+    const bool outside = f.neigh[i] == NO_CELL;
+    const int role = f.role[i];
+    if (outside && !fixed_on(V_U, role)) {
+        def[i] = K(0);
+        return;
+    }
+    const REAL* xf = f.centre + 3 * (u64)i;
+    REAL g[3] = {K(0), K(0), K(0)};
+    for (int j = 0; j < 3; ++j) {
+        REAL dg[3];
+        fit_gradient(m, rec, fverts[3 * (u64)i + j], xf, dg);
+        for (int q = 0; q < 3; ++q) g[q] += dg[q] / K(3);
+    }
+    if (outside && role == R_WALL) {
+        const u32 o = f.owner[i];
+        def[i] = f.area[i] * dot3(f.normal + 3 * (u64)i, g) - f.a[i] * (f.ub[3 * (u64)i + comp] - un[o]);
+    } else {
+        def[i] = dot3(f.k + 3 * (u64)i, g);
+    }
+}
+
 // The predictor's right-hand side of component k (cpu: predict with viscous_sources), or with
 // `expl` the explicit update itself (cpu::explicit_predict; K_u u^n by faces, its sum in
-// another order than the CPU's CSR product).
+// another order than the CPU's CSR product). def: the faces' deferred parts from
+// ns_fit_deferred, or null for the cell gradients gu's.
 extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho, REAL nu, const REAL* ua,
-                                      const REAL* gp, const REAL* gu, const REAL* un, int expl, REAL* out) {
+                                      const REAL* gp, const REAL* gu, const REAL* def, const REAL* un, int expl,
+                                      REAL* out) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
-    REAL src = outward_deferred(f, gu, c, V_U);
+    REAL src = def ? outward(f, def, c) : outward_deferred(f, gu, c, V_U);
     REAL ku = K(0);
     for (int l = 0; l < 4; ++l) {
         u32 e = f.of_cell[4 * (u64)c + l];

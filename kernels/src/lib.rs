@@ -318,6 +318,8 @@ pub mod ns {
         DEPARTURES = "ns_departures",
         /// Inlet velocity for cells whose departure point left through an inlet.
         INLET = "ns_inlet",
+        /// The viscous deferred part of every face from vertex quadratic fits.
+        FIT_DEFERRED = "ns_fit_deferred",
         /// The predictor's right-hand side of one component (or the explicit update).
         PREDICT = "ns_predict",
         /// Rhie-Chow face fluxes of the predicted velocity.

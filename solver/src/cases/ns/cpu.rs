@@ -51,18 +51,22 @@ pub struct FaceFits {
 
 impl FaceFits {
     pub fn new(geo: &TetGeometry<f64>, faces: &Faces, bc: &[f64], weighting: Weighting) -> FaceFits {
-        let verts = (0..faces.len())
-            .map(|i| {
-                let c = faces.owner[i] as usize;
-                let l = (0..4).find(|&l| faces.of_cell[c][l] == (i as u32, true)).expect("a face's owner holds it");
-                FACE_VERTS[l].map(|lv| geo.cells[c][lv])
-            })
-            .collect();
         FaceFits {
             fit: Arc::new(quadratic::build_weighted(geo, bc, weighting)),
-            verts,
+            verts: face_vertices(geo, faces),
         }
     }
+}
+
+/// The three vertices of every face (as its owner's local face lists them).
+pub fn face_vertices(geo: &TetGeometry<f64>, faces: &Faces) -> Vec<[u32; 3]> {
+    (0..faces.len())
+        .map(|i| {
+            let c = faces.owner[i] as usize;
+            let l = (0..4).find(|&l| faces.of_cell[c][l] == (i as u32, true)).expect("a face's owner holds it");
+            FACE_VERTS[l].map(|lv| geo.cells[c][lv])
+        })
+        .collect()
 }
 
 pub struct CpuNs {
@@ -75,7 +79,7 @@ pub struct CpuNs {
     /// takes the inlet's velocity there (the patch values of `sl_bc` are one per patch).
     pub inlets: Vec<Option<InletProfile>>,
     /// Some: the viscous face gradients from vertex fits.
-    pub face_fits: Option<FaceFits>,
+    pub face_fits: Option<Arc<FaceFits>>,
     /// Per cell, one of its faces on a profiled inlet (`inlet_face_of_cell`, built once).
     pub near_inlet: Vec<u32>,
     pub c: Constants,

@@ -12,7 +12,7 @@
 //! at the cells the forces and probes read (`gather`: the force patch's cells and their
 //! gradient stencils, the probes' cells and theirs; 4 values per such cell).
 
-use super::cpu::{momentum_matrix, Constants};
+use super::cpu::{momentum_matrix, Constants, FaceFits};
 use super::faces::{Faces, InletProfile, Role};
 use super::step::{NsOps, Predict, SolveStats, Var};
 use crate::backend::cuda::Device;
@@ -20,7 +20,7 @@ use crate::error::{Result, SolverError};
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::linalg::{CgReport, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner};
-use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl};
+use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl, QuadTables};
 use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span, Weighting};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::ns as k;
@@ -225,9 +225,39 @@ impl SlOps for FlowSl {
     }
 }
 
+/// The viscous face gradients from vertex fits (`face_gradients = "fits"`; cpu::FaceFits):
+/// the fits' tables (the interpolation's where it is quadratic), each face's three vertices,
+/// and scratch for one component's fit records and its faces' deferred parts.
+struct DeviceFits {
+    quad: Arc<QuadTables<f64>>,
+    verts: CudaSlice<u32>,
+    /// The semi-Lagrangian patch values of each component: the fits' Dirichlet values.
+    bc: [CudaSlice<f64>; 3],
+    rec: CudaSlice<f64>,
+    def: CudaSlice<f64>,
+}
+
+impl DeviceFits {
+    fn new(dev: &Arc<Device>, inp: &Inputs<'_>, ff: &FaceFits, sl: &DeviceSl<f64>) -> Result<Self> {
+        let quad = match sl.quad_tables() {
+            Some(q) => q,
+            None => Arc::new(QuadTables::upload(dev, &ff.fit)?),
+        };
+        let bc = |k: usize| dev.upload(&pad(inp.sl_bc[k].clone()));
+        Ok(DeviceFits {
+            quad,
+            verts: dev.stream.clone_htod(ff.verts.as_flattened())?,
+            bc: [bc(0)?, bc(1)?, bc(2)?],
+            rec: dev.zeros(quadratic::REC * inp.geo.nodes.len().max(1))?,
+            def: dev.zeros(inp.faces.len().max(1))?,
+        })
+    }
+}
+
 struct Functions {
     gradient: CudaFunction,
     inlet: CudaFunction,
+    fit_deferred: CudaFunction,
     predict: CudaFunction,
     flux: CudaFunction,
     correction_rhs: CudaFunction,
@@ -244,6 +274,7 @@ impl Functions {
         Ok(Functions {
             gradient: f(k::GRADIENT)?,
             inlet: f(k::INLET)?,
+            fit_deferred: f(k::FIT_DEFERRED)?,
             predict: f(k::PREDICT)?,
             flux: f(k::FLUX)?,
             correction_rhs: f(k::CORRECTION_RHS)?,
@@ -265,6 +296,8 @@ pub struct Inputs<'a> {
     pub inlets: &'a [Option<InletProfile>],
     pub interpolation: Interpolation,
     pub fit: Weighting,
+    /// The viscous face gradients from vertex fits (`face_gradients = "fits"`).
+    pub face_fits: Option<&'a FaceFits>,
     pub max_walk: u32,
     pub c: Constants,
     /// The velocity and pressure matrices (`cpu::laplacian`).
@@ -291,6 +324,8 @@ pub struct CudaNs {
     profiles: CudaSlice<f64>,
     /// Per cell, its profiled inlet face's data for ns_inlet (`near_inlet_table`).
     near_inlet: CudaSlice<f64>,
+    /// Some: the viscous face gradients from vertex fits.
+    fits: Option<DeviceFits>,
     fns: Functions,
     c: Constants,
     ku: CsMat<f64>,
@@ -314,6 +349,7 @@ impl CudaNs {
         ];
         let pre = inp.pressure_cheb.map_or(GpuPreconditioner::Jacobi, GpuPreconditioner::Chebyshev);
         let pressure = CudaCg::new(dev, &inp.kp, pre, inp.c.pressure.clone())?;
+        let fits = inp.face_fits.map(|ff| DeviceFits::new(dev, &inp, ff, &sl)).transpose()?;
         Ok(CudaNs {
             n: inp.geo.num_cells(),
             nf: inp.faces.len(),
@@ -328,6 +364,7 @@ impl CudaNs {
             active: 0,
             profiles: dev.upload(&profile_table(inp.inlets))?,
             near_inlet: dev.upload(&near_inlet_table(inp.geo, inp.faces, inp.inlets))?,
+            fits,
             fns: Functions::load(dev)?,
             c: inp.c,
             ku: inp.ku,
@@ -404,16 +441,38 @@ impl CudaNs {
         Ok(r)
     }
 
+    /// The faces' deferred viscous parts of component k from the vertex fits of u^n_k into
+    /// `fits.def` (cpu: fit_deferred); its address, or null without fits.
+    fn fit_deferred(&self, k: usize, un: &CudaSlice<f64>) -> Result<u64> {
+        let Some(ff) = &self.fits else {
+            return Ok(0);
+        };
+        let d = &self.dev;
+        let (rec, def, unp) = (d.ptr(&ff.rec), d.ptr(&ff.def), d.ptr(un));
+        ff.quad.fit(unp, d.ptr(&ff.bc[k]), rec)?;
+        let (verts, comp) = (d.ptr(&ff.verts), k as i32);
+        let mut b = d.stream.launch_builder(&self.fns.fit_deferred);
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&verts).arg(&rec).arg(&comp).arg(&unp).arg(&def);
+        // SAFETY: verts holds 3 node indices per face, rec REC values per node (just written),
+        // un ncells values, def nfaces.
+        unsafe { b.launch(self.face_cfg())? };
+        Ok(def)
+    }
+
     /// ns_predict into out: the explicit update (`expl`) or the predictor's right-hand side.
     fn launch_predict(&self, p: &Predict<'_, Self>, expl: bool, out: &CudaSlice<f64>) -> Result<()> {
+        let def = self.fit_deferred(p.k, p.un)?;
         let d = &self.dev;
         let (kk, dt, rho, nu, expl) = (p.k as i32, p.dt, self.c.rho, self.c.nu, expl as i32);
-        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), d.ptr(p.un), d.ptr(out)];
+        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(out)];
         let mut b = d.stream.launch_builder(&self.fns.predict);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
-        b.arg(&a[0]).arg(&a[1]).arg(&a[2]).arg(&a[3]).arg(&expl).arg(&a[4]);
-        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell; out is none of the
-        // inputs (the kernel writes it only).
+        for x in &a[..5] {
+            b.arg(x);
+        }
+        b.arg(&expl).arg(&a[5]);
+        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell, def (or null) nfaces;
+        // out is none of the inputs (the kernel writes it only).
         unsafe { b.launch(self.cells())? };
         Ok(())
     }

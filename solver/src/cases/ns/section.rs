@@ -60,7 +60,7 @@ pub struct NsSection {
     /// least-squares gradients to the face for the deferred non-orthogonal part and takes the
     /// two-point difference (u_wall - u_P) / d on walls (first order there); "fits" takes the
     /// gradient at the face centre from the quadratic fits of the face's three vertices (exact
-    /// for quadratic velocities) for that part and for the whole wall flux. CPU backend only.
+    /// for quadratic velocities) for that part and for the whole wall flux. Both backends.
     #[serde(default)]
     pub face_gradients: FaceGradients,
     #[serde(default = "walk_steps")]
@@ -141,6 +141,14 @@ pub enum Viscous {
 pub enum FaceGradients {
     #[default]
     Cells,
+    Fits,
+}
+
+/// The wall shear of the viscous force (`forces.wall_shear`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WallShear {
+    Distance,
     Fits,
 }
 
@@ -243,6 +251,13 @@ pub struct Forces {
     pub drag: [f64; 3],
     #[serde(default = "y_axis")]
     pub lift: [f64; 3],
+    /// The wall shear of the viscous part: "distance" (the wall cell's tangential velocity over
+    /// its wall distance, first order in that distance: OpenFOAM's snGrad) or "fits" (the
+    /// face gradients of the vertex quadratic fits, second order; with face_gradients = "fits"
+    /// the very wall flux the momentum equation applies). Default: "fits" with face_gradients
+    /// = "fits", else "distance".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_shear: Option<WallShear>,
 }
 
 fn wide() -> Weighting {

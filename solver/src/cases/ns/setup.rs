@@ -5,7 +5,7 @@
 use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, FaceGradients, Initial, NsSection, Preconditioner, Profile, Viscous};
+use super::section::{Bc, FaceGradients, Initial, NsSection, Preconditioner, Profile, Viscous, WallShear};
 use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
@@ -14,12 +14,12 @@ use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
 use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
 use crate::numerics::linalg::{CgSettings, ChebyshevBounds, CsMat, Jacobi};
 use crate::numerics::sl::cpu::HostSl;
-use crate::numerics::sl::{Interpolation, Method, Scheme};
+use crate::numerics::sl::{quadratic, Interpolation, Method, Scheme};
 use crate::output::Geometry;
 use meshtool::PreparedMesh;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Why f32 is refused: on both backends the step's fields, its face data and its linear solves
@@ -39,8 +39,6 @@ struct View {
 const BUILTIN: &[(&str, &[u8])] = &[("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh"))];
 
 pub struct NsSetup {
-    /// The case file (for errors that name its keys after parsing).
-    case_path: PathBuf,
     section: NsSection,
     mesh_file: String,
     mesh: Arc<PreparedMesh>,
@@ -48,6 +46,8 @@ pub struct NsSetup {
     faces: Arc<Faces>,
     sl_bc: [Vec<f64>; 3],
     inlets: Vec<Option<InletProfile>>,
+    /// The vertex fits of the viscous face gradients (`face_gradients = "fits"`).
+    face_fits: Option<Arc<FaceFits>>,
     u0: [Vec<f64>; 3],
     h: f64,
     u_ref: f64,
@@ -294,8 +294,9 @@ impl NsSetup {
             return Err(doc.error("time.cfl", msg));
         }
         let ref_cell = section.pressure_reference.map(|x| nearest_cell(&geo, x));
+        let face_fits = (section.face_gradients == FaceGradients::Fits)
+            .then(|| Arc::new(FaceFits::new(&geo, &faces, &sl_bc[0], section.fit)));
         Ok(NsSetup {
-            case_path: doc.path.clone(),
             section,
             mesh_file,
             mesh: Arc::new(mesh),
@@ -303,6 +304,7 @@ impl NsSetup {
             faces: Arc::new(faces),
             sl_bc,
             inlets,
+            face_fits,
             u0,
             h,
             u_ref: if u_ref > 0.0 { u_ref } else { 1.0 },
@@ -362,6 +364,24 @@ impl NsSetup {
         format!("{}+{}{fit}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
 
+    /// The force patch with its wall shear (`forces.wall_shear`, by default the viscous face
+    /// gradients' own).
+    fn patch_force(&self, patch: u32, shear: Option<WallShear>) -> Result<PatchForce> {
+        let force = PatchForce::new(&*self.geo, &[patch])?;
+        let fits = match self.section.face_gradients {
+            FaceGradients::Fits => WallShear::Fits,
+            FaceGradients::Cells => WallShear::Distance,
+        };
+        if shear.unwrap_or(fits) == WallShear::Distance {
+            return Ok(force);
+        }
+        let fit = match &self.face_fits {
+            Some(ff) => ff.fit.clone(),
+            None => Arc::new(quadratic::build_weighted(&self.geo, &self.sl_bc[0], self.section.fit)),
+        };
+        Ok(force.with_fits(fit, self.sl_bc.clone()))
+    }
+
     /// The velocity and pressure matrices (the pressure's with its reference cell).
     fn matrices(&self) -> (CsMat<f64>, CsMat<f64>) {
         let f = &self.faces;
@@ -398,8 +418,7 @@ impl NsSetup {
             faces: self.faces.clone(),
             sl_bc: self.sl_bc.clone(),
             inlets: self.inlets.clone(),
-            face_fits: (s.face_gradients == FaceGradients::Fits)
-                .then(|| FaceFits::new(&self.geo, &self.faces, &self.sl_bc[0], s.fit)),
+            face_fits: self.face_fits.clone(),
             near_inlet: super::cpu::inlet_face_of_cell(&self.faces, &self.inlets, self.geo.num_cells()),
             c: self.constants(),
             ku,
@@ -421,6 +440,7 @@ impl NsSetup {
             inlets: &self.inlets,
             interpolation: s.interpolation,
             fit: s.fit,
+            face_fits: self.face_fits.as_deref(),
             max_walk: s.max_walk,
             c: self.constants(),
             ku,
@@ -474,7 +494,7 @@ impl Setup for NsSetup {
                 Some((patch, norm)) => {
                     let fs = s.forces.as_ref().expect("parsed with the patch");
                     Some(ForceSpec {
-                        patch: PatchForce::new(&*self.geo, &[*patch])?,
+                        patch: self.patch_force(*patch, fs.wall_shear)?,
                         drag: fs.drag,
                         lift: fs.lift,
                         norm: *norm,
@@ -498,11 +518,6 @@ impl Setup for NsSetup {
         *self.report.lock().unwrap() = Report::default();
         Ok(match target {
             Target::Cpu => Box::new(NsSim::new(self.ops(), self.u0.clone(), common)?),
-            Target::Cuda(_) if s.face_gradients == FaceGradients::Fits => {
-                let msg = "\"fits\" runs on the CPU backend only so far: run with --backend cpu, or leave out \
-                           the key (\"cells\")";
-                return Err(SolverError::config(&self.case_path, "navier-stokes.face_gradients", msg));
-            }
             Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), common)?),
         })
     }

@@ -199,7 +199,7 @@ impl<O: NsOps> NsSim<O> {
 
     /// The force with cd and cl, and the probes with dp, of the cell values p(cell) and
     /// u(component, cell).
-    fn measure_by(&self, p: impl Fn(usize) -> f64, u: impl Fn(usize, usize) -> f64) -> Result<Measured> {
+    fn measure_by(&self, p: impl Fn(usize) -> f64, u: impl Fn(usize, usize) -> f64 + Sync) -> Result<Measured> {
         let g = &*self.c.geo;
         let force = self.c.force.as_ref().map(|fs| {
             let f = fs.patch.force_by(g, self.c.mu, [0.0; 3], &p, &u);
