@@ -227,17 +227,23 @@ __device__ inline void fit_gradient(const Mesh& m, const REAL* rec, u32 v, const
 }
 
 // The deferred viscous part of every face from the vertex fits of u^n_comp (cpu:
-// fit_deferred, face_gradients = "fits"): g_f is the mean of the gradients of the face's three
-// vertex fits (fverts: 3 per face) at its centre; k . g_f inside and on inlets, the whole flux
-// A n . g_f less the implicit a (u_b - u_P) on walls, zero on the other boundary faces.
+// fit_deferred, face_gradients = "fits" / "wall-fits"): g_f is the mean of the gradients of the
+// face's three vertex fits (fverts: 3 per face) at its centre; k . g_f inside and on inlets
+// (with walls_only: from the cell gradients gu instead, `deferred`), the whole flux A n . g_f
+// less the implicit a (u_b - u_P) on walls, zero on the other boundary faces.
 extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, const REAL* rec, int comp,
-                                           const REAL* un, REAL* def) {
+                                           const REAL* un, const REAL* gu, int walls_only, REAL* def) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     const bool outside = f.neigh[i] == NO_CELL;
     const int role = f.role[i];
     if (outside && !fixed_on(V_U, role)) {
         def[i] = K(0);
+        return;
+    }
+    const bool wall = outside && role == R_WALL;
+    if (walls_only && !wall) {
+        def[i] = deferred(f, gu, i, V_U);
         return;
     }
     const REAL* xf = f.centre + 3 * (u64)i;
@@ -247,7 +253,7 @@ extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, c
         fit_gradient(m, rec, fverts[3 * (u64)i + j], xf, dg);
         for (int q = 0; q < 3; ++q) g[q] += dg[q] / K(3);
     }
-    if (outside && role == R_WALL) {
+    if (wall) {
         const u32 o = f.owner[i];
         def[i] = f.area[i] * dot3(f.normal + 3 * (u64)i, g) - f.a[i] * (f.ub[3 * (u64)i + comp] - un[o]);
     } else {

@@ -42,18 +42,21 @@ pub struct Constants {
     pub momentum: CgSettings,
 }
 
-/// The viscous face gradients from vertex fits (`face_gradients = "fits"`): the fits'
-/// stencils and each face's three vertices.
+/// The viscous face gradients from vertex fits (`face_gradients = "fits"` or "wall-fits"):
+/// the fits' stencils and each face's three vertices.
 pub struct FaceFits {
     pub fit: Arc<QuadFit<f64>>,
     pub verts: Vec<[u32; 3]>,
+    /// "wall-fits": the fits on wall faces only, the cells' gradients on the others.
+    pub walls_only: bool,
 }
 
 impl FaceFits {
-    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, bc: &[f64], weighting: Weighting) -> FaceFits {
+    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, bc: &[f64], weighting: Weighting, walls_only: bool) -> FaceFits {
         FaceFits {
             fit: Arc::new(quadratic::build_weighted(geo, bc, weighting)),
             verts: face_vertices(geo, faces),
+            walls_only,
         }
     }
 }
@@ -222,22 +225,25 @@ pub fn gradient(geo: &TetGeometry<f64>, faces: &Faces, phi: &[f64], var: Var) ->
 pub fn deferred(faces: &Faces, g: &[[f64; 3]], var: Var) -> Vec<f64> {
     (0..faces.len())
         .into_par_iter()
-        .map(|f| {
-            let k = faces.k[f];
-            let p = faces.owner[f] as usize;
-            let nb = faces.neigh[f];
-            let gf = if nb != u32::MAX {
-                let w = faces.w[f];
-                let (gp, gn) = (g[p], g[nb as usize]);
-                std::array::from_fn(|i| w * gp[i] + (1.0 - w) * gn[i])
-            } else if var.fixed_on(faces.role[f]) {
-                g[p]
-            } else {
-                return 0.0;
-            };
-            k[0] * gf[0] + k[1] * gf[1] + k[2] * gf[2]
-        })
+        .map(|f| deferred_face(faces, g, var, f))
         .collect()
+}
+
+/// `deferred` of face f.
+fn deferred_face(faces: &Faces, g: &[[f64; 3]], var: Var, f: usize) -> f64 {
+    let k = faces.k[f];
+    let p = faces.owner[f] as usize;
+    let nb = faces.neigh[f];
+    let gf = if nb != u32::MAX {
+        let w = faces.w[f];
+        let (gp, gn) = (g[p], g[nb as usize]);
+        std::array::from_fn(|i| w * gp[i] + (1.0 - w) * gn[i])
+    } else if var.fixed_on(faces.role[f]) {
+        g[p]
+    } else {
+        return 0.0;
+    };
+    k[0] * gf[0] + k[1] * gf[1] + k[2] * gf[2]
 }
 
 /// Per cell, one of its faces on a profiled inlet patch (`u32::MAX` for none).
@@ -277,8 +283,9 @@ impl CpuNs {
     /// The deferred part of every face from the vertex fits of u^n_k: k . g_f inside, and on
     /// walls the whole flux A n . g_f less the implicit two-point part a (u_b - u_P), so that a
     /// steady state's wall flux is A n . g_f. g_f is the mean of the three vertex fits' gradients
-    /// at the face centre: the gradient is linear for a quadratic, so it is exact then.
-    fn fit_deferred(&self, ff: &FaceFits, k: usize, un: &[f64]) -> Vec<f64> {
+    /// at the face centre: the gradient is linear for a quadratic, so it is exact then. With
+    /// `walls_only` the other faces take the cells' gradients gu (`deferred`).
+    fn fit_deferred(&self, ff: &FaceFits, k: usize, un: &[f64], gu: &[[f64; 3]]) -> Vec<f64> {
         let f = &self.faces;
         let geo = &self.geo;
         let mut rec = vec![];
@@ -290,6 +297,10 @@ impl CpuNs {
                 if outside && !Var::U(k).fixed_on(f.role[i]) {
                     return 0.0;
                 }
+                let wall = outside && f.role[i] == Role::Wall;
+                if ff.walls_only && !wall {
+                    return deferred_face(f, gu, Var::U(k), i);
+                }
                 let xf = f.centre[i];
                 let mut g = [0.0; 3];
                 for &v in &ff.verts[i] {
@@ -297,7 +308,7 @@ impl CpuNs {
                     (0..3).for_each(|d| g[d] += dg[d] / 3.0);
                 }
                 let dot = |a: [f64; 3]| a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
-                if outside && f.role[i] == Role::Wall {
+                if wall {
                     f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[f.owner[i] as usize])
                 } else {
                     dot(f.k[i])
@@ -310,7 +321,7 @@ impl CpuNs {
     fn viscous_sources(&self, k: usize, gu: &[[f64; 3]], un: &[f64]) -> Vec<f64> {
         let f = &self.faces;
         let def = match &self.face_fits {
-            Some(ff) => self.fit_deferred(ff, k, un),
+            Some(ff) => self.fit_deferred(ff, k, un, gu),
             None => deferred(f, gu, Var::U(k)),
         };
         let mut s = outward_sum(f, &def);

@@ -225,7 +225,8 @@ impl SlOps for FlowSl {
     }
 }
 
-/// The viscous face gradients from vertex fits (`face_gradients = "fits"`; cpu::FaceFits):
+/// The viscous face gradients from vertex fits (`face_gradients = "fits"` or "wall-fits";
+/// cpu::FaceFits):
 /// the fits' tables (the interpolation's where it is quadratic), each face's three vertices,
 /// and scratch for one component's fit records and its faces' deferred parts.
 struct DeviceFits {
@@ -235,6 +236,7 @@ struct DeviceFits {
     bc: [CudaSlice<f64>; 3],
     rec: CudaSlice<f64>,
     def: CudaSlice<f64>,
+    walls_only: bool,
 }
 
 impl DeviceFits {
@@ -250,6 +252,7 @@ impl DeviceFits {
             bc: [bc(0)?, bc(1)?, bc(2)?],
             rec: dev.zeros(quadratic::REC * inp.geo.nodes.len().max(1))?,
             def: dev.zeros(inp.faces.len().max(1))?,
+            walls_only: ff.walls_only,
         })
     }
 }
@@ -296,7 +299,7 @@ pub struct Inputs<'a> {
     pub inlets: &'a [Option<InletProfile>],
     pub interpolation: Interpolation,
     pub fit: Weighting,
-    /// The viscous face gradients from vertex fits (`face_gradients = "fits"`).
+    /// The viscous face gradients from vertex fits (`face_gradients = "fits"` or "wall-fits").
     pub face_fits: Option<&'a FaceFits>,
     pub max_walk: u32,
     pub c: Constants,
@@ -443,25 +446,26 @@ impl CudaNs {
 
     /// The faces' deferred viscous parts of component k from the vertex fits of u^n_k into
     /// `fits.def` (cpu: fit_deferred); its address, or null without fits.
-    fn fit_deferred(&self, k: usize, un: &CudaSlice<f64>) -> Result<u64> {
+    fn fit_deferred(&self, k: usize, un: &CudaSlice<f64>, gu: &CudaSlice<f64>) -> Result<u64> {
         let Some(ff) = &self.fits else {
             return Ok(0);
         };
         let d = &self.dev;
         let (rec, def, unp) = (d.ptr(&ff.rec), d.ptr(&ff.def), d.ptr(un));
         ff.quad.fit(unp, d.ptr(&ff.bc[k]), rec)?;
-        let (verts, comp) = (d.ptr(&ff.verts), k as i32);
+        let (verts, comp, gup, walls) = (d.ptr(&ff.verts), k as i32, d.ptr(gu), ff.walls_only as i32);
         let mut b = d.stream.launch_builder(&self.fns.fit_deferred);
-        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&verts).arg(&rec).arg(&comp).arg(&unp).arg(&def);
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&verts).arg(&rec).arg(&comp).arg(&unp);
+        b.arg(&gup).arg(&walls).arg(&def);
         // SAFETY: verts holds 3 node indices per face, rec REC values per node (just written),
-        // un ncells values, def nfaces.
+        // un ncells values, gu 3 per cell, def nfaces.
         unsafe { b.launch(self.face_cfg())? };
         Ok(def)
     }
 
     /// ns_predict into out: the explicit update (`expl`) or the predictor's right-hand side.
     fn launch_predict(&self, p: &Predict<'_, Self>, expl: bool, out: &CudaSlice<f64>) -> Result<()> {
-        let def = self.fit_deferred(p.k, p.un)?;
+        let def = self.fit_deferred(p.k, p.un, p.gu)?;
         let d = &self.dev;
         let (kk, dt, rho, nu, expl) = (p.k as i32, p.dt, self.c.rho, self.c.nu, expl as i32);
         let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(out)];

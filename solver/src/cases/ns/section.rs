@@ -60,7 +60,10 @@ pub struct NsSection {
     /// least-squares gradients to the face for the deferred non-orthogonal part and takes the
     /// two-point difference (u_wall - u_P) / d on walls (first order there); "fits" takes the
     /// gradient at the face centre from the quadratic fits of the face's three vertices (exact
-    /// for quadratic velocities) for that part and for the whole wall flux. Both backends.
+    /// for quadratic velocities) for that part and for the whole wall flux; "wall-fits" takes
+    /// the fits' gradient for the wall flux only and the cells' elsewhere (as exact on plane
+    /// Poiseuille, and steady on the DFG meshes where "fits" ends in a two-step cycle). Both
+    /// backends.
     #[serde(default)]
     pub face_gradients: FaceGradients,
     #[serde(default = "walk_steps")]
@@ -142,6 +145,7 @@ pub enum FaceGradients {
     #[default]
     Cells,
     Fits,
+    WallFits,
 }
 
 /// The wall shear of the viscous force (`forces.wall_shear`).

@@ -294,8 +294,9 @@ impl NsSetup {
             return Err(doc.error("time.cfl", msg));
         }
         let ref_cell = section.pressure_reference.map(|x| nearest_cell(&geo, x));
-        let face_fits = (section.face_gradients == FaceGradients::Fits)
-            .then(|| Arc::new(FaceFits::new(&geo, &faces, &sl_bc[0], section.fit)));
+        let walls_only = section.face_gradients == FaceGradients::WallFits;
+        let face_fits = (section.face_gradients != FaceGradients::Cells)
+            .then(|| Arc::new(FaceFits::new(&geo, &faces, &sl_bc[0], section.fit, walls_only)));
         Ok(NsSetup {
             section,
             mesh_file,
@@ -369,7 +370,7 @@ impl NsSetup {
     fn patch_force(&self, patch: u32, shear: Option<WallShear>) -> Result<PatchForce> {
         let force = PatchForce::new(&*self.geo, &[patch])?;
         let fits = match self.section.face_gradients {
-            FaceGradients::Fits => WallShear::Fits,
+            FaceGradients::Fits | FaceGradients::WallFits => WallShear::Fits,
             FaceGradients::Cells => WallShear::Distance,
         };
         if shear.unwrap_or(fits) == WallShear::Distance {
