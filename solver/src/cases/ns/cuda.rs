@@ -10,7 +10,8 @@
 //! reductions' block partials (2 x 128 values for the velocity change, 128 for the divergence,
 //! summed on the host in a fixed order: restarts are bit-identical) and, in `sim.rs`, u and p
 //! at the cells the forces and probes read (`gather`: the force patch's cells and their
-//! gradient stencils, the probes' cells and theirs; 4 values per such cell).
+//! gradient stencils, with `forces.wall_shear = "fits"` the stencils of its vertices' fits, the
+//! probes' cells and theirs; 4 values per such cell).
 
 use super::cpu::{momentum_matrix, Constants, FaceFits};
 use super::faces::{Faces, InletProfile, Role};
@@ -226,9 +227,8 @@ impl SlOps for FlowSl {
 }
 
 /// The viscous face gradients from vertex fits (`face_gradients = "fits"` or "wall-fits";
-/// cpu::FaceFits):
-/// the fits' tables (the interpolation's where it is quadratic), each face's three vertices,
-/// and scratch for one component's fit records and its faces' deferred parts.
+/// cpu::FaceFits): the fits' tables (the interpolation's where it is quadratic), each face's
+/// three vertices, and scratch for one component's fit records and its faces' deferred parts.
 struct DeviceFits {
     quad: Arc<QuadTables<f64>>,
     verts: CudaSlice<u32>,
