@@ -30,7 +30,7 @@
 //! an O(h) error, which that fit would carry into the wall shear undamped.
 //!
 //! `with_fits` replaces that viscous part by the wall flux the Navier-Stokes momentum equation
-//! itself applies with `face_gradients = "fits"`: du/dn_f = n_f . g_f, g_f the mean of the face's
+//! itself applies with `face_gradients = "fits"` or "wall-fits": du/dn_f = n_f . g_f, g_f the mean of the face's
 //! three vertex quadratic fits' gradients at the face centroid (exact for quadratic velocities),
 //! its normal component removed as above. The force is then the momentum the walls take out of
 //! the discrete flow, and it converges at second order in the wall spacing, where the formula

@@ -46,7 +46,7 @@ pub struct NsSetup {
     faces: Arc<Faces>,
     sl_bc: [Vec<f64>; 3],
     inlets: Vec<Option<InletProfile>>,
-    /// The vertex fits of the viscous face gradients (`face_gradients = "fits"`).
+    /// The vertex fits of the viscous face gradients (`face_gradients = "fits"` or "wall-fits").
     face_fits: Option<Arc<FaceFits>>,
     u0: [Vec<f64>; 3],
     h: f64,
