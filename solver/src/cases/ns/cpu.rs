@@ -12,7 +12,7 @@ use crate::mesh::{Location, TetGeometry};
 use crate::numerics::linalg::cg::spmv;
 use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, Chebyshev, ChebyshevBounds, CsMat, Jacobi, Preconditioner};
 use crate::numerics::sl::cpu::HostSl;
-use crate::numerics::sl::quadratic::{self, QuadFit, Weighting};
+use crate::numerics::sl::quadratic::{self, QuadFit};
 use crate::numerics::sl::{self, Method, Span, VelocityField};
 use rayon::prelude::*;
 use sprs::TriMat;
@@ -52,9 +52,10 @@ pub struct FaceFits {
 }
 
 impl FaceFits {
-    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, bc: &[f64], weighting: Weighting, walls_only: bool) -> FaceFits {
+    /// `fit`: the quadratic's tables (the semi-Lagrangian interpolation's, shared).
+    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, fit: Arc<QuadFit<f64>>, walls_only: bool) -> FaceFits {
         FaceFits {
-            fit: Arc::new(quadratic::build_weighted(geo, bc, weighting)),
+            fit,
             verts: face_vertices(geo, faces),
             walls_only,
         }

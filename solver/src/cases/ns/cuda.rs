@@ -22,7 +22,7 @@ use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::linalg::{CgReport, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner};
 use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl, QuadTables};
-use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span, Weighting};
+use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::ns as k;
 use std::sync::Arc;
@@ -298,7 +298,8 @@ pub struct Inputs<'a> {
     pub sl_bc: &'a [Vec<f64>; 3],
     pub inlets: &'a [Option<InletProfile>],
     pub interpolation: Interpolation,
-    pub fit: Weighting,
+    /// The quadratic's tables (the setup's, shared with the face gradients' fits).
+    pub quad_fit: Option<&'a quadratic::QuadFit<f64>>,
     /// The viscous face gradients from vertex fits (`face_gradients = "fits"` or "wall-fits").
     pub face_fits: Option<&'a FaceFits>,
     pub max_walk: u32,
@@ -343,8 +344,7 @@ pub struct CudaNs {
 impl CudaNs {
     pub fn new(dev: &Arc<Device>, inp: Inputs<'_>) -> Result<Self> {
         let mesh = Arc::new(DeviceMesh::upload(dev, inp.geo)?);
-        let fit = (inp.interpolation == Interpolation::Quadratic).then(|| quadratic::build_weighted(inp.geo, &inp.sl_bc[0], inp.fit));
-        let sl = DeviceSl::new(dev.clone(), mesh.clone(), inp.interpolation, fit.as_ref(), &inp.sl_bc[0])?;
+        let sl = DeviceSl::new(dev.clone(), mesh.clone(), inp.interpolation, inp.quad_fit, &inp.sl_bc[0])?;
         let bc = [
             None,
             Some(dev.upload(&pad(inp.sl_bc[1].clone()))?),

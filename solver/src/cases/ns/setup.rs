@@ -14,7 +14,8 @@ use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
 use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
 use crate::numerics::linalg::{CgSettings, ChebyshevBounds, CsMat, Jacobi};
 use crate::numerics::sl::cpu::HostSl;
-use crate::numerics::sl::{quadratic, Interpolation, Method, Scheme};
+use crate::numerics::sl::quadratic::{self, QuadFit};
+use crate::numerics::sl::{Interpolation, Method, Scheme};
 use crate::output::Geometry;
 use meshtool::PreparedMesh;
 use serde::{Deserialize, Serialize};
@@ -46,6 +47,9 @@ pub struct NsSetup {
     faces: Arc<Faces>,
     sl_bc: [Vec<f64>; 3],
     inlets: Vec<Option<InletProfile>>,
+    /// The quadratic's tables, built once where the interpolation, the face gradients or the
+    /// wall shear use them (all the same fits: same stencils, weights and Dirichlet patches).
+    quad_fit: Option<Arc<QuadFit<f64>>>,
     /// The vertex fits of the viscous face gradients (`face_gradients = "fits"` or "wall-fits").
     face_fits: Option<Arc<FaceFits>>,
     u0: [Vec<f64>; 3],
@@ -294,9 +298,17 @@ impl NsSetup {
             return Err(doc.error("time.cfl", msg));
         }
         let ref_cell = section.pressure_reference.map(|x| nearest_cell(&geo, x));
-        let walls_only = section.face_gradients == FaceGradients::WallFits;
-        let face_fits = (section.face_gradients != FaceGradients::Cells)
-            .then(|| Arc::new(FaceFits::new(&geo, &faces, &sl_bc[0], section.fit, walls_only)));
+        let needs_fit = section.interpolation == Interpolation::Quadratic
+            || section.face_gradients != FaceGradients::Cells
+            || wall_shear(&section) == Some(WallShear::Fits);
+        let quad_fit = needs_fit.then(|| Arc::new(quadratic::build_weighted(&geo, &sl_bc[0], section.fit)));
+        let face_fits = match (&quad_fit, section.face_gradients) {
+            (Some(fit), FaceGradients::Fits | FaceGradients::WallFits) => {
+                let walls_only = section.face_gradients == FaceGradients::WallFits;
+                Some(Arc::new(FaceFits::new(&geo, &faces, fit.clone(), walls_only)))
+            }
+            _ => None,
+        };
         Ok(NsSetup {
             section,
             mesh_file,
@@ -305,6 +317,7 @@ impl NsSetup {
             faces: Arc::new(faces),
             sl_bc,
             inlets,
+            quad_fit,
             face_fits,
             u0,
             h,
@@ -367,20 +380,13 @@ impl NsSetup {
 
     /// The force patch with its wall shear (`forces.wall_shear`, by default the viscous face
     /// gradients' own).
-    fn patch_force(&self, patch: u32, shear: Option<WallShear>) -> Result<PatchForce> {
+    fn patch_force(&self, patch: u32) -> Result<PatchForce> {
         let force = PatchForce::new(&*self.geo, &[patch])?;
-        let fits = match self.section.face_gradients {
-            FaceGradients::Fits | FaceGradients::WallFits => WallShear::Fits,
-            FaceGradients::Cells => WallShear::Distance,
-        };
-        if shear.unwrap_or(fits) == WallShear::Distance {
-            return Ok(force);
+        match (wall_shear(&self.section), &self.quad_fit) {
+            (Some(WallShear::Fits), Some(fit)) => Ok(force.with_fits(fit.clone(), self.sl_bc.clone())),
+            (Some(WallShear::Fits), None) => Err(SolverError::Other("internal: the wall shear's fits were not built".into())),
+            _ => Ok(force),
         }
-        let fit = match &self.face_fits {
-            Some(ff) => ff.fit.clone(),
-            None => Arc::new(quadratic::build_weighted(&self.geo, &self.sl_bc[0], self.section.fit)),
-        };
-        Ok(force.with_fits(fit, self.sl_bc.clone()))
     }
 
     /// The velocity and pressure matrices (the pressure's with its reference cell).
@@ -407,12 +413,12 @@ impl NsSetup {
         let (ku, kp) = self.matrices();
         let s = &self.section;
         CpuNs {
-            sl: HostSl::weighted(
+            sl: HostSl::with_fit(
                 self.geo.clone(),
                 s.max_walk,
                 FlowVel::default(),
                 s.interpolation,
-                s.fit,
+                self.quad_fit.clone(),
                 self.sl_bc[0].clone(),
             ),
             geo: self.geo.clone(),
@@ -440,7 +446,7 @@ impl NsSetup {
             sl_bc: &self.sl_bc,
             inlets: &self.inlets,
             interpolation: s.interpolation,
-            fit: s.fit,
+            quad_fit: self.quad_fit.as_deref(),
             face_fits: self.face_fits.as_deref(),
             max_walk: s.max_walk,
             c: self.constants(),
@@ -450,6 +456,16 @@ impl NsSetup {
         };
         CudaNs::new(dev, inputs)
     }
+}
+
+/// The force's wall shear (`forces.wall_shear`, by default the face gradients'); None
+/// without forces.
+fn wall_shear(s: &NsSection) -> Option<WallShear> {
+    let default = match s.face_gradients {
+        FaceGradients::Fits | FaceGradients::WallFits => WallShear::Fits,
+        FaceGradients::Cells => WallShear::Distance,
+    };
+    s.forces.as_ref().map(|f| f.wall_shear.unwrap_or(default))
 }
 
 fn nearest_cell(g: &TetGeometry<f64>, x: [f64; 3]) -> usize {
@@ -495,7 +511,7 @@ impl Setup for NsSetup {
                 Some((patch, norm)) => {
                     let fs = s.forces.as_ref().expect("parsed with the patch");
                     Some(ForceSpec {
-                        patch: self.patch_force(*patch, fs.wall_shear)?,
+                        patch: self.patch_force(*patch)?,
                         drag: fs.drag,
                         lift: fs.lift,
                         norm: *norm,

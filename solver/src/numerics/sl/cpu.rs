@@ -41,6 +41,19 @@ impl<R: Real, V> HostSl<R, V> {
     ) -> Self {
         let fit = (interpolation == Interpolation::Quadratic)
             .then(|| Arc::new(quadratic::build_weighted(&geo, &bc, weighting)));
+        Self::with_fit(geo, max_walk, vel, interpolation, fit, bc)
+    }
+
+    /// `new` with the quadratic's tables built by the caller (who shares them), which the
+    /// quadratic interpolation needs.
+    pub fn with_fit(
+        geo: Arc<TetGeometry<R>>,
+        max_walk: u32,
+        vel: V,
+        interpolation: Interpolation,
+        fit: Option<Arc<QuadFit<R>>>,
+        bc: Vec<R>,
+    ) -> Self {
         HostSl {
             locator: Arc::new(Locator::new(&geo, max_walk)),
             geo,
