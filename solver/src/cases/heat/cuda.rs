@@ -30,13 +30,14 @@ unsafe impl<T: DeviceRepr> DeviceRepr for GridC<T> {}
 /// Threads of the register-queue kernel's block (TX x TY), the rows each thread computes (RY)
 /// and its consecutive columns (VX, 1 or 2), compiled into the kernel by NVRTC: the block
 /// covers (TX VX) x (TY RY) points. Defaults, the fastest of a sweep at 512^3 on an H100
-/// (BENCHMARKS.md): f64 64x4, one row and one column per thread (its 16-byte vector loads were
-/// 10 points slower); f32 16x4, two rows of two columns per thread (8-byte vector loads, so
+/// (BENCHMARKS.md): f64 32x4, one row and one column per thread, 8 blocks per SM (75.3 and 75.7 %
+/// of copy in two runs, 64x4 73.9 and 74.5 %; 16-byte vector loads were 10 points slower);
+/// f32 16x4, two rows of two columns per thread (8-byte vector loads, so
 /// twice the bytes per load instruction; half the y rims per point). CFD_HEAT_TILE=32x8 (say),
 /// CFD_HEAT_RY=2 and CFD_HEAT_VX=2 override them for tuning. TX, TY >= RADIUS: the rim loads
 /// assume it. VX = 2 needs an even nx (aligned vector accesses), so an odd nx falls back to 1.
 fn tile(real_bytes: usize, nx: usize) -> (u32, u32, u32, u32) {
-    let (tx, ty, ry, vx) = if real_bytes == 4 { (16, 4, 2, 2) } else { (64, 4, 1, 1) };
+    let (tx, ty, ry, vx) = if real_bytes == 4 { (16, 4, 2, 2) } else { (32, 4, 1, 1) };
     let (tx, ty) = std::env::var("CFD_HEAT_TILE")
         .ok()
         .and_then(|t| {
@@ -127,7 +128,7 @@ impl<T: Real> CudaHeat<T> {
         let tile = (tx, ty);
         let (tx, ty, rys, vxs) = (tile.0.to_string(), tile.1.to_string(), ry.to_string(), vx.to_string());
         let minb =
-            // 1024 threads per SM: 8 blocks of 32x4 (f32), 4 of 64x4 (f64).
+            // Up to 1024 threads in 8 blocks per SM: 512 of 16x4 (f32), 1024 of 32x4 (f64).
             std::env::var("CFD_HEAT_MINB").unwrap_or_else(|_| (1024 / (tile.0 * tile.1)).clamp(1, 8).to_string());
         let defs = [
             ("TX", tx.as_str()),

@@ -92,6 +92,23 @@ const CHECKS: &[CheckSpec] = &[
         &["grid.dims=[45,44,45]", "heat.kernel=\"register-queue\""],
     ),
     check("45^3 naive", &["grid.dims=[45,44,45]", "heat.kernel=\"naive\""]),
+    // Dirichlet x ghosts read by the two-column (f32) threads, and Dirichlet on every face.
+    check(
+        "64^3 register-queue, Dirichlet x and z",
+        &[
+            "grid.dims=[63,64,63]",
+            "heat.kernel=\"register-queue\"",
+            "heat.boundary={x={dirichlet=[0.5,2.0]}, y=\"periodic\", z={dirichlet=[1.0,0.0]}}",
+        ],
+    ),
+    check(
+        "45^3 register-queue, Dirichlet everywhere",
+        &[
+            "grid.dims=[44,44,44]",
+            "heat.kernel=\"register-queue\"",
+            "heat.boundary={x={dirichlet=[0.5,2.0]}, y={dirichlet=[1.0,1.0]}, z={dirichlet=[1.0,0.0]}}",
+        ],
+    ),
 ];
 
 const fn bench(name: &'static str, sets: &'static [&'static str]) -> BenchSpec {
