@@ -87,10 +87,8 @@ __device__ inline void load4(const REAL* src, REAL* g) {
     }
 }
 
-// Eq. (11) for packed entry e, as meshtool::dual::warren_weight.
-__device__ REAL warren(const REAL* e, const REAL* p) {
-    REAL g[16];
-    load16(e, g);
+// Eq. (11) for an entry's 16 values g, as meshtool::dual::warren_weight.
+__device__ inline REAL warren_of(const REAL* g, const REAL* p) {
     REAL prod = K(1);
 #pragma unroll
     for (int k = 0; k < 3; ++k) {
@@ -99,6 +97,16 @@ __device__ REAL warren(const REAL* e, const REAL* p) {
     }
     return g[15] / prod;
 }
+
+// Eq. (11) for packed entry e in global memory.
+__device__ REAL warren(const REAL* e, const REAL* p) {
+    REAL g[16];
+    load16(e, g);
+    return warren_of(g, p);
+}
+
+
+
 
 // Barycentric coordinates as locate::barycentric.
 __device__ void barycentric(const Mesh& m, u32 c, const REAL* p, REAL* l) {

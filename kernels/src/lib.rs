@@ -241,6 +241,15 @@ pub mod sl {
         /// Interpolation at the departure points (quadratic, Voronoi-dual, gradient-corrected
         /// or linear).
         INTERP = "sl_interp",
+        /// The Voronoi-dual interpolation by vertex groups: bucket sizes (and the values of
+        /// points outside the domain), their prefix sum (tiles' totals, their starts, the
+        /// tiles' scans), the buckets, and the interpolation.
+        GROUP_COUNT = "sl_group_count",
+        GROUP_SCAN_TILES = "sl_group_scan_tiles",
+        GROUP_SCAN_TOP = "sl_group_scan_top",
+        GROUP_SCAN = "sl_group_scan",
+        GROUP_FILL = "sl_group_fill",
+        GROUP_INTERP = "sl_group_interp",
         /// BFECC correction g = f + (f - f2) / 2.
         CORRECT = "sl_correct",
         /// Optional clamp to the interpolation stencil's range.

@@ -23,6 +23,10 @@ unsafe impl DeviceRepr for MeshC {}
 pub struct DeviceMesh<R> {
     /// The kernel argument.
     pub c: MeshC,
+    /// Host copies of the dual and virtual-cell CSR offsets (nodes + 1 each), to partition
+    /// work by vertex.
+    pub dual_offsets: Vec<u32>,
+    pub virt_offsets: Vec<u32>,
     _buffers: Vec<Buffer<R>>,
 }
 
@@ -90,6 +94,8 @@ impl<R: Real> DeviceMesh<R> {
                 nnodes: g.nodes.len() as u32,
             },
             _buffers: buffers,
+            dual_offsets: g.dual.offsets.clone(),
+            virt_offsets: g.virt.offsets.clone(),
         })
     }
 

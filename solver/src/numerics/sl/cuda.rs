@@ -9,7 +9,7 @@ use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use kernels::Kernel;
 use std::sync::Arc;
 
@@ -87,6 +87,117 @@ impl<R: Real> QuadTables<R> {
     }
 }
 
+/// Dual and virtual entries one vertex group stages in shared memory, and the bytes they
+/// take: per entry a row of 20 values (its 16, its cell's value, 3 unused) and 16 bytes of
+/// padding per vertex (at most one per entry); virtual entries get an eighth as many.
+/// 176 entries (about 7 vertices of a Kuhn box, 45 points) was the fastest on an H100 in both
+/// precisions (16 KiB in f32, 32 KiB in f64; 8 to 40 KiB tried: bigger groups leave fewer blocks
+/// per SM, smaller ones spend more of each block on staging and its barrier per point).
+/// CFD_SL_GROUP_ENTRIES=N overrides it for tuning.
+fn group_caps<R>() -> (usize, usize, u32) {
+    let cap = std::env::var("CFD_SL_GROUP_ENTRIES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|k| (32..=1024).contains(k))
+        .unwrap_or(176);
+    let row = 20 * std::mem::size_of::<R>();
+    let vcap = cap / 8;
+    (cap, vcap, (row * (cap + vcap) + 16 * cap) as u32)
+}
+
+/// Consecutive vertices in groups of at most `cap` dual and `vcap` virtual entries (a vertex
+/// with more is a group of its own, which the kernel reads from global memory): the first
+/// vertex of each group, then the number of vertices.
+pub fn vertex_groups(doff: &[u32], voff: &[u32], cap: usize, vcap: usize) -> Vec<u32> {
+    let nnodes = doff.len().saturating_sub(1);
+    let mut starts = vec![];
+    let mut v = 0;
+    while v < nnodes {
+        starts.push(v as u32);
+        let (e0, w0) = (doff[v], voff[v]);
+        v += 1;
+        while v < nnodes && (doff[v + 1] - e0) as usize <= cap && (voff[v + 1] - w0) as usize <= vcap {
+            v += 1;
+        }
+    }
+    starts.push(nnodes as u32);
+    starts
+}
+
+/// The Voronoi-dual interpolation by vertex groups (`sl_group_*` in sl.cu): every departure
+/// point is bucketed by the group of its nearest vertex, and one block per group evaluates
+/// its bucket from the group's dual entries staged in shared memory. Bit-identical to
+/// `sl_interp`, whose per-point gathers are bound by L1 tag lookups.
+struct VoronoiGroups {
+    ngroups: u32,
+    /// First vertex of each group, then nnodes.
+    groups: CudaSlice<u32>,
+    /// Group of each vertex.
+    vgroup: CudaSlice<u32>,
+    /// Per point: its nearest vertex (all ones outside the domain).
+    near: CudaSlice<u32>,
+    gcount: CudaSlice<u32>,
+    gstart: CudaSlice<u32>,
+    gcursor: CudaSlice<u32>,
+    /// The points, bucket after bucket.
+    order: CudaSlice<u32>,
+    /// Entries and virtual entries a group stages at most.
+    cap: u32,
+    vcap: u32,
+    /// Dynamic shared memory and threads of the interpolation kernel's blocks (128 threads
+    /// were the fastest of 64-256; CFD_SL_GROUP_THREADS overrides them for tuning).
+    shared_bytes: u32,
+    threads: u32,
+    /// Totals, then starts, of the scan's tiles of 1024 groups.
+    tile_sum: CudaSlice<u32>,
+    count: CudaFunction,
+    scan_tiles: CudaFunction,
+    scan_top: CudaFunction,
+    scan: CudaFunction,
+    fill: CudaFunction,
+    interp: CudaFunction,
+}
+
+impl VoronoiGroups {
+    fn new<R: Real>(dev: &Arc<Device>, mesh: &DeviceMesh<R>) -> Result<Self> {
+        use kernels::sl as k;
+        let (cap, vcap, shared_bytes) = group_caps::<R>();
+        let starts = vertex_groups(&mesh.dual_offsets, &mesh.virt_offsets, cap, vcap);
+        let ngroups = starts.len() - 1;
+        let mut vgroup = vec![0u32; mesh.nnodes().max(1)];
+        for (g, w) in starts.windows(2).enumerate() {
+            vgroup[w[0] as usize..w[1] as usize].fill(g as u32);
+        }
+        let n = mesh.ncells().max(1);
+        let s = &dev.stream;
+        Ok(VoronoiGroups {
+            ngroups: ngroups as u32,
+            groups: s.clone_htod(&starts)?,
+            vgroup: s.clone_htod(&vgroup)?,
+            near: s.alloc_zeros(n)?,
+            gcount: s.alloc_zeros(ngroups.max(1))?,
+            gstart: s.alloc_zeros(ngroups + 1)?,
+            gcursor: s.alloc_zeros(ngroups.max(1))?,
+            order: s.alloc_zeros(n)?,
+            count: function::<R>(dev, k::GROUP_COUNT)?,
+            tile_sum: s.alloc_zeros(ngroups.div_ceil(1024).max(1))?,
+            scan_tiles: function::<R>(dev, k::GROUP_SCAN_TILES)?,
+            scan_top: function::<R>(dev, k::GROUP_SCAN_TOP)?,
+            scan: function::<R>(dev, k::GROUP_SCAN)?,
+            fill: function::<R>(dev, k::GROUP_FILL)?,
+            interp: function::<R>(dev, k::GROUP_INTERP)?,
+            cap: cap as u32,
+            vcap: vcap as u32,
+            shared_bytes,
+            threads: std::env::var("CFD_SL_GROUP_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|t| [32, 64, 128, 256].contains(t))
+                .unwrap_or(128),
+        })
+    }
+}
+
 struct Functions {
     interp: CudaFunction,
     vertex_values: CudaFunction,
@@ -110,6 +221,8 @@ pub struct DeviceSl<R: Real> {
     rhi: CudaSlice<R>,
     /// Dirichlet value per patch, NaN for the others.
     bc: CudaSlice<R>,
+    /// The Voronoi interpolation's vertex groups (`CFD_SL_GROUPS=0`: the per-point kernel).
+    groups: Option<VoronoiGroups>,
     fields: Vec<CudaSlice<R>>,
     deps: Vec<DeviceDeps<R>>,
 }
@@ -135,7 +248,11 @@ impl<R: Real> DeviceSl<R> {
             _ => None,
         };
         let nrec = if fit.is_some() { REC } else { 1 };
+        let groups = (interpolation == Interpolation::Voronoi && std::env::var("CFD_SL_GROUPS").as_deref() != Ok("0"))
+            .then(|| VoronoiGroups::new(&dev, &mesh))
+            .transpose()?;
         Ok(DeviceSl {
+            groups,
             quad: fit.map(|f| QuadTables::upload(&dev, f).map(Arc::new)).transpose()?,
             fns: Functions {
                 interp: function::<R>(&dev, k::INTERP)?,
@@ -244,6 +361,10 @@ impl<R: Real> DeviceSl<R> {
             lo: self.field()?,
             hi: self.field()?,
         };
+        if self.groups.is_some() {
+            self.interpolate_by_groups(deps, f, &out)?;
+            return Ok(out);
+        }
         let p = |b: &CudaSlice<R>| self.dev.ptr(b);
         let fp = p(f);
         self.prepare(fp)?;
@@ -266,6 +387,78 @@ impl<R: Real> DeviceSl<R> {
         // scratch buffers are sized for the mesh, bc for every patch.
         unsafe { b.launch(launch_cfg(self.mesh.ncells()))? };
         Ok(out)
+    }
+
+    /// The Voronoi interpolation by vertex groups (see `VoronoiGroups`) into `out`.
+    fn interpolate_by_groups(
+        &mut self,
+        deps: &DeviceDeps<R>,
+        f: &CudaSlice<R>,
+        out: &Interpolated<CudaSlice<R>>,
+    ) -> Result<()> {
+        let gr = self.groups.as_mut().expect("called with groups");
+        let (dev, m) = (&self.dev, &self.mesh.c);
+        let p = |b: &CudaSlice<R>| dev.ptr(b);
+        let u = |b: &CudaSlice<u32>| dev.ptr(b);
+        let (px, cell, patch) = (p(&deps.px), u(&deps.cell), dev.ptr(&deps.patch));
+        let (fp, bc) = (p(f), p(&self.bc));
+        let (v, lo, hi) = (p(&out.value), p(&out.lo), p(&out.hi));
+        let (groups, vgroup, near, order) = (u(&gr.groups), u(&gr.vgroup), u(&gr.near), u(&gr.order));
+        let (gcount, gstart, gcursor) = (u(&gr.gcount), u(&gr.gstart), u(&gr.gcursor));
+        let n = m.ncells;
+        if n == 0 || gr.ngroups == 0 {
+            return Ok(());
+        }
+        let s = &dev.stream;
+        s.memset_zeros(&mut gr.gcount)?;
+        // SAFETY (all): the departures, f and the outputs hold ncells entries (px 3 per
+        // cell), bc one per patch; near and order ncells, vgroup nnodes, groups and gstart
+        // ngroups + 1, gcount and gcursor ngroups, tile_sum one per 1024 groups; the mesh
+        // buffers live in `mesh`.
+        unsafe {
+            let mut b = s.launch_builder(&gr.count);
+            b.arg(m).arg(&px).arg(&cell).arg(&patch).arg(&fp).arg(&bc).arg(&vgroup);
+            b.arg(&near).arg(&gcount).arg(&v).arg(&lo).arg(&hi);
+            b.launch(launch_cfg(n as usize))?;
+            let ntiles = gr.ngroups.div_ceil(1024);
+            let tiles = |n: u32| LaunchConfig {
+                grid_dim: (n, 1, 1),
+                block_dim: (1024, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let tile_sum = u(&gr.tile_sum);
+            let mut b = s.launch_builder(&gr.scan_tiles);
+            b.arg(&gr.ngroups).arg(&gcount).arg(&tile_sum);
+            b.launch(tiles(ntiles))?;
+            let mut b = s.launch_builder(&gr.scan_top);
+            b.arg(&ntiles).arg(&tile_sum);
+            b.launch(tiles(1))?;
+            let mut b = s.launch_builder(&gr.scan);
+            b.arg(&gr.ngroups)
+                .arg(&gcount)
+                .arg(&tile_sum)
+                .arg(&gstart)
+                .arg(&gcursor);
+            b.launch(tiles(ntiles))?;
+            let mut b = s.launch_builder(&gr.fill);
+            b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
+            b.launch(launch_cfg(n as usize))?;
+            let mut b = s.launch_builder(&gr.interp);
+            b.arg(m)
+                .arg(&gr.cap)
+                .arg(&gr.vcap)
+                .arg(&groups)
+                .arg(&gstart)
+                .arg(&order)
+                .arg(&near);
+            b.arg(&px).arg(&fp).arg(&bc).arg(&v).arg(&lo).arg(&hi);
+            b.launch(LaunchConfig {
+                grid_dim: (gr.ngroups, 1, 1),
+                block_dim: (gr.threads, 1, 1),
+                shared_mem_bytes: gr.shared_bytes,
+            })?;
+        }
+        Ok(())
     }
 
     /// f + (f - f2) / 2, into a buffer of the pool.
@@ -295,5 +488,26 @@ impl<R: Real> DeviceSl<R> {
         // SAFETY: the buffers hold ncells values; each thread reads x[i] before writing it.
         unsafe { b.launch(launch_cfg(n as usize))? };
         Ok(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vertex_groups;
+
+    #[test]
+    fn vertex_groups_cover_every_vertex_within_the_caps() {
+        // Dual entries per vertex 3, 5, 9 (over the cap of 8: a group alone), 2, 2, 4; virtual
+        // entries only on vertex 4 (2, over the virtual cap of 1).
+        let doff = [0, 3, 8, 17, 19, 21, 25];
+        let voff = [0, 0, 0, 0, 0, 2, 2];
+        let g = vertex_groups(&doff, &voff, 8, 1);
+        assert_eq!(g, vec![0, 2, 3, 4, 5, 6]);
+        for w in g.windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            let alone = b - a == 1;
+            assert!(alone || (doff[b] - doff[a] <= 8 && voff[b] - voff[a] <= 1), "{w:?}");
+        }
+        assert_eq!(vertex_groups(&[0], &[0], 8, 1), vec![0]);
     }
 }
