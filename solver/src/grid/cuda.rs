@@ -96,8 +96,13 @@ impl<T: Real> DeviceHalo<T> {
 
     /// Fill the ghosts of the padded array at device address `ptr` (every component).
     pub fn fill(&self, ptr: u64) -> Result<()> {
+        self.fill_axes(ptr, [true; 3])
+    }
+
+    /// As [`fill`](Self::fill), on the axes marked (in axis order, as the fill's rules assume).
+    pub fn fill_axes(&self, ptr: u64, axes: [bool; 3]) -> Result<()> {
         for axis in 0..3 {
-            if self.grid.halo[axis] > 0 {
+            if axes[axis] && self.grid.halo[axis] > 0 {
                 self.launch(&self.layout, ptr, axis)?;
             }
         }

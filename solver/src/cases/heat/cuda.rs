@@ -5,6 +5,7 @@ use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
 use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
+use crate::grid::FaceBc;
 use crate::real::Real;
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -103,6 +104,9 @@ pub struct CudaHeat<T: Real> {
     f_d2: CudaFunction,
     f_update: CudaFunction,
     halo: DeviceHalo<T>,
+    /// Axes periodic on both faces: the register-queue stage reads their ghosts' values from
+    /// the interior (`wrap` in heat.cu), so their ghosts are filled once, not after every stage.
+    periodic: [bool; 3],
 }
 
 impl<T: Real> CudaHeat<T> {
@@ -156,6 +160,7 @@ impl<T: Real> CudaHeat<T> {
             f_d2: dev.function::<T>(kernels::heat::NAIVE_D2, &defs)?,
             f_update: dev.function::<T>(kernels::heat::NAIVE_UPDATE, &defs)?,
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?,
+            periodic: setup.bc.faces.each_ref().map(|f| f.iter().all(|f| matches!(f, FaceBc::Periodic))),
             setup,
             dev,
             phi,
@@ -193,8 +198,9 @@ impl<T: Real> CudaHeat<T> {
                     shared_mem_bytes: 0,
                 };
                 let kchunk = self.kchunk as i32;
+                let wrap = (0..3).filter(|&a| self.periodic[a]).map(|a| 1i32 << a).sum::<i32>();
                 let mut launch = stream.launch_builder(&self.f_stage);
-                st.push(&mut launch, &self.g).arg(&kchunk);
+                st.push(&mut launch, &self.g).arg(&kchunk).arg(&wrap);
                 // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`.
                 unsafe { launch.launch(cfg)? };
             }
@@ -229,12 +235,22 @@ impl<T: Real> CudaHeat<T> {
         let z = T::zero();
         let stage = |out, ca, a, cb, b, cs, s, cl| Stage { out, ca, a, cb, b, cs, s, cl };
         self.stage(&stage(u1, z, phi, z, phi, st[0][2], phi, st[0][3] * dt))?;
-        self.halo(u1)?;
+        self.stage_ghosts(u1)?;
         self.stage(&stage(u2, st[1][0], phi, z, phi, st[1][2], u1, st[1][3] * dt))?;
-        self.halo(u2)?;
+        self.stage_ghosts(u2)?;
         // In place: each point reads its own phi before writing it.
         self.stage(&stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt))?;
-        self.halo(phi)
+        self.stage_ghosts(phi)
+    }
+
+    /// The ghosts the next stage reads from a stage's output: every axis for the naive
+    /// kernel; for the register-queue stage only the axes it does not wrap (a periodic
+    /// axis's ghosts keep the values of the last full fill, which nothing reads).
+    fn stage_ghosts(&self, f: u64) -> Result<()> {
+        match self.rhs {
+            Some(_) => self.halo(f),
+            None => self.halo.fill_axes(f, self.periodic.map(|p| !p)),
+        }
     }
 
     pub fn interior(&self) -> Result<Vec<T>> {

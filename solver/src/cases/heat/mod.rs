@@ -92,7 +92,17 @@ const CHECKS: &[CheckSpec] = &[
         &["grid.dims=[45,44,45]", "heat.kernel=\"register-queue\""],
     ),
     check("45^3 naive", &["grid.dims=[45,44,45]", "heat.kernel=\"naive\""]),
-    // Dirichlet x ghosts read by the two-column (f32) threads, and Dirichlet on every face.
+    // Periodic on every face: the register-queue stage reads every ghost's value from the
+    // interior (past-the-edge columns and rows, 45 not a multiple of the tile); Dirichlet x
+    // ghosts read by the two-column (f32) threads; Dirichlet on every face.
+    check(
+        "45^3 register-queue, periodic everywhere",
+        &[
+            "grid.dims=[45,45,45]",
+            "heat.kernel=\"register-queue\"",
+            "heat.boundary={x=\"periodic\", y=\"periodic\", z=\"periodic\"}",
+        ],
+    ),
     check(
         "64^3 register-queue, Dirichlet x and z",
         &[
