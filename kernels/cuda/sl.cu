@@ -354,6 +354,29 @@ __device__ inline REAL load_row(const REAL* row, REAL* g) {
     return row[16];
 }
 
+// The sums of eq. 14 over a point's entries, in sl_interp's order.
+struct VoronoiSum {
+    REAL sw, swf, lo, hi;
+};
+
+// Entry e into the sums: from its staged row, or (a group too big to stage) from global
+// memory, its 16 values at recs + 16 e and its value vals[idx[e]].
+__device__ inline void add_entry(VoronoiSum& s, bool staged, const REAL* row, const REAL* p, const REAL* recs,
+                                 const REAL* vals, const u32* idx, u32 e) {
+    REAL w, val;
+    if (staged) {
+        REAL r[16];
+        val = load_row(row, r);
+        w = warren_of(r, p);
+    } else {
+        w = warren(recs + 16 * (u64)e, p);
+        val = vals[idx[e]];
+    }
+    s.sw += w;
+    s.swf += w * val;
+    s.lo = fmin(s.lo, val); s.hi = fmax(s.hi, val);
+}
+
 extern "C" __global__ void __launch_bounds__(256) sl_group_interp(Mesh m, u32 cap, u32 vcap, const u32* groups,
                                                                   const u32* gstart, const u32* order, const u32* near,
                                                                   const REAL* px, const REAL* f, const REAL* bc,
@@ -385,39 +408,14 @@ extern "C" __global__ void __launch_bounds__(256) sl_group_interp(Mesh m, u32 ca
         const u32 i = order[s];
         const u32 v = near[i];
         const REAL p[3] = {px[3 * (u64)i], px[3 * (u64)i + 1], px[3 * (u64)i + 2]};
-        REAL sw = K(0), swf = K(0), lo = BIG, hi = -BIG;
+        VoronoiSum sum = {K(0), K(0), BIG, -BIG};
         const u32 a = m.doff[v], b = m.doff[v + 1];
         const REAL* row = rec + GROUP_STRIDE * (a - e0) + GROUP_PAD * (v - v0);
-        for (u32 e = a; e < b; ++e, row += GROUP_STRIDE) {
-            REAL w, ft;
-            if (staged) {
-                REAL r[16];
-                ft = load_row(row, r);
-                w = warren_of(r, p);
-            } else {
-                w = warren(m.dual + 16 * (u64)e, p);
-                ft = f[m.dcells[e]];
-            }
-            sw += w;
-            swf += w * ft;
-            lo = fmin(lo, ft); hi = fmax(hi, ft);
-        }
+        for (u32 e = a; e < b; ++e, row += GROUP_STRIDE) add_entry(sum, staged, row, p, m.dual, f, m.dcells, e);
         const u32 va = m.voff[v], vb = m.voff[v + 1];
-        for (u32 e = va; e < vb; ++e) {
-            REAL w, fb;
-            if (staged) {
-                REAL r[16];
-                fb = load_row(vrec + GROUP_STRIDE * (e - w0), r);
-                w = warren_of(r, p);
-            } else {
-                w = warren(m.virt + 16 * (u64)e, p);
-                fb = bc[m.vpatch[e]];
-            }
-            sw += w;
-            swf += w * fb;
-            lo = fmin(lo, fb); hi = fmax(hi, fb);
-        }
-        out[i] = swf / sw; olo[i] = lo; ohi[i] = hi;
+        for (u32 e = va; e < vb; ++e)
+            add_entry(sum, staged, vrec + GROUP_STRIDE * (e - w0), p, m.virt, bc, m.vpatch, e);
+        out[i] = sum.swf / sum.sw; olo[i] = sum.lo; ohi[i] = sum.hi;
     }
 }
 
