@@ -214,28 +214,41 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
 // same arithmetic as sl_interp, so the result is bit-identical to it (and to the CPU).
 #define NO_VERTEX 0xffffffffu
 
-// Per point: the boundary value where it left the domain (as sl_interp), else its nearest
-// vertex, counted into its group's bucket.
+// Where point i left the domain, its boundary value (as sl_interp); whether it did.
+__device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
+                                     REAL* out, REAL* olo, REAL* ohi) {
+    const int patch = lpatch[i];
+    if (patch < 0) return false;
+    REAL v = bc[patch];
+    if (isnan(v)) v = f[lcell[i]];
+    out[i] = v; olo[i] = v; ohi[i] = v;
+    return true;
+}
+
+// Per point: the boundary value where it left the domain, else its nearest vertex, counted
+// into its group's bucket.
 extern "C" __global__ void BOUNDS sl_group_count(Mesh m, const REAL* px, const u32* lcell, const int* lpatch,
                                                  const REAL* f, const REAL* bc, const u32* vgroup, u32* near,
                                                  u32* gcount, REAL* out, REAL* olo, REAL* ohi) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m.ncells) return;
-    u32 c = lcell[i];
-    int patch = lpatch[i];
-    if (patch >= 0) {
-        REAL v = bc[patch];
-        if (isnan(v)) v = f[c];
-        out[i] = v; olo[i] = v; ohi[i] = v;
+    if (outside_point(i, lcell, lpatch, f, bc, out, olo, ohi)) {
         near[i] = NO_VERTEX;
         return;
     }
-    u32 v = nearest_vertex(m, c, px + 3 * (u64)i);
+    u32 v = nearest_vertex(m, lcell[i], px + 3 * (u64)i);
     near[i] = v;
     // Consecutive points mostly share a group: one atomic per group present in the warp.
     const u32 g = vgroup[v];
     const unsigned peers = __match_any_sync(__activemask(), g);
     if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(gcount + g, (u32)__popc(peers));
+}
+
+// The boundary values alone, for points already bucketed (the same departures again).
+extern "C" __global__ void sl_group_outside(u32 n, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
+                                            REAL* out, REAL* olo, REAL* ohi) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) outside_point(i, lcell, lpatch, f, bc, out, olo, ohi);
 }
 
 // Exclusive prefix sum of the ngroups bucket sizes in three launches of 1024-thread blocks,

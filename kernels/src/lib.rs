@@ -242,9 +242,11 @@ pub mod sl {
         /// or linear).
         INTERP = "sl_interp",
         /// The Voronoi-dual interpolation by vertex groups: bucket sizes (and the values of
-        /// points outside the domain), their prefix sum (tiles' totals, their starts, the
-        /// tiles' scans), the buckets, and the interpolation.
+        /// points outside the domain), those values alone (buckets reused), the sizes' prefix
+        /// sum (tiles' totals, their starts, the tiles' scans), the buckets, and the
+        /// interpolation.
         GROUP_COUNT = "sl_group_count",
+        GROUP_OUTSIDE = "sl_group_outside",
         GROUP_SCAN_TILES = "sl_group_scan_tiles",
         GROUP_SCAN_TOP = "sl_group_scan_top",
         GROUP_SCAN = "sl_group_scan",

@@ -36,6 +36,10 @@ pub struct DeviceDeps<R> {
     pub px: CudaSlice<R>,
     pub cell: CudaSlice<u32>,
     pub patch: CudaSlice<i32>,
+    /// Which departure points these are: a new number each time `DeviceSl::deps` hands the
+    /// buffers out (for their writer to fill), so an interpolation can reuse what it derived
+    /// from the same points (BFECC interpolates twice from the forward departures).
+    stamp: u64,
 }
 
 /// The quadratic's stencils and Cholesky factors on the device (`QuadFit`), with the kernel
@@ -134,13 +138,12 @@ struct VoronoiGroups {
     groups: CudaSlice<u32>,
     /// Group of each vertex.
     vgroup: CudaSlice<u32>,
-    /// Per point: its nearest vertex (all ones outside the domain).
-    near: CudaSlice<u32>,
+    /// The buckets of the last two sets of departure points (BFECC's forward and backward).
+    buckets: [Buckets; 2],
+    /// The set used last (the other is replaced first).
+    last: usize,
     gcount: CudaSlice<u32>,
-    gstart: CudaSlice<u32>,
     gcursor: CudaSlice<u32>,
-    /// The points, bucket after bucket.
-    order: CudaSlice<u32>,
     /// Entries and virtual entries a group stages at most.
     cap: u32,
     vcap: u32,
@@ -151,11 +154,23 @@ struct VoronoiGroups {
     /// Totals, then starts, of the scan's tiles of 1024 groups.
     tile_sum: CudaSlice<u32>,
     count: CudaFunction,
+    outside: CudaFunction,
     scan_tiles: CudaFunction,
     scan_top: CudaFunction,
     scan: CudaFunction,
     fill: CudaFunction,
     interp: CudaFunction,
+}
+
+/// One set of departure points bucketed by vertex group.
+struct Buckets {
+    /// The departures' `stamp` (0: none yet).
+    stamp: u64,
+    /// Per point: its nearest vertex (all ones outside the domain).
+    near: CudaSlice<u32>,
+    /// The points, bucket after bucket, and where each bucket starts (ngroups + 1).
+    order: CudaSlice<u32>,
+    gstart: CudaSlice<u32>,
 }
 
 impl VoronoiGroups {
@@ -170,16 +185,24 @@ impl VoronoiGroups {
         }
         let n = mesh.ncells().max(1);
         let s = &dev.stream;
+        let bucket = || -> Result<Buckets> {
+            Ok(Buckets {
+                stamp: 0,
+                near: s.alloc_zeros(n)?,
+                order: s.alloc_zeros(n)?,
+                gstart: s.alloc_zeros(ngroups + 1)?,
+            })
+        };
         Ok(VoronoiGroups {
             ngroups: ngroups as u32,
             groups: s.clone_htod(&starts)?,
             vgroup: s.clone_htod(&vgroup)?,
-            near: s.alloc_zeros(n)?,
+            buckets: [bucket()?, bucket()?],
+            last: 0,
             gcount: s.alloc_zeros(ngroups.max(1))?,
-            gstart: s.alloc_zeros(ngroups + 1)?,
             gcursor: s.alloc_zeros(ngroups.max(1))?,
-            order: s.alloc_zeros(n)?,
             count: function::<R>(dev, k::GROUP_COUNT)?,
+            outside: function::<R>(dev, k::GROUP_OUTSIDE)?,
             tile_sum: s.alloc_zeros(ngroups.div_ceil(1024).max(1))?,
             scan_tiles: function::<R>(dev, k::GROUP_SCAN_TILES)?,
             scan_top: function::<R>(dev, k::GROUP_SCAN_TOP)?,
@@ -225,6 +248,8 @@ pub struct DeviceSl<R: Real> {
     groups: Option<VoronoiGroups>,
     fields: Vec<CudaSlice<R>>,
     deps: Vec<DeviceDeps<R>>,
+    /// The last `DeviceDeps::stamp` handed out.
+    stamps: u64,
 }
 
 impl<R: Real> DeviceSl<R> {
@@ -268,6 +293,7 @@ impl<R: Real> DeviceSl<R> {
             bc: dev.upload(&pad(bc.to_vec()))?,
             fields: Vec::new(),
             deps: Vec::new(),
+            stamps: 0,
             interpolation,
             mesh,
             dev,
@@ -300,7 +326,9 @@ impl<R: Real> DeviceSl<R> {
 
     /// Buffers for departure points (contents undefined).
     pub fn deps(&mut self) -> Result<DeviceDeps<R>> {
-        if let Some(d) = self.deps.pop() {
+        self.stamps += 1;
+        if let Some(mut d) = self.deps.pop() {
+            d.stamp = self.stamps;
             return Ok(d);
         }
         let n = self.mesh.ncells();
@@ -308,6 +336,7 @@ impl<R: Real> DeviceSl<R> {
             px: self.dev.zeros(3 * n)?,
             cell: self.dev.stream.alloc_zeros(n)?,
             patch: self.dev.stream.alloc_zeros(n)?,
+            stamp: self.stamps,
         })
     }
 
@@ -389,7 +418,9 @@ impl<R: Real> DeviceSl<R> {
         Ok(out)
     }
 
-    /// The Voronoi interpolation by vertex groups (see `VoronoiGroups`) into `out`.
+    /// The Voronoi interpolation by vertex groups (see `VoronoiGroups`) into `out`: the
+    /// departures bucketed (or their buckets from an earlier call on the same departures, and
+    /// only the boundary values anew), then one block per group.
     fn interpolate_by_groups(
         &mut self,
         deps: &DeviceDeps<R>,
@@ -398,51 +429,69 @@ impl<R: Real> DeviceSl<R> {
     ) -> Result<()> {
         let gr = self.groups.as_mut().expect("called with groups");
         let (dev, m) = (&self.dev, &self.mesh.c);
+        let n = m.ncells;
+        if n == 0 || gr.ngroups == 0 {
+            return Ok(());
+        }
         let p = |b: &CudaSlice<R>| dev.ptr(b);
         let u = |b: &CudaSlice<u32>| dev.ptr(b);
         let (px, cell, patch) = (p(&deps.px), u(&deps.cell), dev.ptr(&deps.patch));
         let (fp, bc) = (p(f), p(&self.bc));
         let (v, lo, hi) = (p(&out.value), p(&out.lo), p(&out.hi));
-        let (groups, vgroup, near, order) = (u(&gr.groups), u(&gr.vgroup), u(&gr.near), u(&gr.order));
-        let (gcount, gstart, gcursor) = (u(&gr.gcount), u(&gr.gstart), u(&gr.gcursor));
-        let n = m.ncells;
-        if n == 0 || gr.ngroups == 0 {
-            return Ok(());
-        }
         let s = &dev.stream;
-        s.memset_zeros(&mut gr.gcount)?;
+        let known = gr.buckets.iter().position(|b| b.stamp == deps.stamp);
+        let slot = known.unwrap_or(1 - gr.last);
+        gr.last = slot;
+        let bk = &gr.buckets[slot];
+        let (near, order, gstart) = (u(&bk.near), u(&bk.order), u(&bk.gstart));
+        let (groups, vgroup, gcount, gcursor) = (u(&gr.groups), u(&gr.vgroup), u(&gr.gcount), u(&gr.gcursor));
         // SAFETY (all): the departures, f and the outputs hold ncells entries (px 3 per
         // cell), bc one per patch; near and order ncells, vgroup nnodes, groups and gstart
         // ngroups + 1, gcount and gcursor ngroups, tile_sum one per 1024 groups; the mesh
         // buffers live in `mesh`.
         unsafe {
-            let mut b = s.launch_builder(&gr.count);
-            b.arg(m).arg(&px).arg(&cell).arg(&patch).arg(&fp).arg(&bc).arg(&vgroup);
-            b.arg(&near).arg(&gcount).arg(&v).arg(&lo).arg(&hi);
-            b.launch(launch_cfg(n as usize))?;
-            let ntiles = gr.ngroups.div_ceil(1024);
-            let tiles = |n: u32| LaunchConfig {
-                grid_dim: (n, 1, 1),
-                block_dim: (1024, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            let tile_sum = u(&gr.tile_sum);
-            let mut b = s.launch_builder(&gr.scan_tiles);
-            b.arg(&gr.ngroups).arg(&gcount).arg(&tile_sum);
-            b.launch(tiles(ntiles))?;
-            let mut b = s.launch_builder(&gr.scan_top);
-            b.arg(&ntiles).arg(&tile_sum);
-            b.launch(tiles(1))?;
-            let mut b = s.launch_builder(&gr.scan);
-            b.arg(&gr.ngroups)
-                .arg(&gcount)
-                .arg(&tile_sum)
-                .arg(&gstart)
-                .arg(&gcursor);
-            b.launch(tiles(ntiles))?;
-            let mut b = s.launch_builder(&gr.fill);
-            b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
-            b.launch(launch_cfg(n as usize))?;
+            if known.is_some() {
+                let mut b = s.launch_builder(&gr.outside);
+                b.arg(&n)
+                    .arg(&cell)
+                    .arg(&patch)
+                    .arg(&fp)
+                    .arg(&bc)
+                    .arg(&v)
+                    .arg(&lo)
+                    .arg(&hi);
+                b.launch(launch_cfg(n as usize))?;
+            } else {
+                s.memset_zeros(&mut gr.gcount)?;
+                let mut b = s.launch_builder(&gr.count);
+                b.arg(m).arg(&px).arg(&cell).arg(&patch).arg(&fp).arg(&bc).arg(&vgroup);
+                b.arg(&near).arg(&gcount).arg(&v).arg(&lo).arg(&hi);
+                b.launch(launch_cfg(n as usize))?;
+                let ntiles = gr.ngroups.div_ceil(1024);
+                let tiles = |n: u32| LaunchConfig {
+                    grid_dim: (n, 1, 1),
+                    block_dim: (1024, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                let tile_sum = u(&gr.tile_sum);
+                let mut b = s.launch_builder(&gr.scan_tiles);
+                b.arg(&gr.ngroups).arg(&gcount).arg(&tile_sum);
+                b.launch(tiles(ntiles))?;
+                let mut b = s.launch_builder(&gr.scan_top);
+                b.arg(&ntiles).arg(&tile_sum);
+                b.launch(tiles(1))?;
+                let mut b = s.launch_builder(&gr.scan);
+                b.arg(&gr.ngroups)
+                    .arg(&gcount)
+                    .arg(&tile_sum)
+                    .arg(&gstart)
+                    .arg(&gcursor);
+                b.launch(tiles(ntiles))?;
+                let mut b = s.launch_builder(&gr.fill);
+                b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
+                b.launch(launch_cfg(n as usize))?;
+                gr.buckets[slot].stamp = deps.stamp;
+            }
             let mut b = s.launch_builder(&gr.interp);
             b.arg(m)
                 .arg(&gr.cap)
