@@ -7,7 +7,7 @@ use super::interp::{Interpolated, Interpolation};
 use super::quadratic::{QuadFit, REC};
 use crate::backend::cuda::Device;
 use crate::error::Result;
-use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
+use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh, MeshC};
 use crate::real::Real;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use kernels::Kernel;
@@ -162,6 +162,16 @@ struct VoronoiGroups {
     interp: CudaFunction,
 }
 
+/// Device addresses of one interpolation's inputs and outputs (value, low, high).
+struct GroupArgs {
+    px: u64,
+    cell: u64,
+    patch: u64,
+    f: u64,
+    bc: u64,
+    out: [u64; 3],
+}
+
 /// One set of departure points bucketed by vertex group.
 struct Buckets {
     /// The departures' `stamp` (0: none yet).
@@ -218,6 +228,70 @@ impl VoronoiGroups {
                 .filter(|t| [32, 64, 128, 256].contains(t))
                 .unwrap_or(128),
         })
+    }
+
+    /// The boundary values of the points outside the domain, the others already bucketed.
+    fn boundary_values(&self, dev: &Device, n: u32, a: &GroupArgs) -> Result<()> {
+        let [v, lo, hi] = a.out;
+        let mut b = dev.stream.launch_builder(&self.outside);
+        b.arg(&n)
+            .arg(&a.cell)
+            .arg(&a.patch)
+            .arg(&a.f)
+            .arg(&a.bc)
+            .arg(&v)
+            .arg(&lo)
+            .arg(&hi);
+        // SAFETY: the departures, f and the outputs hold n entries, bc one per patch.
+        unsafe { b.launch(launch_cfg(n as usize))? };
+        Ok(())
+    }
+
+    /// The points into bucket set `slot`: nearest vertices and bucket sizes (and the boundary
+    /// values of the points outside), the sizes' prefix sum, the buckets.
+    fn bucket(&mut self, dev: &Device, m: &MeshC, slot: usize, a: &GroupArgs) -> Result<()> {
+        let s = &dev.stream;
+        let u = |b: &CudaSlice<u32>| dev.ptr(b);
+        let bk = &self.buckets[slot];
+        let (near, order, gstart) = (u(&bk.near), u(&bk.order), u(&bk.gstart));
+        let (vgroup, gcount, gcursor, tile_sum) =
+            (u(&self.vgroup), u(&self.gcount), u(&self.gcursor), u(&self.tile_sum));
+        let ([v, lo, hi], n, ngroups) = (a.out, m.ncells, self.ngroups);
+        let ntiles = ngroups.div_ceil(1024);
+        let tiles = |n: u32| LaunchConfig {
+            grid_dim: (n, 1, 1),
+            block_dim: (1024, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        s.memset_zeros(&mut self.gcount)?;
+        // SAFETY (all): the departures, f and the outputs hold ncells entries (px 3 per cell),
+        // bc one per patch; near and order ncells, vgroup nnodes, gstart ngroups + 1, gcount
+        // and gcursor ngroups, tile_sum one per 1024 groups; the mesh buffers live in `mesh`.
+        unsafe {
+            let mut b = s.launch_builder(&self.count);
+            b.arg(m)
+                .arg(&a.px)
+                .arg(&a.cell)
+                .arg(&a.patch)
+                .arg(&a.f)
+                .arg(&a.bc)
+                .arg(&vgroup);
+            b.arg(&near).arg(&gcount).arg(&v).arg(&lo).arg(&hi);
+            b.launch(launch_cfg(n as usize))?;
+            let mut b = s.launch_builder(&self.scan_tiles);
+            b.arg(&ngroups).arg(&gcount).arg(&tile_sum);
+            b.launch(tiles(ntiles))?;
+            let mut b = s.launch_builder(&self.scan_top);
+            b.arg(&ntiles).arg(&tile_sum);
+            b.launch(tiles(1))?;
+            let mut b = s.launch_builder(&self.scan);
+            b.arg(&ngroups).arg(&gcount).arg(&tile_sum).arg(&gstart).arg(&gcursor);
+            b.launch(tiles(ntiles))?;
+            let mut b = s.launch_builder(&self.fill);
+            b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
+            b.launch(launch_cfg(n as usize))?;
+        }
+        Ok(())
     }
 }
 
@@ -429,84 +503,50 @@ impl<R: Real> DeviceSl<R> {
     ) -> Result<()> {
         let gr = self.groups.as_mut().expect("called with groups");
         let (dev, m) = (&self.dev, &self.mesh.c);
-        let n = m.ncells;
-        if n == 0 || gr.ngroups == 0 {
+        if m.ncells == 0 || gr.ngroups == 0 {
             return Ok(());
         }
         let p = |b: &CudaSlice<R>| dev.ptr(b);
         let u = |b: &CudaSlice<u32>| dev.ptr(b);
-        let (px, cell, patch) = (p(&deps.px), u(&deps.cell), dev.ptr(&deps.patch));
-        let (fp, bc) = (p(f), p(&self.bc));
-        let (v, lo, hi) = (p(&out.value), p(&out.lo), p(&out.hi));
-        let s = &dev.stream;
+        let a = GroupArgs {
+            px: p(&deps.px),
+            cell: u(&deps.cell),
+            patch: dev.ptr(&deps.patch),
+            f: p(f),
+            bc: p(&self.bc),
+            out: [p(&out.value), p(&out.lo), p(&out.hi)],
+        };
         let known = gr.buckets.iter().position(|b| b.stamp == deps.stamp);
         let slot = known.unwrap_or(1 - gr.last);
         gr.last = slot;
-        let bk = &gr.buckets[slot];
-        let (near, order, gstart) = (u(&bk.near), u(&bk.order), u(&bk.gstart));
-        let (groups, vgroup, gcount, gcursor) = (u(&gr.groups), u(&gr.vgroup), u(&gr.gcount), u(&gr.gcursor));
-        // SAFETY (all): the departures, f and the outputs hold ncells entries (px 3 per
-        // cell), bc one per patch; near and order ncells, vgroup nnodes, groups and gstart
-        // ngroups + 1, gcount and gcursor ngroups, tile_sum one per 1024 groups; the mesh
-        // buffers live in `mesh`.
-        unsafe {
-            if known.is_some() {
-                let mut b = s.launch_builder(&gr.outside);
-                b.arg(&n)
-                    .arg(&cell)
-                    .arg(&patch)
-                    .arg(&fp)
-                    .arg(&bc)
-                    .arg(&v)
-                    .arg(&lo)
-                    .arg(&hi);
-                b.launch(launch_cfg(n as usize))?;
-            } else {
-                s.memset_zeros(&mut gr.gcount)?;
-                let mut b = s.launch_builder(&gr.count);
-                b.arg(m).arg(&px).arg(&cell).arg(&patch).arg(&fp).arg(&bc).arg(&vgroup);
-                b.arg(&near).arg(&gcount).arg(&v).arg(&lo).arg(&hi);
-                b.launch(launch_cfg(n as usize))?;
-                let ntiles = gr.ngroups.div_ceil(1024);
-                let tiles = |n: u32| LaunchConfig {
-                    grid_dim: (n, 1, 1),
-                    block_dim: (1024, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                let tile_sum = u(&gr.tile_sum);
-                let mut b = s.launch_builder(&gr.scan_tiles);
-                b.arg(&gr.ngroups).arg(&gcount).arg(&tile_sum);
-                b.launch(tiles(ntiles))?;
-                let mut b = s.launch_builder(&gr.scan_top);
-                b.arg(&ntiles).arg(&tile_sum);
-                b.launch(tiles(1))?;
-                let mut b = s.launch_builder(&gr.scan);
-                b.arg(&gr.ngroups)
-                    .arg(&gcount)
-                    .arg(&tile_sum)
-                    .arg(&gstart)
-                    .arg(&gcursor);
-                b.launch(tiles(ntiles))?;
-                let mut b = s.launch_builder(&gr.fill);
-                b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
-                b.launch(launch_cfg(n as usize))?;
+        match known {
+            Some(_) => gr.boundary_values(dev, m.ncells, &a)?,
+            None => {
+                gr.bucket(dev, m, slot, &a)?;
                 gr.buckets[slot].stamp = deps.stamp;
             }
-            let mut b = s.launch_builder(&gr.interp);
-            b.arg(m)
-                .arg(&gr.cap)
-                .arg(&gr.vcap)
-                .arg(&groups)
-                .arg(&gstart)
-                .arg(&order)
-                .arg(&near);
-            b.arg(&px).arg(&fp).arg(&bc).arg(&v).arg(&lo).arg(&hi);
+        }
+        let bk = &gr.buckets[slot];
+        let (groups, gstart, order, near) = (u(&gr.groups), u(&bk.gstart), u(&bk.order), u(&bk.near));
+        let [v, lo, hi] = a.out;
+        let mut b = dev.stream.launch_builder(&gr.interp);
+        b.arg(m)
+            .arg(&gr.cap)
+            .arg(&gr.vcap)
+            .arg(&groups)
+            .arg(&gstart)
+            .arg(&order)
+            .arg(&near);
+        b.arg(&a.px).arg(&a.f).arg(&a.bc).arg(&v).arg(&lo).arg(&hi);
+        // SAFETY: the departures, f and the outputs hold ncells entries (px 3 per cell), bc one
+        // per patch; the buckets cover every point inside; the mesh buffers live in `mesh`.
+        unsafe {
             b.launch(LaunchConfig {
                 grid_dim: (gr.ngroups, 1, 1),
                 block_dim: (gr.threads, 1, 1),
                 shared_mem_bytes: gr.shared_bytes,
-            })?;
-        }
+            })?
+        };
         Ok(())
     }
 
