@@ -245,7 +245,8 @@ impl<T: Real> CudaHeat<T> {
 
     /// The ghosts the next stage reads from a stage's output: every axis for the naive
     /// kernel; for the register-queue stage only the axes it does not wrap (a periodic
-    /// axis's ghosts keep the values of the last full fill, which nothing reads).
+    /// axis's ghosts keep the values of the last full fill: no stencil reads them, and the
+    /// health check's max |phi| over the padded array still sees every interior value).
     fn stage_ghosts(&self, f: u64) -> Result<()> {
         match self.rhs {
             Some(_) => self.halo(f),
