@@ -97,16 +97,16 @@ impl<R: Real> QuadTables<R> {
 /// 176 entries (about 7 vertices of a Kuhn box, 45 points) was the fastest on an H100 in both
 /// precisions (16 KiB in f32, 32 KiB in f64; 8 to 40 KiB tried: bigger groups leave fewer blocks
 /// per SM, smaller ones spend more of each block on staging and its barrier per point).
-/// CFD_SL_GROUP_ENTRIES=N overrides it for tuning.
+/// CFD_SL_GROUP_ENTRIES=N overrides it for tuning (from 32 up to what fits in 48 KiB).
 fn group_caps<R>() -> (usize, usize, u32) {
+    let row = 20 * std::mem::size_of::<R>();
+    let bytes = |cap: usize| row * (cap + cap / 8) + 16 * cap;
     let cap = std::env::var("CFD_SL_GROUP_ENTRIES")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
-        .filter(|k| (32..=1024).contains(k))
+        .filter(|&k| k >= 32 && bytes(k) <= 48 * 1024)
         .unwrap_or(176);
-    let row = 20 * std::mem::size_of::<R>();
-    let vcap = cap / 8;
-    (cap, vcap, (row * (cap + vcap) + 16 * cap) as u32)
+    (cap, cap / 8, bytes(cap) as u32)
 }
 
 /// Consecutive vertices in groups of at most `cap` dual and `vcap` virtual entries (a vertex
