@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Device run for issue 10 item 5 (branch perf), from a folder holding .gpu/{solver,solver-before,
-# meshtool,duct.msh} and benchmarks/peers: sweep the heat register-queue kernel's knobs through
-# the solver's environment overrides (CFD_HEAT_TILE, CFD_HEAT_RY, CFD_HEAT_MINB, CFD_HEAT_VX) at
-# 512^3, take the fastest per precision, then in one run: `solver bench heat` f32 and f64 with
-# it, CPU-vs-CUDA checks with it, the JAX/CuPy peers, and `solver bench advect` of main's binary
-# and this one (ADVECT=0 leaves the advection rows out). Configurations are TILE:RY:MINB[:VX];
-# TAG names the output files.
+# Device run for issue 10 item 5 (the existing kernels at the limit), from the repository root
+# with .gpu/{solver,solver-before,meshtool} carried (solver-before: the build to compare with):
+# sweep the heat register-queue kernel's knobs through the solver's environment overrides
+# (CFD_HEAT_TILE, CFD_HEAT_RY, CFD_HEAT_MINB, CFD_HEAT_VX) at 512^3 and take the fastest per
+# precision (SWEEP=0: the binary's defaults), then in one run: `solver bench heat` f32 and f64,
+# the same benchmark of solver-before, `solver check heat`, `solver bench advect` of both
+# binaries on the 1M-tet Hilbert box (ADVECT=0 leaves it out) and the JAX/CuPy peers.
+# Configurations are TILE:RY:MINB[:VX]; TAG names the output files.
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 R=${OUT:-/tmp/out}; mkdir -p "$R"; W=$(mktemp -d); S=.gpu/solver; M=.gpu/meshtool
