@@ -40,12 +40,11 @@ fn main() {
         // Under mpirun, one rank's error ends them all (the others may wait in a collective).
         solver::framework::ranks::world().abort(e.exit_code())
     };
-    // MPI (under mpirun) lives until the end of main.
-    let guard = solver::framework::ranks::init().unwrap_or_else(|e| exit(e));
+    // MPI (under mpirun) lives until the end of main, where the guard is dropped.
+    let _guard = solver::framework::ranks::init().unwrap_or_else(|e| exit(e));
     if let Err(e) = dispatch(cli.command) {
         exit(e);
     }
-    drop(guard);
 }
 
 fn dispatch(command: Command) -> Result<(), SolverError> {
