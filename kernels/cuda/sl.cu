@@ -123,6 +123,18 @@ __device__ inline u32 nearest_vertex(const Mesh& m, u32 c, const REAL* p) {
     return v;
 }
 
+// Where point i left the domain, its boundary value (Dirichlet, else the value of
+// the cell it left from); whether it did.
+__device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
+                                     REAL* out, REAL* olo, REAL* ohi) {
+    const int patch = lpatch[i];
+    if (patch < 0) return false;
+    REAL v = bc[patch];
+    if (isnan(v)) v = f[lcell[i]];
+    out[i] = v; olo[i] = v; ohi[i] = v;
+    return true;
+}
+
 // interp: 0 voronoi, 1 voronoi-grad, 2 linear, 3 quadratic (fv: the fit records of
 // sl_quad_fit). bc[patch]: Dirichlet value, NaN for Neumann.
 extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
@@ -130,15 +142,9 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
                                          const REAL* rhi, const REAL* bc, REAL* out, REAL* olo, REAL* ohi) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m.ncells) return;
+    if (outside_point(i, lcell, lpatch, f, bc, out, olo, ohi)) return;
     u32 c = lcell[i];
-    int patch = lpatch[i];
     const REAL* p = px + 3 * (u64)i;
-    if (patch >= 0) {
-        REAL v = bc[patch];
-        if (isnan(v)) v = f[c];
-        out[i] = v; olo[i] = v; ohi[i] = v;
-        return;
-    }
     const u32* cell = m.cells + 4 * (u64)c;
     if (interp == 2) {
         REAL l[4];
@@ -213,17 +219,6 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
 // every point of its bucket from there. Each point sums its entries in the same order with the
 // same arithmetic as sl_interp, so the result is bit-identical to it (and to the CPU).
 #define NO_VERTEX 0xffffffffu
-
-// Where point i left the domain, its boundary value (as sl_interp); whether it did.
-__device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
-                                     REAL* out, REAL* olo, REAL* ohi) {
-    const int patch = lpatch[i];
-    if (patch < 0) return false;
-    REAL v = bc[patch];
-    if (isnan(v)) v = f[lcell[i]];
-    out[i] = v; olo[i] = v; ohi[i] = v;
-    return true;
-}
 
 // Per point: the boundary value where it left the domain, else its nearest vertex, counted
 // into its group's bucket.

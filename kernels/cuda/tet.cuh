@@ -105,9 +105,6 @@ __device__ REAL warren(const REAL* e, const REAL* p) {
     return warren_of(g, p);
 }
 
-
-
-
 // Barycentric coordinates as locate::barycentric.
 __device__ void barycentric(const Mesh& m, u32 c, const REAL* p, REAL* l) {
     REAL g[16];
