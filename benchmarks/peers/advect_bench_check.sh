@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
-# Device run (carry .gpu/{solver,meshtool,duct.msh}): `solver bench advect` on the 1M-tet
-# Hilbert-ordered box, `solver check advect` on the ~40k-tet duct, then the Voronoi
-# interpolation per point (CFD_SL_GROUPS=0) on the same box, in one call. TAG names the file.
+# Device run (carry .gpu/{solver,meshtool,duct.msh}, and .gpu/solver-before to compare with):
+# `solver bench advect` on the 1M-tet Hilbert-ordered box (and the same for solver-before),
+# `solver check` of the families on tetrahedra on the ~40k-tet duct (CHECKS, default "advect"),
+# the Voronoi interpolation per point (CFD_SL_GROUPS=0) on the same box, and with NCU=1 the
+# kernels of two BFECC+Voronoi f32 steps under ncu. TAG names the files.
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
-R=${OUT:-/tmp/out}; mkdir -p "$R"; S=$PWD/.gpu/solver; W=$(mktemp -d)
+R=${OUT:-/tmp/out}; mkdir -p "$R"; S=$PWD/.gpu/solver; W=$(mktemp -d); TAG=${TAG:-run}
 {
+nvidia-smi --query-gpu=name --format=csv,noheader
 .gpu/meshtool generate box --dims 55,55,55 --reorder hilbert -o "$W/box55-hilbert.pmesh" >/dev/null 2>&1
 .gpu/meshtool prepare .gpu/duct.msh -o "$W/duct.pmesh" >/dev/null 2>&1
-$S bench advect --mesh "$W/box55-hilbert.pmesh" --steps 20 --reps 2 2>&1
-$S check advect --mesh "$W/duct.pmesh" 2>&1 | grep -E "advect:"
+echo "== bench advect (this build)"
+$S bench advect --mesh "$W/box55-hilbert.pmesh" --steps 20 --reps 2 --json "$R/advect-$TAG.json" 2>&1
+if [ -x .gpu/solver-before ]; then
+  echo "== bench advect (solver-before, same call)"
+  .gpu/solver-before bench advect --mesh "$W/box55-hilbert.pmesh" --only "bfecc+voronoi" --steps 20 --reps 2 2>&1 | grep advect
+fi
+for fam in ${CHECKS:-advect}; do
+  echo "== check $fam (duct)"
+  $S check $fam --mesh "$W/duct.pmesh" 2>&1 | grep -E "$fam:|PASS|FAIL" | grep -v "^$"
+done
+echo "== per point (CFD_SL_GROUPS=0)"
 CFD_SL_GROUPS=0 $S bench advect --mesh "$W/box55-hilbert.pmesh" --only "bfecc+voronoi" --steps 20 --reps 2 2>&1 | grep advect
-} 2>&1 | tee "$R/advect-${TAG:-run}.txt"
+} 2>&1 | tee "$R/advect-$TAG.txt"
+if [ "${NCU:-0}" = 1 ]; then
+  /usr/local/cuda/bin/ncu --metrics gpu__time_duration.sum,sm__inst_executed.sum,l1tex__t_sectors.sum,dram__bytes.sum,sm__warps_active.avg.pct_of_peak_sustained_active \
+    -k "regex:advect_departures|sl_group|sl_correct|sl_limit" --launch-skip 20 --launch-count 30 --csv \
+    $S bench advect --mesh "$W/box55-hilbert.pmesh" --only "bfecc+voronoi" --precision f32 --steps 2 --reps 1 > "$R/ncu-advect-$TAG.csv" 2>&1
+  echo "ncu: $(grep -c gpu__time_duration "$R/ncu-advect-$TAG.csv") kernels in ncu-advect-$TAG.csv"
+fi

@@ -64,7 +64,7 @@ __device__ void vel_eval(const Vel& v, const REAL* x, u32 cell, REAL t, u64 step
 }
 
 extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL dt, u64 step, REAL sign, u32 max_walk,
-                                             REAL* px, u32* lcell, int* lpatch) {
+                                             REAL* px, u32* lcell, int* lpatch, GroupSink sink) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
     const REAL* x = m.centroids + 3 * (u64)c;
@@ -81,8 +81,5 @@ extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL 
     }
     solve3(mat, rhs, d);
     REAL p[3] = {x[0] - d[0], x[1] - d[1], x[2] - d[2]};
-    u32 cell; int patch;
-    locate_departure(m, c, p, max_walk, &cell, &patch);
-    px[3 * (u64)c] = p[0]; px[3 * (u64)c + 1] = p[1]; px[3 * (u64)c + 2] = p[2];
-    lcell[c] = cell; lpatch[c] = patch;
+    record_departure(m, c, p, max_walk, px, lcell, lpatch, sink);
 }

@@ -138,7 +138,7 @@ __device__ REAL outward(const Faces& f, const REAL* x, u32 c) {
 // cpu::FlowVel), located as advect_departures locates them.
 extern "C" __global__ void BOUNDS ns_departures(Mesh m, const REAL* u0, const REAL* u1, const REAL* u2,
                                                 const REAL* g0, const REAL* g1, const REAL* g2, REAL dt, REAL sign,
-                                                u32 max_walk, REAL* px, u32* lcell, int* lpatch) {
+                                                u32 max_walk, REAL* px, u32* lcell, int* lpatch, GroupSink sink) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
     const REAL* x = m.centroids + 3 * (u64)c;
@@ -153,10 +153,7 @@ extern "C" __global__ void BOUNDS ns_departures(Mesh m, const REAL* u0, const RE
     }
     solve3(mat, rhs, d);
     REAL p[3] = {x[0] - d[0], x[1] - d[1], x[2] - d[2]};
-    u32 cell; int patch;
-    locate_departure(m, c, p, max_walk, &cell, &patch);
-    px[3 * (u64)c] = p[0]; px[3 * (u64)c + 1] = p[1]; px[3 * (u64)c + 2] = p[2];
-    lcell[c] = cell; lpatch[c] = patch;
+    record_departure(m, c, p, max_walk, px, lcell, lpatch, sink);
 }
 
 // faces::InletProfile::at: the velocity of the profile q (16 values, below) at x; false for

@@ -109,20 +109,6 @@ extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qoff, const u32* q
     r[13] = K(0); r[14] = K(0); r[15] = K(0);
 }
 
-// The vertex of cell c nearest p: the Voronoi-dual cell the interpolation sums over.
-__device__ inline u32 nearest_vertex(const Mesh& m, u32 c, const REAL* p) {
-    const u32* cell = m.cells + 4 * (u64)c;
-    u32 v = cell[0];
-    REAL best = BIG;
-    for (int k = 0; k < 4; ++k) {
-        const REAL* xn = m.nodes + 3 * (u64)cell[k];
-        REAL d[3] = {xn[0] - p[0], xn[1] - p[1], xn[2] - p[2]};
-        REAL dist = sqrt(dot3(d, d));
-        if (dist < best) { best = dist; v = cell[k]; }
-    }
-    return v;
-}
-
 // Where point i left the domain, its boundary value (Dirichlet, else the value of
 // the cell it left from); whether it did.
 __device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
@@ -184,8 +170,10 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
         return;
     }
     u32 v = nearest_vertex(m, c, p);
-    REAL sw = K(0), swf = K(0), lo = BIG, hi = -BIG;
-    for (u32 e = m.doff[v]; e < m.doff[v + 1]; ++e) {
+    // Two interleaved partial sums, even and odd donor positions, as interp::voronoi.
+    REAL sw[2] = {K(0), K(0)}, swf[2] = {K(0), K(0)}, lo = BIG, hi = -BIG;
+    const u32 first_virtual = m.doff[v + 1] - m.doff[v];
+    for (u32 e = m.doff[v], j = 0; e < m.doff[v + 1]; ++e, ++j) {
         u32 t = m.dcells[e];
         REAL w = warren(m.dual + 16 * (u64)e, p);
         REAL ft = f[t];
@@ -194,19 +182,19 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
             REAL r[3] = {p[0] - xt[0], p[1] - xt[1], p[2] - xt[2]};
             ft = fmin(fmax(f[t] + dot3(grad + 3 * (u64)t, r), rlo[t]), rhi[t]);
         }
-        sw += w;
-        swf += w * ft;
+        sw[j & 1] += w;
+        swf[j & 1] += w * ft;
         lo = fmin(lo, f[t]); hi = fmax(hi, f[t]);
     }
     // Dirichlet virtual cells around v (section II.C).
-    for (u32 e = m.voff[v]; e < m.voff[v + 1]; ++e) {
+    for (u32 e = m.voff[v], j = first_virtual; e < m.voff[v + 1]; ++e, ++j) {
         REAL fb = bc[m.vpatch[e]];
         REAL w = warren(m.virt + 16 * (u64)e, p);
-        sw += w;
-        swf += w * fb;
+        sw[j & 1] += w;
+        swf[j & 1] += w * fb;
         lo = fmin(lo, fb); hi = fmax(hi, fb);
     }
-    out[i] = swf / sw; olo[i] = lo; ohi[i] = hi;
+    out[i] = (swf[0] + swf[1]) / (sw[0] + sw[1]); olo[i] = lo; ohi[i] = hi;
 }
 
 // ---- The Voronoi-dual interpolation by vertex groups ------------------------------------
@@ -218,28 +206,17 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
 // stages the group's entries and values in shared memory with coalesced loads and evaluates
 // every point of its bucket from there. Each point sums its entries in the same order with the
 // same arithmetic as sl_interp, so the result is bit-identical to it (and to the CPU).
-#define NO_VERTEX 0xffffffffu
 
-// Per point: the boundary value where it left the domain, else its nearest vertex, counted
-// into its group's bucket.
+// Per point: its nearest vertex, counted into its group's bucket (the departure kernels do
+// this themselves when handed a GroupSink; this is for those that are not).
 extern "C" __global__ void BOUNDS sl_group_count(Mesh m, const REAL* px, const u32* lcell, const int* lpatch,
-                                                 const REAL* f, const REAL* bc, const u32* vgroup, u32* near,
-                                                 u32* gcount, REAL* out, REAL* olo, REAL* ohi) {
+                                                 GroupSink sink) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m.ncells) return;
-    if (outside_point(i, lcell, lpatch, f, bc, out, olo, ohi)) {
-        near[i] = NO_VERTEX;
-        return;
-    }
-    u32 v = nearest_vertex(m, lcell[i], px + 3 * (u64)i);
-    near[i] = v;
-    // Consecutive points mostly share a group: one atomic per group present in the warp.
-    const u32 g = vgroup[v];
-    const unsigned peers = __match_any_sync(__activemask(), g);
-    if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(gcount + g, (u32)__popc(peers));
+    if (i < m.ncells) sink_point(sink, m, i, lcell[i], lpatch[i], px + 3 * (u64)i);
 }
 
-// The boundary values alone, for points already bucketed (the same departures again).
+// The boundary values alone, for points already bucketed (the same departures again; the
+// fill writes them the first time).
 extern "C" __global__ void sl_group_outside(u32 n, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
                                             REAL* out, REAL* olo, REAL* ohi) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -313,9 +290,16 @@ extern "C" __global__ void sl_group_scan(u32 ngroups, const u32* gcount, const u
     if (g == ngroups - 1) gstart[ngroups] = start + x;
 }
 
-extern "C" __global__ void sl_group_fill(u32 n, const u32* near, const u32* vgroup, u32* gcursor, u32* order) {
+// The buckets, and the boundary values of the points outside the domain.
+extern "C" __global__ void sl_group_fill(u32 n, const u32* near, const u32* vgroup, u32* gcursor, u32* order,
+                                         const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
+                                         REAL* out, REAL* olo, REAL* ohi) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || near[i] == NO_VERTEX) return;
+    if (i >= n) return;
+    if (near[i] == NO_VERTEX) {
+        outside_point(i, lcell, lpatch, f, bc, out, olo, ohi);
+        return;
+    }
     // One atomic per group present in the warp; each peer takes the next slot by its rank.
     const u32 g = vgroup[near[i]];
     const unsigned peers = __match_any_sync(__activemask(), g);
@@ -328,28 +312,24 @@ extern "C" __global__ void sl_group_fill(u32 n, const u32* near, const u32* vgro
 
 // One block per vertex group: its bucket's points, from the group's entries staged in shared
 // memory (a group of one vertex with more entries than fit reads them from global memory).
-// Shared memory layout: per entry its 16 values, its cell's (or patch's) value and 3 unused
-// (GROUP_STRIDE REALs, a whole number of 16-byte vectors, read with vector loads), and 16 bytes
-// of padding after each vertex's entries: vertices of a uniform mesh have equal entry counts
-// (24 on a Kuhn box), so without it the threads of a warp, at the same step of their own
-// vertices' loops, would read vectors in the same banks. Virtual entries follow, unpadded.
-// Dynamic size: (GROUP_STRIDE (cap + vcap) + GROUP_PAD cap) REALs (the host's group_caps).
-#define GROUP_STRIDE 20
+// Shared memory layout: the dual entries' rows of 16 values, with 16 bytes of padding after
+// each vertex's rows (vertices of a uniform mesh have equal entry counts, 24 on a Kuhn box, so
+// without it the threads of a warp, at the same step of their own vertices' loops, would read
+// vectors in the same banks); the virtual entries' rows; then the entries' cell (or patch)
+// values, dual then virtual. Dynamic size (the host's group_caps): 16 (cap + vcap) + PAD vmax
+// + cap + vcap REALs, for at most cap dual and vcap virtual entries and vmax vertices.
 #define GROUP_PAD (16 / (int)sizeof(REAL))
 
-// `count` entries of 16 REALs from global memory (16-byte vector loads, coalesced) to rows of
-// GROUP_STRIDE at dst, by the lanes [lane0, lane0 + lanes) of the block.
+// `count` entries of 16 REALs from global memory to shared memory at dst (16-byte vector
+// loads, coalesced), by the lanes [lane0, lane0 + lanes) of the block.
 __device__ inline void stage_rows(REAL* dst, const REAL* src, u32 count, u32 lane, u32 lanes) {
     const int4* s4 = (const int4*)src;
-    const u32 per = 16 / sizeof(REAL);  // REALs per vector
-    for (u32 k = lane; k < count * 16 / per; k += lanes) {
-        const u32 e = k * per / 16, j = k * per % 16;
-        *(int4*)(dst + GROUP_STRIDE * e + j) = __ldg(s4 + k);
-    }
+    int4* d4 = (int4*)dst;
+    for (u32 k = lane; k < count * 16 * sizeof(REAL) / 16; k += lanes) d4[k] = __ldg(s4 + k);
 }
 
-// An entry's 16 values and its cell's value from a staged row, in vector loads.
-__device__ inline REAL load_row(const REAL* row, REAL* g) {
+// An entry's 16 values from a staged row, in vector loads.
+__device__ inline void load_row(const REAL* row, REAL* g) {
     const int4* r4 = (const int4*)row;
     const u32 per = 16 / sizeof(REAL);
 #pragma unroll
@@ -359,23 +339,23 @@ __device__ inline REAL load_row(const REAL* row, REAL* g) {
 #pragma unroll
         for (u32 q = 0; q < per; ++q) g[k * per + q] = xs[q];
     }
-    return row[16];
 }
 
-// The sums of eq. 14 over a point's entries, in sl_interp's order.
+// One of a point's two partial sums of eq. 14 (even or odd donor positions), in sl_interp's order.
 struct VoronoiSum {
     REAL sw, swf, lo, hi;
 };
 
-// Entry e into the sums: from its staged row, or (a group too big to stage) from global
-// memory, its 16 values at recs + 16 e and its value vals[idx[e]].
-__device__ inline void add_entry(VoronoiSum& s, bool staged, const REAL* row, const REAL* p, const REAL* recs,
-                                 const REAL* vals, const u32* idx, u32 e) {
+// Entry e into the sums: from its staged row and value, or (a group too big to stage) from
+// global memory, its 16 values at recs + 16 e and its value vals[idx[e]].
+__device__ inline void add_entry(VoronoiSum& s, bool staged, const REAL* row, const REAL* staged_val, const REAL* p,
+                                 const REAL* recs, const REAL* vals, const u32* idx, u32 e) {
     REAL w, val;
     if (staged) {
         REAL r[16];
-        val = load_row(row, r);
+        load_row(row, r);
         w = warren_of(r, p);
+        val = *staged_val;
     } else {
         w = warren(recs + 16 * (u64)e, p);
         val = vals[idx[e]];
@@ -385,45 +365,79 @@ __device__ inline void add_entry(VoronoiSum& s, bool staged, const REAL* row, co
     s.lo = fmin(s.lo, val); s.hi = fmax(s.hi, val);
 }
 
-extern "C" __global__ void __launch_bounds__(256) sl_group_interp(Mesh m, u32 cap, u32 vcap, const u32* groups,
-                                                                  const u32* gstart, const u32* order, const u32* near,
-                                                                  const REAL* px, const REAL* f, const REAL* bc,
-                                                                  REAL* out, REAL* olo, REAL* ohi) {
+// A bucket's point: its index, nearest vertex, coordinates and the vertex's dual and virtual
+// entry ranges, all read from global memory (a chain of three dependent loads, which the
+// kernel issues before it waits for anything else).
+struct BucketPoint {
+    u32 i, v, a, b, va, vb;
+    REAL p[3];
+};
+
+__device__ inline BucketPoint fetch_point(const Mesh& m, const u32* order, const u32* near, const REAL* px, u32 s) {
+    BucketPoint q;
+    q.i = order[s];
+    q.v = near[q.i];
+    for (int k = 0; k < 3; ++k) q.p[k] = px[3 * (u64)q.i + k];
+    q.a = m.doff[q.v]; q.b = m.doff[q.v + 1];
+    q.va = m.voff[q.v]; q.vb = m.voff[q.v + 1];
+    return q;
+}
+
+#ifdef GROUP_MIN_BLOCKS
+#define GROUP_BOUNDS __launch_bounds__(256, GROUP_MIN_BLOCKS)
+#else
+#define GROUP_BOUNDS __launch_bounds__(256)
+#endif
+extern "C" __global__ void GROUP_BOUNDS sl_group_interp(Mesh m, u32 cap, u32 vcap, u32 vmax, const u32* groups,
+                                                        const u32* gstart, const u32* order, const u32* near,
+                                                        const REAL* px, const REAL* f, const REAL* bc, REAL* out,
+                                                        REAL* olo, REAL* ohi) {
     extern __shared__ __align__(16) unsigned char group_smem[];
     REAL* rec = (REAL*)group_smem;
-    REAL* vrec = rec + GROUP_STRIDE * cap + GROUP_PAD * cap;
+    REAL* vrec = rec + 16 * cap + GROUP_PAD * vmax;
+    REAL* val = vrec + 16 * vcap;
+    REAL* vval = val + cap;
     const u32 g = blockIdx.x;
     const u32 s0 = gstart[g], s1 = gstart[g + 1];
     if (s0 == s1) return;  // no point near this group
+    // Two threads per point, adjacent lanes, one per partial sum of interp::voronoi (even and
+    // odd donor positions: dual entries, then virtual ones), added by the even one. The first
+    // point's loads go out before the staging's, so their latencies overlap.
+    const u32 half = threadIdx.x & 1, pair = 3u << (threadIdx.x & 30), stride = blockDim.x >> 1;
+    u32 s = s0 + (threadIdx.x >> 1);
+    BucketPoint q = {};
+    if (s < s1) q = fetch_point(m, order, near, px, s);
     const u32 v0 = groups[g], v1 = groups[g + 1];
     const u32 e0 = m.doff[v0], ne = m.doff[v1] - e0;
     const u32 w0 = m.voff[v0], nw = m.voff[v1] - w0;
-    const bool staged = ne <= cap && nw <= vcap;
+    const bool staged = ne <= cap && nw <= vcap && v1 - v0 <= vmax;
     if (staged) {
         // A warp per vertex: its entries are contiguous in the table.
         const u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
         for (u32 lv = warp; lv < v1 - v0; lv += warps) {
             const u32 a = m.doff[v0 + lv] - e0, cnt = m.doff[v0 + lv + 1] - e0 - a;
-            REAL* dst = rec + GROUP_STRIDE * a + GROUP_PAD * lv;
-            stage_rows(dst, m.dual + 16 * (u64)(e0 + a), cnt, lane, 32);
-            for (u32 k = lane; k < cnt; k += 32) dst[GROUP_STRIDE * k + 16] = f[m.dcells[e0 + a + k]];
+            stage_rows(rec + 16 * a + GROUP_PAD * lv, m.dual + 16 * (u64)(e0 + a), cnt, lane, 32);
         }
+        for (u32 k = threadIdx.x; k < ne; k += blockDim.x) val[k] = f[m.dcells[e0 + k]];
         stage_rows(vrec, m.virt + 16 * (u64)w0, nw, threadIdx.x, blockDim.x);
-        for (u32 k = threadIdx.x; k < nw; k += blockDim.x) vrec[GROUP_STRIDE * k + 16] = bc[m.vpatch[w0 + k]];
+        for (u32 k = threadIdx.x; k < nw; k += blockDim.x) vval[k] = bc[m.vpatch[w0 + k]];
         __syncthreads();
     }
-    for (u32 s = s0 + threadIdx.x; s < s1; s += blockDim.x) {
-        const u32 i = order[s];
-        const u32 v = near[i];
-        const REAL p[3] = {px[3 * (u64)i], px[3 * (u64)i + 1], px[3 * (u64)i + 2]};
+    for (; s < s1; s += stride) {
         VoronoiSum sum = {K(0), K(0), BIG, -BIG};
-        const u32 a = m.doff[v], b = m.doff[v + 1];
-        const REAL* row = rec + GROUP_STRIDE * (a - e0) + GROUP_PAD * (v - v0);
-        for (u32 e = a; e < b; ++e, row += GROUP_STRIDE) add_entry(sum, staged, row, p, m.dual, f, m.dcells, e);
-        const u32 va = m.voff[v], vb = m.voff[v + 1];
-        for (u32 e = va; e < vb; ++e)
-            add_entry(sum, staged, vrec + GROUP_STRIDE * (e - w0), p, m.virt, bc, m.vpatch, e);
-        out[i] = sum.swf / sum.sw; olo[i] = sum.lo; ohi[i] = sum.hi;
+        const REAL* row = rec + 16 * (q.a + half - e0) + GROUP_PAD * (q.v - v0);
+        for (u32 e = q.a + half; e < q.b; e += 2, row += 32)
+            add_entry(sum, staged, row, val + (e - e0), q.p, m.dual, f, m.dcells, e);
+        for (u32 e = q.va + ((half + q.b - q.a) & 1); e < q.vb; e += 2)
+            add_entry(sum, staged, vrec + 16 * (e - w0), vval + (e - w0), q.p, m.virt, bc, m.vpatch, e);
+        // The other half's sums (the odd ones, seen from the even thread).
+        const REAL sw2 = __shfl_xor_sync(pair, sum.sw, 1), swf2 = __shfl_xor_sync(pair, sum.swf, 1);
+        const REAL lo2 = __shfl_xor_sync(pair, sum.lo, 1), hi2 = __shfl_xor_sync(pair, sum.hi, 1);
+        if (half == 0) {
+            out[q.i] = (sum.swf + swf2) / (sum.sw + sw2);
+            olo[q.i] = fmin(sum.lo, lo2); ohi[q.i] = fmax(sum.hi, hi2);
+        }
+        if (s + stride < s1) q = fetch_point(m, order, near, px, s + stride);
     }
 }
 

@@ -20,7 +20,7 @@ struct Mesh {
     const REAL* nodes;      // 3 per node
     const u32* cells;       // 4 per cell
     const u32* nbrs;        // 4 per cell, 0x80000000 | patch on boundary faces
-    const REAL* cellgeo;    // 16 per cell: unit outward face normals (12), face areas (4)
+    const REAL* locrec;     // 16 per cell: face normals * area / (3 volume) (12), vertex 0 (3), a constant (1)
     const REAL* centroids;  // 3 per cell
     const REAL* volumes;
     const u32* doff;        // dual CSR offsets (nodes + 1)
@@ -36,7 +36,6 @@ struct Mesh {
 
 #define BOUNDARY 0x80000000u
 #define BIG K(1e30)
-__constant__ int FACE_VERTS[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
 __device__ inline REAL dot3(const REAL* a, const REAL* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -105,16 +104,49 @@ __device__ REAL warren(const REAL* e, const REAL* p) {
     return warren_of(g, p);
 }
 
-// Barycentric coordinates as locate::barycentric.
+// Barycentric coordinates as locate::barycentric: one record per cell (TetGeometry::locate),
+// its scaled face normals dotted with vertex 0 - p, face 0 plus the record's constant.
 __device__ void barycentric(const Mesh& m, u32 c, const REAL* p, REAL* l) {
     REAL g[16];
-    load16(m.cellgeo + 16 * (u64)c, g);
-    REAL v3 = K(3) * m.volumes[c];
-    for (int f = 0; f < 4; ++f) {
-        const REAL* on = m.nodes + 3 * (u64)m.cells[4 * (u64)c + FACE_VERTS[f][0]];
-        REAL d[3] = {on[0] - p[0], on[1] - p[1], on[2] - p[2]};
-        l[f] = g[12 + f] * dot3(g + 3 * f, d) / v3;
+    load16(m.locrec + 16 * (u64)c, g);
+    const REAL d[3] = {g[12] - p[0], g[13] - p[1], g[14] - p[2]};
+#pragma unroll
+    for (int f = 0; f < 4; ++f) l[f] = dot3(g + 3 * f, d);
+    l[0] += g[15];
+}
+
+// The vertex of cell c nearest p: the Voronoi-dual cell the interpolation sums over.
+__device__ inline u32 nearest_vertex(const Mesh& m, u32 c, const REAL* p) {
+    const u32* cell = m.cells + 4 * (u64)c;
+    u32 v = cell[0];
+    REAL best = BIG;
+    for (int k = 0; k < 4; ++k) {
+        const REAL* xn = m.nodes + 3 * (u64)cell[k];
+        REAL d[3] = {xn[0] - p[0], xn[1] - p[1], xn[2] - p[2]};
+        REAL dist = sqrt(dot3(d, d));
+        if (dist < best) { best = dist; v = cell[k]; }
     }
+    return v;
+}
+
+// The vertex groups of the Voronoi interpolation (sl.cu): a departure kernel handed a sink
+// records each point's nearest vertex (NO_VERTEX outside the domain) and counts it into its
+// group's bucket as it locates it, so the interpolation need not read the points again for
+// that. near == 0: no sink (not the Voronoi interpolation by groups).
+#define NO_VERTEX 0xffffffffu
+struct GroupSink {
+    const u32* vgroup;  // group of each vertex
+    u32* near;          // per point: its nearest vertex
+    u32* gcount;        // per group: its bucket's size (zeroed before)
+};
+
+__device__ inline void sink_point(const GroupSink& s, const Mesh& m, u32 i, u32 cell, int patch, const REAL* p) {
+    const u32 v = patch < 0 ? nearest_vertex(m, cell, p) : NO_VERTEX;
+    s.near[i] = v;
+    // Consecutive points mostly share a group: one atomic per group present in the warp.
+    const u32 g = v == NO_VERTEX ? NO_VERTEX : s.vgroup[v];
+    const unsigned peers = __match_any_sync(__activemask(), g);
+    if (g != NO_VERTEX && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(s.gcount + g, (u32)__popc(peers));
 }
 
 // Walk as locate::walk; returns 1 found (cell, patch = -1 inside or patch >= 0 outside), 0 budget spent.
@@ -124,6 +156,8 @@ __device__ int walk(const Mesh& m, u32 start, const REAL* p, u32 max_steps, u32*
     u32 c = start;
     unsigned rng = 0x9E3779B9u ^ start;
     for (u32 step = 0; step < max_steps; ++step) {
+        // The four neighbours load with the record (one latency per step, not two in a row).
+        const uint4 nb = __ldg((const uint4*)(m.nbrs + 4 * (u64)c));
         REAL l[4];
         barycentric(m, c, p, l);
         REAL worst = l[0];
@@ -136,7 +170,7 @@ __device__ int walk(const Mesh& m, u32 start, const REAL* p, u32 max_steps, u32*
             for (int k = 0; k < 4; ++k) if (l[k] < -EPS) neg[nn++] = k;
             f = neg[rng % nn];
         }
-        u32 d = m.nbrs[4 * (u64)c + f];
+        const u32 d = f == 0 ? nb.x : f == 1 ? nb.y : f == 2 ? nb.z : nb.w;
         if (d & BOUNDARY) { *cell = c; *patch = (int)(d & ~BOUNDARY); return 1; }
         c = d;
     }
@@ -167,4 +201,15 @@ __device__ void locate_departure(const Mesh& m, u32 c, const REAL* p, u32 max_wa
         const u32 d = m.nbrs[4 * (u64)n + f];
         if (d & BOUNDARY) { *patch = (int)(d & ~BOUNDARY); break; }
     }
+}
+
+// Departure point p of cell c: located, stored, and handed to the sink (if any).
+__device__ inline void record_departure(const Mesh& m, u32 c, const REAL* p, u32 max_walk, REAL* px, u32* lcell,
+                                        int* lpatch, const GroupSink& sink) {
+    u32 cell;
+    int patch;
+    locate_departure(m, c, p, max_walk, &cell, &patch);
+    px[3 * (u64)c] = p[0]; px[3 * (u64)c + 1] = p[1]; px[3 * (u64)c + 2] = p[2];
+    lcell[c] = cell; lpatch[c] = patch;
+    if (sink.near) sink_point(sink, m, c, cell, patch, p);
 }

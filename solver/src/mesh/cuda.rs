@@ -60,18 +60,12 @@ impl<R: Real> DeviceMesh<R> {
     pub fn upload(dev: &Device, g: &TetGeometry<R>) -> Result<Self> {
         use Host::{Index, Real};
         let flat = |v: &[[R; 3]]| v.as_flattened().to_vec();
-        let cell_faces: Vec<R> = g
-            .face_normals
-            .iter()
-            .zip(&g.face_areas)
-            .flat_map(|(n, a)| n.as_flattened().iter().chain(a).copied())
-            .collect();
         // In the order of `struct Mesh`.
         let arrays = [
             Real(flat(&g.nodes)),
             Index(g.cells.as_flattened().to_vec()),
             Index(g.neighbours.as_flattened().to_vec()),
-            Real(cell_faces),
+            Real(g.locate.as_flattened().to_vec()),
             Real(flat(&g.centroids)),
             Real(g.volumes.clone()),
             Index(g.dual.offsets.clone()),

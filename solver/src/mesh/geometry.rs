@@ -27,6 +27,12 @@ pub struct TetGeometry<R> {
     pub face_areas: Vec<[R; 4]>,
     pub centroids: Vec<[R; 3]>,
     pub volumes: Vec<R>,
+    /// Per cell, what a point's barycentric coordinates need (`locate::barycentric`): the four
+    /// faces' outward normals scaled by area / (3 volume) (12 values), vertex 0 (3) and the
+    /// scaled normal of face 0 dotted with vertex 1 - vertex 0 (1, about 1). One 16-value
+    /// record per cell, so a walk step gathers one record instead of normals, areas, the
+    /// volume, the cell's vertex indices and two vertices.
+    pub locate: Vec<[R; 16]>,
     pub dual: DualTables<R>,
     /// Dirichlet virtual cells per vertex, `cells` holding their patch (empty when no patch is
     /// Dirichlet).
@@ -53,6 +59,8 @@ impl TetGeometry<f64> {
     fn take_f64(m: &mut PreparedMesh, bc: &[f64]) -> Self {
         let (virt, node_bc) = dirichlet_mirrors(m, bc);
         let t = &mut m.topo;
+        // Before the face normals and areas move out.
+        let locate = locate_records(&m.nodes, &t.cells, &t.face_normals, &t.face_areas, &t.volumes);
         TetGeometry {
             nodes: m.nodes.clone(),
             cells: t.cells.clone(),
@@ -61,6 +69,7 @@ impl TetGeometry<f64> {
             face_areas: std::mem::take(&mut t.face_areas),
             centroids: t.centroids.clone(),
             volumes: t.volumes.clone(),
+            locate,
             dual: std::mem::take(&mut m.dual),
             virt,
             node_bc,
@@ -77,11 +86,35 @@ impl TetGeometry<f64> {
             face_areas: convert(self.face_areas, arr),
             centroids: convert(self.centroids, arr),
             volumes: convert(self.volumes, R::of),
+            locate: convert(self.locate, arr),
             dual: tables(self.dual),
             virt: tables(self.virt),
             node_bc: convert(self.node_bc, R::of),
         }
     }
+}
+
+/// `TetGeometry::locate`, in f64 (rounded once to R with the other arrays).
+fn locate_records(
+    nodes: &[[f64; 3]],
+    cells: &[[u32; 4]],
+    normals: &[[[f64; 3]; 4]],
+    areas: &[[f64; 4]],
+    volumes: &[f64],
+) -> Vec<[f64; 16]> {
+    (0..cells.len())
+        .map(|c| {
+            let s = |f: usize| vec3::scale(normals[c][f], areas[c][f] / (3.0 * volumes[c]));
+            let [x0, x1] = [0, 1].map(|k| nodes[cells[c][k] as usize]);
+            let mut r = [0.0; 16];
+            for f in 0..4 {
+                r[3 * f..3 * f + 3].copy_from_slice(&s(f));
+            }
+            r[12..15].copy_from_slice(&x0);
+            r[15] = vec3::dot(s(0), vec3::sub(x1, x0));
+            r
+        })
+        .collect()
 }
 
 fn tables<R: Real>(d: DualTables<f64>) -> DualTables<R> {

@@ -5,11 +5,10 @@
 //! from the nearest centroid as the last resort.
 
 use super::geometry::TetGeometry;
-use super::linalg3::{dot, sub};
 use crate::real::Real;
 use kiddo::float::distance::SquaredEuclidean;
 use kiddo::KdTree;
-use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
+use meshtool::topology::{is_boundary, patch_of};
 
 /// Where a departure point is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,14 +19,17 @@ pub enum Location {
     Outside { cell: u32, patch: u32 },
 }
 
-/// Barycentric coordinate of p for each vertex of cell c (1 at the vertex, 0 on the opposite face).
+/// Barycentric coordinate of p for each vertex of cell c (1 at the vertex, 0 on the opposite
+/// face): the scaled face normals of `TetGeometry::locate` dotted with vertex 0 - p (every face
+/// but face 0 holds vertex 0; face 0 adds the record's constant). The CUDA `barycentric`
+/// (kernels/cuda/tet.cuh) does the same arithmetic in the same order.
 #[inline]
 pub fn barycentric<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3]) -> [R; 4] {
-    let v3x = R::of(3.0) * m.volumes[c];
-    std::array::from_fn(|f| {
-        let on_face = m.nodes[m.cells[c][FACE_VERTS[f][0]] as usize];
-        m.face_areas[c][f] * dot(m.face_normals[c][f], sub(on_face, p)) / v3x
-    })
+    let r = &m.locate[c];
+    let d = [r[12] - p[0], r[13] - p[1], r[14] - p[2]];
+    let mut l: [R; 4] = std::array::from_fn(|f| r[3 * f] * d[0] + r[3 * f + 1] * d[1] + r[3 * f + 2] * d[2]);
+    l[0] = l[0] + r[15];
+    l
 }
 
 pub struct Locator {

@@ -126,7 +126,8 @@ impl<R: Real> SlOps for AdvectCuda<R> {
     type Field = CudaSlice<R>;
 
     fn departures(&mut self, span: Span, sign: f64) -> Result<DeviceDeps<R>> {
-        let out = self.sl.deps()?;
+        let mut out = self.sl.deps()?;
+        let sink = self.sl.group_sink(&mut out);
         let dev = &self.sl.dev;
         let (px, cell, patch) = (dev.ptr(&out.px), dev.ptr(&out.cell), dev.ptr(&out.patch));
         let (t, dt, sign) = (R::of(span.t), R::of(span.dt), R::of(sign));
@@ -138,8 +139,9 @@ impl<R: Real> SlOps for AdvectCuda<R> {
             .arg(&dt)
             .arg(&span.step)
             .arg(&sign);
-        b.arg(&self.max_walk).arg(&px).arg(&cell).arg(&patch);
-        // SAFETY: the mesh arrays and the outputs hold ncells entries (px: 3 per cell); the
+        b.arg(&self.max_walk).arg(&px).arg(&cell).arg(&patch).arg(&sink);
+        // SAFETY: the mesh arrays and the outputs hold ncells entries (px: 3 per cell), the
+        // sink's arrays one per cell and per vertex group (`DeviceSl::group_sink`); the
         // cell velocity buffers and the series' frames 3 and 9 per cell where `vel.kind` reads
         // them (the frames live in `slots` until the next `set_frames`, after this launch).
         unsafe { b.launch(launch_cfg(self.sl.mesh.ncells()))? };

@@ -187,9 +187,10 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
     let (r, i) = (std::mem::size_of::<R>() as f64, 4.0);
     let (n, nodes) = (g.num_cells() as f64, g.nodes.len() as f64);
     let tables = |t: &meshtool::dual::DualTables<R>| t.cells.len() as f64 * (16.0 * r + i) + (nodes + 1.0) * i;
-    let cell_geometry = n * (17.0 * r + 8.0 * i) + nodes * 3.0 * r;
-    // centroid in, point and location out, the cell geometry the walk tests.
-    let departures = n * (6.0 * r + 2.0 * i) + cell_geometry;
+    // Barycentric coordinates read one 16-value record per cell (`TetGeometry::locate`).
+    let locate_records = n * 16.0 * r;
+    // centroid in, point and location out, the records and face neighbours the walk tests.
+    let departures = n * (6.0 * r + 2.0 * i) + locate_records + n * 4.0 * i;
     // point and location in, value and range out, the field, the located cells' vertices.
     let base = n * (7.0 * r + 6.0 * i) + nodes * 3.0 * r;
     let interpolation = match section.interpolation {
@@ -204,7 +205,7 @@ fn min_bytes_per_step<R: Real>(g: &TetGeometry<R>, section: &AdvectSection) -> f
             base + g.dual.cells.len() as f64 * (i + 5.0 * r) + nodes * (64.0 + 16.0 + 16.0) * r
         }
         // vertex values (dual cells and volumes in, node values out), then barycentric.
-        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + cell_geometry,
+        Interpolation::Linear => base + nodes * (2.0 * i + r) + g.dual.cells.len() as f64 * i + n * r + locate_records,
     };
     match section.scheme {
         Scheme::Sl1 => departures + interpolation + n * 2.0 * r,

@@ -189,7 +189,8 @@ impl SlOps for FlowSl {
     type Field = CudaSlice<f64>;
 
     fn departures(&mut self, span: Span, sign: f64) -> Result<DeviceDeps<f64>> {
-        let out = self.sl.deps()?;
+        let mut out = self.sl.deps()?;
+        let sink = self.sl.group_sink(&mut out);
         let dev = &self.sl.dev;
         let (px, cell, patch) = (dev.ptr(&out.px), dev.ptr(&out.cell), dev.ptr(&out.patch));
         let mut b = dev.stream.launch_builder(&self.departures);
@@ -198,9 +199,10 @@ impl SlOps for FlowSl {
             b.arg(v);
         }
         b.arg(&span.dt).arg(&sign).arg(&self.max_walk);
-        b.arg(&px).arg(&cell).arg(&patch);
+        b.arg(&px).arg(&cell).arg(&patch).arg(&sink);
         // SAFETY: the velocity components hold ncells values and the gradients 3 per cell (set
-        // by `advect` from live buffers), the outputs ncells entries (px 3 per cell).
+        // by `advect` from live buffers), the outputs ncells entries (px 3 per cell), the sink's
+        // arrays one per cell and per vertex group (`DeviceSl::group_sink`).
         unsafe { b.launch(launch_cfg(self.sl.mesh.ncells()))? };
         Ok(out)
     }

@@ -30,6 +30,20 @@ pub fn function<R: Real>(dev: &Device, kernel: Kernel) -> Result<CudaFunction> {
     dev.function::<R>(kernel, &defines)
 }
 
+/// The group interpolation kernel, with the occupancy hint `__launch_bounds__(256, N)`: 8 for
+/// f32 (32 registers, up to 16 blocks of 128 per SM: 1.17e9 -> 1.36e9 tet-steps/s for BFECC
+/// on the 1M-tet box, H100), none for f64 (where 6 and 8 spill: 6.6e8 -> 5.7e8 and 5.1e8).
+/// CFD_SL_GROUP_MIN_BLOCKS=N overrides it for tuning (0: none).
+fn group_interp<R: Real>(dev: &Device) -> Result<CudaFunction> {
+    let min_blocks = match std::env::var("CFD_SL_GROUP_MIN_BLOCKS") {
+        Ok(v) => v.parse::<u32>().ok().filter(|n| (1..=8).contains(n)),
+        Err(_) => (std::mem::size_of::<R>() == 4).then_some(8),
+    }
+    .map(|n| n.to_string());
+    let defines: Vec<(&str, &str)> = min_blocks.iter().map(|v| ("GROUP_MIN_BLOCKS", v.as_str())).collect();
+    dev.function::<R>(kernels::sl::GROUP_INTERP, &defines)
+}
+
 /// Departure points of every cell and where they are: the cell holding each, and the
 /// boundary patch it left through (-1 inside).
 pub struct DeviceDeps<R> {
@@ -40,7 +54,31 @@ pub struct DeviceDeps<R> {
     /// buffers out (for their writer to fill), so an interpolation can reuse what it derived
     /// from the same points (BFECC interpolates twice from the forward departures).
     stamp: u64,
+    /// With the Voronoi interpolation by groups: each point's nearest vertex and the groups'
+    /// bucket sizes (zeroed when handed out), which a departure kernel handed
+    /// `DeviceSl::group_sink` fills as it locates the points (else the interpolation counts
+    /// them itself).
+    grouping: Option<DepsGroups>,
 }
+
+struct DepsGroups {
+    near: CudaSlice<u32>,
+    gcount: CudaSlice<u32>,
+    /// Whether a departure kernel filled them.
+    counted: bool,
+}
+
+/// Mirrors `struct GroupSink` of kernels/cuda/tet.cuh: where a departure kernel records each
+/// point's nearest vertex and counts its group's bucket (all zero: it does not).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct GroupSink {
+    vgroup: u64,
+    near: u64,
+    gcount: u64,
+}
+// SAFETY: plain-old-data with the C layout.
+unsafe impl cudarc::driver::DeviceRepr for GroupSink {}
 
 /// The quadratic's stencils and Cholesky factors on the device (`QuadFit`), with the kernel
 /// that fits a field to them: shared by the interpolation and by any family that wants a
@@ -91,36 +129,51 @@ impl<R: Real> QuadTables<R> {
     }
 }
 
-/// Dual and virtual entries one vertex group stages in shared memory, and the bytes they
-/// take: per entry a row of 20 values (its 16, its cell's value, 3 unused) and 16 bytes of
-/// padding per vertex (at most one per entry); virtual entries get an eighth as many.
-/// 176 entries (about 7 vertices of a Kuhn box, 45 points) was the fastest on an H100 in both
-/// precisions (16 KiB in f32, 32 KiB in f64; 8 to 40 KiB tried: bigger groups leave fewer blocks
-/// per SM, smaller ones spend more of each block on staging and its barrier per point).
-/// CFD_SL_GROUP_ENTRIES=N overrides it for tuning (from 32 up to what fits in 48 KiB).
-fn group_caps<R>() -> (usize, usize, u32) {
-    let row = 20 * std::mem::size_of::<R>();
-    let bytes = |cap: usize| row * (cap + cap / 8) + 16 * cap;
+/// What one vertex group stages in shared memory: at most `cap` dual entries, `vcap` virtual
+/// ones and `vmax` vertices, in `bytes` (per entry a row of its 16 values and its cell's value;
+/// 16 bytes of padding per vertex).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct GroupCaps {
+    cap: u32,
+    vcap: u32,
+    vmax: u32,
+    bytes: u32,
+}
+
+/// The fastest on an H100 (BFECC on the 1M-tet Hilbert box): 128 entries in f32 (about 5
+/// vertices of a Kuhn box, 32 points; 1.39e9 tet-steps/s against 1.36e9 at 176) and 176 in f64
+/// (about 7 vertices; 6.6e8 against 6.3e8 at 128 and 6.1e8 at 224): bigger groups leave fewer
+/// blocks per SM, smaller ones spend more of each block on staging and its barrier per point.
+/// Virtual entries and vertices get an eighth as many. CFD_SL_GROUP_ENTRIES=N overrides it for
+/// tuning (from 32 up to what fits in 48 KiB).
+fn group_caps<R>() -> GroupCaps {
+    let real = std::mem::size_of::<R>();
+    let bytes = |cap: usize| 17 * real * (cap + cap / 8) + 16 * (cap / 8);
     let cap = std::env::var("CFD_SL_GROUP_ENTRIES")
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
         .filter(|&k| k >= 32 && bytes(k) <= 48 * 1024)
-        .unwrap_or(176);
-    (cap, cap / 8, bytes(cap) as u32)
+        .unwrap_or(if real == 4 { 128 } else { 176 });
+    GroupCaps {
+        cap: cap as u32,
+        vcap: (cap / 8) as u32,
+        vmax: (cap / 8) as u32,
+        bytes: bytes(cap) as u32,
+    }
 }
 
-/// Consecutive vertices in groups of at most `cap` dual and `vcap` virtual entries (a vertex
-/// with more is a group of its own, which the kernel reads from global memory): the first
-/// vertex of each group, then the number of vertices.
-pub fn vertex_groups(doff: &[u32], voff: &[u32], cap: usize, vcap: usize) -> Vec<u32> {
+/// Consecutive vertices in groups of at most `cap` dual and `vcap` virtual entries and `vmax`
+/// vertices (a vertex with more entries is a group of its own, which the kernel reads from
+/// global memory): the first vertex of each group, then the number of vertices.
+pub fn vertex_groups(doff: &[u32], voff: &[u32], cap: usize, vcap: usize, vmax: usize) -> Vec<u32> {
     let nnodes = doff.len().saturating_sub(1);
     let mut starts = vec![];
     let mut v = 0;
     while v < nnodes {
         starts.push(v as u32);
-        let (e0, w0) = (doff[v], voff[v]);
+        let (v0, e0, w0) = (v, doff[v], voff[v]);
         v += 1;
-        while v < nnodes && (doff[v + 1] - e0) as usize <= cap && (voff[v + 1] - w0) as usize <= vcap {
+        while v < nnodes && v - v0 < vmax && (doff[v + 1] - e0) as usize <= cap && (voff[v + 1] - w0) as usize <= vcap {
             v += 1;
         }
     }
@@ -142,14 +195,10 @@ struct VoronoiGroups {
     buckets: [Buckets; 2],
     /// The set used last (the other is replaced first).
     last: usize,
-    gcount: CudaSlice<u32>,
     gcursor: CudaSlice<u32>,
-    /// Entries and virtual entries a group stages at most.
-    cap: u32,
-    vcap: u32,
-    /// Dynamic shared memory and threads of the interpolation kernel's blocks (128 threads
-    /// were the fastest of 64-256; CFD_SL_GROUP_THREADS overrides them for tuning).
-    shared_bytes: u32,
+    caps: GroupCaps,
+    /// Threads of the interpolation kernel's blocks (128 were the fastest of 64-256;
+    /// CFD_SL_GROUP_THREADS overrides them for tuning).
     threads: u32,
     /// Totals, then starts, of the scan's tiles of 1024 groups.
     tile_sum: CudaSlice<u32>,
@@ -176,8 +225,6 @@ struct GroupArgs {
 struct Buckets {
     /// The departures' `stamp` (0: none yet).
     stamp: u64,
-    /// Per point: its nearest vertex (all ones outside the domain).
-    near: CudaSlice<u32>,
     /// The points, bucket after bucket, and where each bucket starts (ngroups + 1).
     order: CudaSlice<u32>,
     gstart: CudaSlice<u32>,
@@ -186,8 +233,9 @@ struct Buckets {
 impl VoronoiGroups {
     fn new<R: Real>(dev: &Arc<Device>, mesh: &DeviceMesh<R>) -> Result<Self> {
         use kernels::sl as k;
-        let (cap, vcap, shared_bytes) = group_caps::<R>();
-        let starts = vertex_groups(&mesh.dual_offsets, &mesh.virt_offsets, cap, vcap);
+        let caps = group_caps::<R>();
+        let (cap, vcap, vmax) = (caps.cap as usize, caps.vcap as usize, caps.vmax as usize);
+        let starts = vertex_groups(&mesh.dual_offsets, &mesh.virt_offsets, cap, vcap, vmax);
         let ngroups = starts.len() - 1;
         let mut vgroup = vec![0u32; mesh.nnodes().max(1)];
         for (g, w) in starts.windows(2).enumerate() {
@@ -198,7 +246,6 @@ impl VoronoiGroups {
         let bucket = || -> Result<Buckets> {
             Ok(Buckets {
                 stamp: 0,
-                near: s.alloc_zeros(n)?,
                 order: s.alloc_zeros(n)?,
                 gstart: s.alloc_zeros(ngroups + 1)?,
             })
@@ -209,7 +256,6 @@ impl VoronoiGroups {
             vgroup: s.clone_htod(&vgroup)?,
             buckets: [bucket()?, bucket()?],
             last: 0,
-            gcount: s.alloc_zeros(ngroups.max(1))?,
             gcursor: s.alloc_zeros(ngroups.max(1))?,
             count: function::<R>(dev, k::GROUP_COUNT)?,
             outside: function::<R>(dev, k::GROUP_OUTSIDE)?,
@@ -218,10 +264,8 @@ impl VoronoiGroups {
             scan_top: function::<R>(dev, k::GROUP_SCAN_TOP)?,
             scan: function::<R>(dev, k::GROUP_SCAN)?,
             fill: function::<R>(dev, k::GROUP_FILL)?,
-            interp: function::<R>(dev, k::GROUP_INTERP)?,
-            cap: cap as u32,
-            vcap: vcap as u32,
-            shared_bytes,
+            interp: group_interp::<R>(dev)?,
+            caps,
             threads: std::env::var("CFD_SL_GROUP_THREADS")
                 .ok()
                 .and_then(|v| v.parse().ok())
@@ -247,15 +291,15 @@ impl VoronoiGroups {
         Ok(())
     }
 
-    /// The points into bucket set `slot`: nearest vertices and bucket sizes (and the boundary
-    /// values of the points outside), the sizes' prefix sum, the buckets.
-    fn bucket(&mut self, dev: &Device, m: &MeshC, slot: usize, a: &GroupArgs) -> Result<()> {
+    /// The points into bucket set `slot`: their nearest vertices and bucket sizes (unless
+    /// their departure kernel counted them), the sizes' prefix sum, the buckets (and the
+    /// boundary values of the points outside).
+    fn bucket(&mut self, dev: &Device, m: &MeshC, slot: usize, dg: &DepsGroups, a: &GroupArgs) -> Result<()> {
         let s = &dev.stream;
         let u = |b: &CudaSlice<u32>| dev.ptr(b);
         let bk = &self.buckets[slot];
-        let (near, order, gstart) = (u(&bk.near), u(&bk.order), u(&bk.gstart));
-        let (vgroup, gcount, gcursor, tile_sum) =
-            (u(&self.vgroup), u(&self.gcount), u(&self.gcursor), u(&self.tile_sum));
+        let (near, gcount, order, gstart) = (u(&dg.near), u(&dg.gcount), u(&bk.order), u(&bk.gstart));
+        let (vgroup, gcursor, tile_sum) = (u(&self.vgroup), u(&self.gcursor), u(&self.tile_sum));
         let ([v, lo, hi], n, ngroups) = (a.out, m.ncells, self.ngroups);
         let ntiles = ngroups.div_ceil(1024);
         let tiles = |n: u32| LaunchConfig {
@@ -263,21 +307,17 @@ impl VoronoiGroups {
             block_dim: (1024, 1, 1),
             shared_mem_bytes: 0,
         };
-        s.memset_zeros(&mut self.gcount)?;
         // SAFETY (all): the departures, f and the outputs hold ncells entries (px 3 per cell),
         // bc one per patch; near and order ncells, vgroup nnodes, gstart ngroups + 1, gcount
-        // and gcursor ngroups, tile_sum one per 1024 groups; the mesh buffers live in `mesh`.
+        // (zeroed when the departures were handed out) and gcursor ngroups, tile_sum one per
+        // 1024 groups; the mesh buffers live in `mesh`.
         unsafe {
-            let mut b = s.launch_builder(&self.count);
-            b.arg(m)
-                .arg(&a.px)
-                .arg(&a.cell)
-                .arg(&a.patch)
-                .arg(&a.f)
-                .arg(&a.bc)
-                .arg(&vgroup);
-            b.arg(&near).arg(&gcount).arg(&v).arg(&lo).arg(&hi);
-            b.launch(launch_cfg(n as usize))?;
+            if !dg.counted {
+                let sink = GroupSink { vgroup, near, gcount };
+                let mut b = s.launch_builder(&self.count);
+                b.arg(m).arg(&a.px).arg(&a.cell).arg(&a.patch).arg(&sink);
+                b.launch(launch_cfg(n as usize))?;
+            }
             let mut b = s.launch_builder(&self.scan_tiles);
             b.arg(&ngroups).arg(&gcount).arg(&tile_sum);
             b.launch(tiles(ntiles))?;
@@ -289,6 +329,13 @@ impl VoronoiGroups {
             b.launch(tiles(ntiles))?;
             let mut b = s.launch_builder(&self.fill);
             b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
+            b.arg(&a.cell)
+                .arg(&a.patch)
+                .arg(&a.f)
+                .arg(&a.bc)
+                .arg(&v)
+                .arg(&lo)
+                .arg(&hi);
             b.launch(launch_cfg(n as usize))?;
         }
         Ok(())
@@ -401,17 +448,50 @@ impl<R: Real> DeviceSl<R> {
     /// Buffers for departure points (contents undefined).
     pub fn deps(&mut self) -> Result<DeviceDeps<R>> {
         self.stamps += 1;
-        if let Some(mut d) = self.deps.pop() {
-            d.stamp = self.stamps;
-            return Ok(d);
+        let mut d = match self.deps.pop() {
+            Some(d) => d,
+            None => {
+                let n = self.mesh.ncells();
+                let s = &self.dev.stream;
+                let grouping = self.groups.as_ref().map(|g| -> Result<DepsGroups> {
+                    Ok(DepsGroups {
+                        near: s.alloc_zeros(n.max(1))?,
+                        gcount: s.alloc_zeros(g.ngroups.max(1) as usize)?,
+                        counted: false,
+                    })
+                });
+                DeviceDeps {
+                    px: self.dev.zeros(3 * n)?,
+                    cell: s.alloc_zeros(n)?,
+                    patch: s.alloc_zeros(n)?,
+                    stamp: 0,
+                    grouping: grouping.transpose()?,
+                }
+            }
+        };
+        d.stamp = self.stamps;
+        if let Some(g) = d.grouping.as_mut() {
+            self.dev.stream.memset_zeros(&mut g.gcount)?;
+            g.counted = false;
         }
-        let n = self.mesh.ncells();
-        Ok(DeviceDeps {
-            px: self.dev.zeros(3 * n)?,
-            cell: self.dev.stream.alloc_zeros(n)?,
-            patch: self.dev.stream.alloc_zeros(n)?,
-            stamp: self.stamps,
-        })
+        Ok(d)
+    }
+
+    /// Where the departure kernel that fills `deps` records each point's nearest vertex and
+    /// counts the groups' buckets, sparing the interpolation a pass over the points (all zero,
+    /// and nothing to do, unless the interpolation is Voronoi's by groups).
+    pub fn group_sink(&self, deps: &mut DeviceDeps<R>) -> GroupSink {
+        match (&self.groups, deps.grouping.as_mut()) {
+            (Some(g), Some(dg)) => {
+                dg.counted = true;
+                GroupSink {
+                    vgroup: self.dev.ptr(&g.vgroup),
+                    near: self.dev.ptr(&dg.near),
+                    gcount: self.dev.ptr(&dg.gcount),
+                }
+            }
+            _ => GroupSink::default(),
+        }
     }
 
     pub fn recycle_deps(&mut self, d: DeviceDeps<R>) {
@@ -519,20 +599,22 @@ impl<R: Real> DeviceSl<R> {
         let known = gr.buckets.iter().position(|b| b.stamp == deps.stamp);
         let slot = known.unwrap_or(1 - gr.last);
         gr.last = slot;
+        let dg = deps.grouping.as_ref().expect("departures handed out with groups");
         match known {
             Some(_) => gr.boundary_values(dev, m.ncells, &a)?,
             None => {
-                gr.bucket(dev, m, slot, &a)?;
+                gr.bucket(dev, m, slot, dg, &a)?;
                 gr.buckets[slot].stamp = deps.stamp;
             }
         }
         let bk = &gr.buckets[slot];
-        let (groups, gstart, order, near) = (u(&gr.groups), u(&bk.gstart), u(&bk.order), u(&bk.near));
+        let (groups, gstart, order, near) = (u(&gr.groups), u(&bk.gstart), u(&bk.order), u(&dg.near));
         let [v, lo, hi] = a.out;
         let mut b = dev.stream.launch_builder(&gr.interp);
         b.arg(m)
-            .arg(&gr.cap)
-            .arg(&gr.vcap)
+            .arg(&gr.caps.cap)
+            .arg(&gr.caps.vcap)
+            .arg(&gr.caps.vmax)
             .arg(&groups)
             .arg(&gstart)
             .arg(&order)
@@ -544,7 +626,7 @@ impl<R: Real> DeviceSl<R> {
             b.launch(LaunchConfig {
                 grid_dim: (gr.ngroups, 1, 1),
                 block_dim: (gr.threads, 1, 1),
-                shared_mem_bytes: gr.shared_bytes,
+                shared_mem_bytes: gr.caps.bytes,
             })?
         };
         Ok(())
@@ -590,13 +672,16 @@ mod tests {
         // entries only on vertex 4 (2, over the virtual cap of 1).
         let doff = [0, 3, 8, 17, 19, 21, 25];
         let voff = [0, 0, 0, 0, 0, 2, 2];
-        let g = vertex_groups(&doff, &voff, 8, 1);
+        let g = vertex_groups(&doff, &voff, 8, 1, 4);
         assert_eq!(g, vec![0, 2, 3, 4, 5, 6]);
         for w in g.windows(2) {
             let (a, b) = (w[0] as usize, w[1] as usize);
             let alone = b - a == 1;
             assert!(alone || (doff[b] - doff[a] <= 8 && voff[b] - voff[a] <= 1), "{w:?}");
         }
-        assert_eq!(vertex_groups(&[0], &[0], 8, 1), vec![0]);
+        assert_eq!(vertex_groups(&[0], &[0], 8, 1, 4), vec![0]);
+        // At most vmax vertices: six vertices of one entry each, in threes.
+        let one = [0, 1, 2, 3, 4, 5, 6];
+        assert_eq!(vertex_groups(&one, &[0; 7], 8, 1, 3), vec![0, 3, 6]);
     }
 }

@@ -75,14 +75,27 @@ pub fn nearest_vertex<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3]) -> usize
 }
 
 /// Value at p (inside cell c) and the min/max of the donor values (eq. 11-14).
+///
+/// The donors (the dual entries of the nearest vertex, then its Dirichlet virtual cells) are
+/// summed in two interleaved partial sums, even and odd positions, added at the end: the CUDA
+/// kernel by vertex groups gives each point two threads, one per partial sum, and the CPU and
+/// the per-point kernel add in the same order so that every backend rounds alike.
 #[inline]
 pub fn voronoi<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], d: &Donors<R>) -> (R, R, R) {
     // The dual cell containing p is (for Delaunay meshes) that of the nearest vertex of c.
     let v = nearest_vertex(m, c, p);
-    let (mut sum_w, mut sum_wf, mut lo, mut hi) = (R::zero(), R::zero(), R::infinity(), R::neg_infinity());
-    for e in m.dual.cells_of(v) {
+    let (mut sum_w, mut sum_wf) = ([R::zero(); 2], [R::zero(); 2]);
+    let (mut lo, mut hi) = (R::infinity(), R::neg_infinity());
+    let mut add = |j: usize, w: R, value: R, donor: R| {
+        sum_w[j % 2] = sum_w[j % 2] + w;
+        sum_wf[j % 2] = sum_wf[j % 2] + w * value;
+        lo = lo.min(donor);
+        hi = hi.max(donor);
+    };
+    let dual = m.dual.cells_of(v);
+    let first_virtual = dual.len();
+    for (j, e) in dual.enumerate() {
         let t = m.dual.cells[e] as usize;
-        let w = m.dual.weight(e, p);
         let ft = match d.grad {
             Some(g) => {
                 let (lo, hi) = g.range[t];
@@ -90,21 +103,14 @@ pub fn voronoi<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3], d: &Donors<R>) 
             }
             None => d.f[t],
         };
-        sum_w = sum_w + w;
-        sum_wf = sum_wf + w * ft;
-        lo = lo.min(d.f[t]);
-        hi = hi.max(d.f[t]);
+        add(j, m.dual.weight(e, p), ft, d.f[t]);
     }
     // Dirichlet virtual cells around v (section II.C): donors carrying the wall value.
-    for e in m.virt.cells_of(v) {
+    for (j, e) in m.virt.cells_of(v).enumerate() {
         let fb = d.bc[m.virt.cells[e] as usize];
-        let w = m.virt.weight(e, p);
-        sum_w = sum_w + w;
-        sum_wf = sum_wf + w * fb;
-        lo = lo.min(fb);
-        hi = hi.max(fb);
+        add(first_virtual + j, m.virt.weight(e, p), fb, fb);
     }
-    (sum_wf / sum_w, lo, hi)
+    ((sum_wf[0] + sum_wf[1]) / (sum_w[0] + sum_w[1]), lo, hi)
 }
 
 /// Cell values averaged to vertices, volume-weighted; vertices on a Dirichlet patch take the
