@@ -221,6 +221,17 @@ struct GroupArgs {
     out: [u64; 3],
 }
 
+impl GroupArgs {
+    /// What `outside_point` (sl.cu) needs, in the kernels' order: where each point is, the
+    /// field, the patch values and the three outputs.
+    fn push_outside<'a>(&'a self, b: &mut cudarc::driver::LaunchArgs<'a>) {
+        b.arg(&self.cell).arg(&self.patch).arg(&self.f).arg(&self.bc);
+        for o in &self.out {
+            b.arg(o);
+        }
+    }
+}
+
 /// One set of departure points bucketed by vertex group.
 struct Buckets {
     /// The departures' `stamp` (0: none yet).
@@ -276,16 +287,9 @@ impl VoronoiGroups {
 
     /// The boundary values of the points outside the domain, the others already bucketed.
     fn boundary_values(&self, dev: &Device, n: u32, a: &GroupArgs) -> Result<()> {
-        let [v, lo, hi] = a.out;
         let mut b = dev.stream.launch_builder(&self.outside);
-        b.arg(&n)
-            .arg(&a.cell)
-            .arg(&a.patch)
-            .arg(&a.f)
-            .arg(&a.bc)
-            .arg(&v)
-            .arg(&lo)
-            .arg(&hi);
+        b.arg(&n);
+        a.push_outside(&mut b);
         // SAFETY: the departures, f and the outputs hold n entries, bc one per patch.
         unsafe { b.launch(launch_cfg(n as usize))? };
         Ok(())
@@ -300,7 +304,7 @@ impl VoronoiGroups {
         let bk = &self.buckets[slot];
         let (near, gcount, order, gstart) = (u(&dg.near), u(&dg.gcount), u(&bk.order), u(&bk.gstart));
         let (vgroup, gcursor, tile_sum) = (u(&self.vgroup), u(&self.gcursor), u(&self.tile_sum));
-        let ([v, lo, hi], n, ngroups) = (a.out, m.ncells, self.ngroups);
+        let (n, ngroups) = (m.ncells, self.ngroups);
         let ntiles = ngroups.div_ceil(1024);
         let tiles = |n: u32| LaunchConfig {
             grid_dim: (n, 1, 1),
@@ -329,13 +333,7 @@ impl VoronoiGroups {
             b.launch(tiles(ntiles))?;
             let mut b = s.launch_builder(&self.fill);
             b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
-            b.arg(&a.cell)
-                .arg(&a.patch)
-                .arg(&a.f)
-                .arg(&a.bc)
-                .arg(&v)
-                .arg(&lo)
-                .arg(&hi);
+            a.push_outside(&mut b);
             b.launch(launch_cfg(n as usize))?;
         }
         Ok(())
