@@ -117,6 +117,25 @@ mod tests {
     use super::*;
     use crate::mesh::test_geometry;
 
+    /// The locate records give 1 at a cell's own vertex, 0 at the other three, and sum to 1.
+    #[test]
+    fn barycentric_coordinates_from_the_records_are_exact_at_vertices() {
+        let m = test_geometry([3, 4, 2]);
+        for c in 0..m.num_cells() {
+            let verts = m.cells[c].map(|v| m.nodes[v as usize]);
+            for (k, x) in verts.iter().enumerate() {
+                let l = barycentric(&m, c, *x);
+                for (j, lj) in l.iter().enumerate() {
+                    let want = if j == k { 1.0 } else { 0.0 };
+                    assert!((lj - want).abs() < 1e-12, "cell {c} vertex {k}: {l:?}");
+                }
+            }
+            let centroid = m.centroids[c];
+            let l = barycentric(&m, c, [centroid[0] + 0.01, centroid[1], centroid[2] - 0.02]);
+            assert!((l.iter().sum::<f64>() - 1.0).abs() < 1e-12, "cell {c}: {l:?}");
+        }
+    }
+
     #[test]
     fn finds_random_points_and_points_on_vertices_and_edges() {
         let m = test_geometry([6, 5, 4]);
