@@ -57,11 +57,13 @@ __device__ inline void monomials(const REAL* r, REAL* ph) {
 }
 
 // Least-squares quadratic of f around each vertex (numerics::sl::quadratic::fit_field): per vertex
-// 16 reals, the coefficients (10), the stencil's min and max, 1/h, padding. qoff/qsrc/qpts: the
-// stencil (cell or BOUNDARY | Dirichlet patch; scaled offset and weight), qfac: 64 per vertex,
+// 16 reals, the coefficients (10), the stencil's min and max, 1/h, padding. qsrc/qpts: the
+// stencil (cell or BOUNDARY | Dirichlet patch; scaled offset and weight) by slices of 32
+// vertices, entry k of vertex v at qslice[v / 32] + 32 k + v % 32, qcount[v] entries (the
+// host's WarpSlices: the threads of a warp read consecutive addresses); qfac: 64 per vertex,
 // the packed Cholesky factor (55), the number of unknowns, 1/h.
-extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qoff, const u32* qsrc, const REAL* qpts,
-                                       const REAL* qfac, const REAL* f, const REAL* bc, REAL* rec) {
+extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qslice, const u32* qcount, const u32* qsrc,
+                                       const REAL* qpts, const REAL* qfac, const REAL* f, const REAL* bc, REAL* rec) {
     u32 v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= nnodes) return;
     const REAL* fac = qfac + 64 * (u64)v;
@@ -71,7 +73,10 @@ extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qoff, const u32* q
     // local memory.
     REAL b[10] = {K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0), K(0)};
     REAL lo = BIG, hi = -BIG;
-    for (u32 e = qoff[v]; e < qoff[v + 1]; ++e) {
+    const u64 e0 = qslice[v >> 5] + (v & 31);
+    const u32 count = qcount[v];
+    for (u32 k = 0; k < count; ++k) {
+        const u64 e = e0 + 32 * (u64)k;
         u32 s = qsrc[e];
         REAL fe = (s & BOUNDARY) ? bc[s & ~BOUNDARY] : f[s];
         REAL p[4];
