@@ -61,13 +61,15 @@ __device__ inline void monomials(const REAL* r, REAL* ph) {
 // stencil (cell or BOUNDARY | Dirichlet patch; scaled offset and weight) by slices of 32
 // vertices, entry k of vertex v at qslice[v / 32] + 32 k + v % 32, qcount[v] entries (the
 // host's WarpSlices: the threads of a warp read consecutive addresses); qfac: 64 per vertex,
-// the packed Cholesky factor (55), the number of unknowns, 1/h.
+// the packed Cholesky factor (55), the number of unknowns, 1/h, by slices of 32 vertices alike.
 extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qslice, const u32* qcount, const u32* qsrc,
                                        const REAL* qpts, const REAL* qfac, const REAL* f, const REAL* bc, REAL* rec) {
     u32 v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= nnodes) return;
-    const REAL* fac = qfac + 64 * (u64)v;
-    int n = (int)fac[55];
+    // The factors by slices of 32 vertices too: value j of vertex v at 64 32 (v / 32) + 32 j + v % 32.
+    const REAL* fac_v = qfac + 64 * 32 * (u64)(v >> 5) + (v & 31);
+#define FAC(j) fac_v[32 * (j)]
+    int n = (int)FAC(55);
     // Loops run to the compile-time 10 with `< n` guards (the same operations in the same
     // order as loops to n): fully unrolled, b and the monomials stay in registers instead of
     // local memory.
@@ -94,8 +96,8 @@ extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qslice, const u32*
         if (i < n) {
             REAL s = b[i];
 #pragma unroll
-            for (int k = 0; k < i; ++k) s -= fac[TRI(i, k)] * b[k];
-            b[i] = s / fac[TRI(i, i)];
+            for (int k = 0; k < i; ++k) s -= FAC(TRI(i, k)) * b[k];
+            b[i] = s / FAC(TRI(i, i));
         }
     }
 #pragma unroll
@@ -104,13 +106,14 @@ extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qslice, const u32*
             REAL s = b[i];
 #pragma unroll
             for (int k = i + 1; k < 10; ++k)
-                if (k < n) s -= fac[TRI(k, i)] * b[k];
-            b[i] = s / fac[TRI(i, i)];
+                if (k < n) s -= FAC(TRI(k, i)) * b[k];
+            b[i] = s / FAC(TRI(i, i));
         }
     }
     REAL* r = rec + 16 * (u64)v;
     for (int k = 0; k < 10; ++k) r[k] = b[k];
-    r[10] = lo; r[11] = hi; r[12] = fac[56];
+    r[10] = lo; r[11] = hi; r[12] = FAC(56);
+#undef FAC
     r[13] = K(0); r[14] = K(0); r[15] = K(0);
 }
 

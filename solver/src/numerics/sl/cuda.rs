@@ -4,7 +4,7 @@
 //! family launches that kernel itself into a `DeviceDeps` from `DeviceSl::deps`.
 
 use super::interp::{Interpolated, Interpolation};
-use super::quadratic::{QuadFit, REC};
+use super::quadratic::{QuadFit, FAC, REC};
 use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh, MeshC};
@@ -106,7 +106,7 @@ impl<R: Real> QuadTables<R> {
             qcount: index(&slices.count)?,
             qsrc: index(&slices.lay_out(&fit.offsets, &fit.src))?,
             qpts: dev.upload(&pad(slices.lay_out(&fit.offsets, &fit.pts).as_flattened().to_vec()))?,
-            qfac: dev.upload(&pad(fit.fac.clone()))?,
+            qfac: dev.upload(&pad(slices.lay_out_fixed(&fit.fac, FAC)))?,
             quad_fit: function::<R>(dev, kernels::sl::QUAD_FIT)?,
             dev: dev.clone(),
         })
@@ -155,6 +155,18 @@ impl WarpSlices {
             start.push(start.last().unwrap() + 32 * width);
         }
         WarpSlices { start, count }
+    }
+
+    /// Rows of `width` values each (`values`, row after row) in this layout, every slice
+    /// `width` wide (its value j of row `lane` at 32 width slice + 32 j + lane).
+    fn lay_out_fixed<T: Copy + Default>(&self, values: &[T], width: usize) -> Vec<T> {
+        let mut out = vec![T::default(); 32 * width * self.count.len().div_ceil(32)];
+        for (row, r) in values.chunks(width).enumerate() {
+            for (j, &x) in r.iter().enumerate() {
+                out[32 * width * (row / 32) + 32 * j + row % 32] = x;
+            }
+        }
+        out
     }
 
     /// `values` (CSR, by `offsets`) in this layout, padding with defaults.
@@ -718,6 +730,11 @@ mod tests {
         }
         let s = super::WarpSlices::new(&offsets);
         assert_eq!(s.start, vec![0, 64, 128]);
+        // Rows of 2 values, 33 rows: value j of row r at 64 (r / 32) + 32 j + r % 32.
+        let fixed: Vec<u32> = (0..66).collect();
+        let f = s.lay_out_fixed(&fixed, 2);
+        assert_eq!(f.len(), 128);
+        assert_eq!((f[0], f[32], f[1], f[33], f[64], f[96]), (0, 1, 2, 3, 64, 65));
         let laid = s.lay_out(&offsets, &values);
         for r in 0..33usize {
             assert_eq!(s.count[r], (r % 3) as u32);
