@@ -96,44 +96,34 @@ extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const R
 #define BX (TX * VX)
 #define BY (TY * RY)
 
+// One value or vector of T at a: through the caches, or (ONCE: the pointwise inputs A and B,
+// read once) evict first, so the L2 keeps the stencil input whose rims and halo rows the
+// neighbouring blocks read again.
+template <bool ONCE, typename T> __device__ __forceinline__ T load_hinted(const T* a) { return ONCE ? __ldcs(a) : *a; }
+
 // VX consecutive values at s[p..p+VX). The host uses VX = 2 only when nx is even; then p is
 // even (rows start 128-byte aligned, even pitches) and the vector access is aligned.
-__device__ __forceinline__ void load_v(const REAL* s, u64 p, REAL (&o)[VX]) {
+template <bool ONCE = false> __device__ __forceinline__ void load_v(const REAL* s, u64 p, REAL (&o)[VX]) {
 #if VX == 2
     if (sizeof(REAL) == 4) {
-        const float2 t = *reinterpret_cast<const float2*>(s + p);
+        const float2 t = load_hinted<ONCE>(reinterpret_cast<const float2*>(s + p));
         o[0] = t.x; o[1] = t.y;
     } else {
-        const double2 t = *reinterpret_cast<const double2*>(s + p);
+        const double2 t = load_hinted<ONCE>(reinterpret_cast<const double2*>(s + p));
         o[0] = t.x; o[1] = t.y;
     }
 #else
-    o[0] = s[p];
+    o[0] = load_hinted<ONCE>(s + p);
 #endif
 }
 
+// The output, written once: evict first as well.
 __device__ __forceinline__ void store_v(REAL* s, u64 p, const REAL (&v)[VX]) {
 #if VX == 2
     if (sizeof(REAL) == 4) __stcs(reinterpret_cast<float2*>(s + p), make_float2(v[0], v[1]));
     else __stcs(reinterpret_cast<double2*>(s + p), make_double2(v[0], v[1]));
 #else
     __stcs(s + p, v[0]);
-#endif
-}
-
-// The pointwise inputs (A, B): read once, evict first, so the L2 keeps the stencil input
-// whose rims and halo rows the neighbouring blocks read again.
-__device__ __forceinline__ void load_once(const REAL* s, u64 p, REAL (&o)[VX]) {
-#if VX == 2
-    if (sizeof(REAL) == 4) {
-        const float2 t = __ldcs(reinterpret_cast<const float2*>(s + p));
-        o[0] = t.x; o[1] = t.y;
-    } else {
-        const double2 t = __ldcs(reinterpret_cast<const double2*>(s + p));
-        o[0] = t.x; o[1] = t.y;
-    }
-#else
-    o[0] = __ldcs(s + p);
 #endif
 }
 
@@ -198,8 +188,8 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
         r1[r] = xr ? S[xh[r] + pk] : 0;
 #pragma unroll
         for (int v = 0; v < VX; ++v) a[r][v] = b[r][v] = 0;
-        if (wa[r]) load_once(A, p[r], a[r]);
-        if (wb[r]) load_once(B, p[r], b[r]);
+        if (wa[r]) load_v<true>(A, p[r], a[r]);
+        if (wb[r]) load_v<true>(B, p[r], b[r]);
     }
     REAL r2[VX], r3[VX];
 #pragma unroll
@@ -278,8 +268,8 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
             // Pointwise inputs of the next plane (this thread's own columns: reading A after
             // writing out at this plane is safe even when out == A).
             if (more) {
-                if (wa[r]) load_once(A, p[r] + sz, a[r]);
-                if (wb[r]) load_once(B, p[r] + sz, b[r]);
+                if (wa[r]) load_v<true>(A, p[r] + sz, a[r]);
+                if (wb[r]) load_v<true>(B, p[r] + sz, b[r]);
             }
             p[r] += sz;
         }

@@ -210,18 +210,11 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
 // every departure point near that vertex (about six per vertex), gathered per thread: the
 // kernel is bound by L1 tag lookups, not by DRAM. Here the points are first bucketed by the
 // group of consecutive vertices their nearest vertex belongs to (groups: the host's partition,
-// at most `cap` dual and `vcap` virtual entries each); one block per group then
+// at most `cap` dual and `vcap` virtual entries each; the departure kernels find the nearest
+// vertices and count the buckets, tet.cuh's GroupSink); one block per group then
 // stages the group's entries and values in shared memory with coalesced loads and evaluates
 // every point of its bucket from there. Each point sums its entries in the same order with the
 // same arithmetic as sl_interp, so the result is bit-identical to it (and to the CPU).
-
-// Per point: its nearest vertex, counted into its group's bucket (the departure kernels do
-// this themselves when handed a GroupSink; this is for those that are not).
-extern "C" __global__ void BOUNDS sl_group_count(Mesh m, const REAL* px, const u32* lcell, const int* lpatch,
-                                                 GroupSink sink) {
-    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < m.ncells) sink_point(sink, m, i, lcell[i], lpatch[i], px + 3 * (u64)i);
-}
 
 // The boundary values alone, for points already bucketed (the same departures again; the
 // fill writes them the first time).

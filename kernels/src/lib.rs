@@ -241,11 +241,10 @@ pub mod sl {
         /// Interpolation at the departure points (quadratic, Voronoi-dual, gradient-corrected
         /// or linear).
         INTERP = "sl_interp",
-        /// The Voronoi-dual interpolation by vertex groups: bucket sizes (and the values of
-        /// points outside the domain), those values alone (buckets reused), the sizes' prefix
-        /// sum (tiles' totals, their starts, the tiles' scans), the buckets, and the
-        /// interpolation.
-        GROUP_COUNT = "sl_group_count",
+        /// The Voronoi-dual interpolation by vertex groups (the departure kernels count the
+        /// buckets): the values of points outside the domain alone (buckets reused), the
+        /// buckets' prefix sum (tiles' totals, their starts, the tiles' scans), the buckets
+        /// (with those values), and the interpolation.
         GROUP_OUTSIDE = "sl_group_outside",
         GROUP_SCAN_TILES = "sl_group_scan_tiles",
         GROUP_SCAN_TOP = "sl_group_scan_top",

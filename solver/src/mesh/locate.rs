@@ -5,6 +5,7 @@
 //! from the nearest centroid as the last resort.
 
 use super::geometry::TetGeometry;
+use super::linalg3::{dot, sub};
 use crate::real::Real;
 use kiddo::float::distance::SquaredEuclidean;
 use kiddo::KdTree;
@@ -26,8 +27,8 @@ pub enum Location {
 #[inline]
 pub fn barycentric<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3]) -> [R; 4] {
     let r = &m.locate[c];
-    let d = [r[12] - p[0], r[13] - p[1], r[14] - p[2]];
-    let mut l: [R; 4] = std::array::from_fn(|f| r[3 * f] * d[0] + r[3 * f + 1] * d[1] + r[3 * f + 2] * d[2]);
+    let d = sub([r[12], r[13], r[14]], p);
+    let mut l: [R; 4] = std::array::from_fn(|f| dot([r[3 * f], r[3 * f + 1], r[3 * f + 2]], d));
     l[0] = l[0] + r[15];
     l
 }

@@ -55,16 +55,16 @@ pub struct DeviceDeps<R> {
     /// from the same points (BFECC interpolates twice from the forward departures).
     stamp: u64,
     /// With the Voronoi interpolation by groups: each point's nearest vertex and the groups'
-    /// bucket sizes (zeroed when handed out), which a departure kernel handed
-    /// `DeviceSl::group_sink` fills as it locates the points (else the interpolation counts
-    /// them itself).
+    /// bucket sizes (zeroed when handed out), which the departure kernel handed
+    /// `DeviceSl::group_sink` fills as it locates the points.
     grouping: Option<DepsGroups>,
 }
 
 struct DepsGroups {
     near: CudaSlice<u32>,
     gcount: CudaSlice<u32>,
-    /// Whether a departure kernel filled them.
+    /// Whether a departure kernel was handed them (the interpolation refuses departures
+    /// that were not: their buckets would be empty).
     counted: bool,
 }
 
@@ -100,13 +100,15 @@ impl<R: Real> QuadTables<R> {
     pub fn upload(dev: &Arc<Device>, fit: &QuadFit<R>) -> Result<Self> {
         let index = |v: &[u32]| dev.stream.clone_htod(if v.is_empty() { &[0][..] } else { v });
         let slices = WarpSlices::new(&fit.offsets);
+        // The factors are rows of FAC values each: the same layout, every slice FAC wide.
+        let fac_offsets: Vec<u32> = (0..fit.offsets.len()).map(|v| (FAC * v) as u32).collect();
         Ok(QuadTables {
             nnodes: (fit.offsets.len() - 1) as u32,
             qslice: index(&slices.start)?,
             qcount: index(&slices.count)?,
             qsrc: index(&slices.lay_out(&fit.offsets, &fit.src))?,
             qpts: dev.upload(&pad(slices.lay_out(&fit.offsets, &fit.pts).as_flattened().to_vec()))?,
-            qfac: dev.upload(&pad(slices.lay_out_fixed(&fit.fac, FAC)))?,
+            qfac: dev.upload(&pad(WarpSlices::new(&fac_offsets).lay_out(&fac_offsets, &fit.fac)))?,
             quad_fit: function::<R>(dev, kernels::sl::QUAD_FIT)?,
             dev: dev.clone(),
         })
@@ -155,18 +157,6 @@ impl WarpSlices {
             start.push(start.last().unwrap() + 32 * width);
         }
         WarpSlices { start, count }
-    }
-
-    /// Rows of `width` values each (`values`, row after row) in this layout, every slice
-    /// `width` wide (its value j of row `lane` at 32 width slice + 32 j + lane).
-    fn lay_out_fixed<T: Copy + Default>(&self, values: &[T], width: usize) -> Vec<T> {
-        let mut out = vec![T::default(); 32 * width * self.count.len().div_ceil(32)];
-        for (row, r) in values.chunks(width).enumerate() {
-            for (j, &x) in r.iter().enumerate() {
-                out[32 * width * (row / 32) + 32 * j + row % 32] = x;
-            }
-        }
-        out
     }
 
     /// `values` (CSR, by `offsets`) in this layout, padding with defaults.
@@ -255,7 +245,6 @@ struct VoronoiGroups {
     threads: u32,
     /// Totals, then starts, of the scan's tiles of 1024 groups.
     tile_sum: CudaSlice<u32>,
-    count: CudaFunction,
     outside: CudaFunction,
     scan_tiles: CudaFunction,
     scan_top: CudaFunction,
@@ -321,7 +310,6 @@ impl VoronoiGroups {
             buckets: [bucket()?, bucket()?],
             last: 0,
             gcursor: s.alloc_zeros(ngroups.max(1))?,
-            count: function::<R>(dev, k::GROUP_COUNT)?,
             outside: function::<R>(dev, k::GROUP_OUTSIDE)?,
             tile_sum: s.alloc_zeros(ngroups.div_ceil(1024).max(1))?,
             scan_tiles: function::<R>(dev, k::GROUP_SCAN_TILES)?,
@@ -348,9 +336,9 @@ impl VoronoiGroups {
         Ok(())
     }
 
-    /// The points into bucket set `slot`: their nearest vertices and bucket sizes (unless
-    /// their departure kernel counted them), the sizes' prefix sum, the buckets (and the
-    /// boundary values of the points outside).
+    /// The points, whose nearest vertices and bucket sizes their departure kernel recorded,
+    /// into bucket set `slot`: the sizes' prefix sum, the buckets (and the boundary values of
+    /// the points outside).
     fn bucket(&mut self, dev: &Device, m: &MeshC, slot: usize, dg: &DepsGroups, a: &GroupArgs) -> Result<()> {
         let s = &dev.stream;
         let u = |b: &CudaSlice<u32>| dev.ptr(b);
@@ -368,13 +356,12 @@ impl VoronoiGroups {
         // bc one per patch; near and order ncells, vgroup nnodes, gstart ngroups + 1, gcount
         // (zeroed when the departures were handed out) and gcursor ngroups, tile_sum one per
         // 1024 groups; the mesh buffers live in `mesh`.
+        if !dg.counted {
+            return Err(crate::error::SolverError::Other(
+                "internal: departures interpolated by vertex groups must be located with `DeviceSl::group_sink`".into(),
+            ));
+        }
         unsafe {
-            if !dg.counted {
-                let sink = GroupSink { vgroup, near, gcount };
-                let mut b = s.launch_builder(&self.count);
-                b.arg(m).arg(&a.px).arg(&a.cell).arg(&a.patch).arg(&sink);
-                b.launch(launch_cfg(n as usize))?;
-            }
             let mut b = s.launch_builder(&self.scan_tiles);
             b.arg(&ngroups).arg(&gcount).arg(&tile_sum);
             b.launch(tiles(ntiles))?;
@@ -730,9 +717,10 @@ mod tests {
         }
         let s = super::WarpSlices::new(&offsets);
         assert_eq!(s.start, vec![0, 64, 128]);
-        // Rows of 2 values, 33 rows: value j of row r at 64 (r / 32) + 32 j + r % 32.
-        let fixed: Vec<u32> = (0..66).collect();
-        let f = s.lay_out_fixed(&fixed, 2);
+        // Rows of 2 values each (the factors' case), 33 rows: value j of row r at
+        // 64 (r / 32) + 32 j + r % 32, the last slice padded to 32 rows.
+        let two: Vec<u32> = (0..34).map(|r| 2 * r).collect();
+        let f = super::WarpSlices::new(&two).lay_out(&two, &(0..66).collect::<Vec<u32>>());
         assert_eq!(f.len(), 128);
         assert_eq!((f[0], f[32], f[1], f[33], f[64], f[96]), (0, 1, 2, 3, 64, 65));
         let laid = s.lay_out(&offsets, &values);
