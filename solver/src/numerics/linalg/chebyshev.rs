@@ -28,11 +28,16 @@ impl ChebyshevBounds {
     /// Gershgorin bound max_i Σ_j |a_ij| / a_ii (where the estimate is safe anyway);
     /// λ_min = λ_max / 30.
     pub fn estimate(a: &CsMat<f64>, degree: usize) -> Self {
+        Self::estimate_with_ratio(a, degree, Self::RATIO)
+    }
+
+    /// `estimate` with λ_min = λ_max / `ratio` (an AMG smoother's interval, for instance).
+    pub fn estimate_with_ratio(a: &CsMat<f64>, degree: usize, ratio: f64) -> Self {
         let d = diagonal(a);
         let lmax = (1.1 * power_estimate(a, &d, Self::POWER_ITERATIONS)).min(gershgorin(a, &d));
         Self {
             degree: degree.max(1),
-            lambda_min: lmax / Self::RATIO,
+            lambda_min: lmax / ratio,
             lambda_max: lmax,
         }
     }

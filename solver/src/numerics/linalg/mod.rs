@@ -6,11 +6,13 @@
 //! the device) with the same settings and report; `poisson` builds the finite-volume
 //! two-point matrix of a tetrahedral mesh (the CG benchmark's).
 
+pub mod amg;
 pub mod cg;
 pub mod chebyshev;
 pub mod cuda;
 pub mod poisson;
 
+pub use amg::{AmgSettings, Hierarchy};
 pub use cg::{solve_cg, CgReport, CgSettings, Jacobi, Preconditioner};
 pub use chebyshev::{Chebyshev, ChebyshevBounds};
 pub use cuda::{CudaCg, GpuPreconditioner};

@@ -1,0 +1,1 @@
+//! The V-cycle on the device (kernels/cuda/amg.cu).
