@@ -7,7 +7,7 @@
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
 //! NVRTC's include search: the binary needs no files at run time, and the cache key covers
 //! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`], [`ns`]); a test checks them against the
+//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`], [`amg`], [`ns`]); a test checks them against the
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
@@ -24,6 +24,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("tet.cuh", include_str!("../cuda/tet.cuh")),
     ("riemann.cuh", include_str!("../cuda/riemann.cuh")),
     ("hll.cuh", include_str!("../cuda/hll.cuh")),
+    ("krylov.cuh", include_str!("../cuda/krylov.cuh")),
 ];
 
 /// A kernel module: one `.cu` file of kernels/cuda/, compiled by itself into one PTX module
@@ -49,6 +50,9 @@ pub enum Module {
     /// Preconditioned conjugate gradients on a Jacobi-scaled sparse matrix: fused SpMV,
     /// vector updates and reductions with the scalars kept on the device (`cg.cu`).
     Cg,
+    /// The smoothed-aggregation V-cycle as CG's preconditioner: Chebyshev smoothing, transfers
+    /// and the dense coarsest solve on SELL-32 matrices, in the cycle's precision (`amg.cu`).
+    Amg,
     /// Incompressible Navier-Stokes on tetrahedra: gradients, departure points along the
     /// flow, predictor and pressure right-hand sides, Rhie-Chow fluxes, the projection and
     /// the step's fixed-order reductions (`ns.cu`).
@@ -57,7 +61,7 @@ pub enum Module {
 
 impl Module {
     /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 9] = [
+    pub const ALL: [Module; 10] = [
         Module::Reduce,
         Module::Grid,
         Module::Sl,
@@ -66,6 +70,7 @@ impl Module {
         Module::Euler,
         Module::Swe,
         Module::Cg,
+        Module::Amg,
         Module::Ns,
     ];
 
@@ -80,6 +85,7 @@ impl Module {
             Module::Euler => "euler",
             Module::Swe => "swe",
             Module::Cg => "cg",
+            Module::Amg => "amg",
             Module::Ns => "ns",
         }
     }
@@ -95,6 +101,7 @@ impl Module {
             Module::Euler => "euler.cu",
             Module::Swe => "swe.cu",
             Module::Cg => "cg.cu",
+            Module::Amg => "amg.cu",
             Module::Ns => "ns.cu",
         }
     }
@@ -110,6 +117,7 @@ impl Module {
             Module::Euler => include_str!("../cuda/euler.cu"),
             Module::Swe => include_str!("../cuda/swe.cu"),
             Module::Cg => include_str!("../cuda/cg.cu"),
+            Module::Amg => include_str!("../cuda/amg.cu"),
             Module::Ns => include_str!("../cuda/ns.cu"),
         }
     }
@@ -118,7 +126,7 @@ impl Module {
     pub fn options(self) -> &'static [&'static str] {
         match self {
             // CG's iterates need not match the CPU's bit for bit (the check compares solutions).
-            Module::Reduce | Module::Grid | Module::Heat | Module::Cg => &[],
+            Module::Reduce | Module::Grid | Module::Heat | Module::Cg | Module::Amg => &[],
             // Location and interpolation make discrete choices from rounded values: no fused
             // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
             Module::Sl | Module::Advect => &["--fmad=false"],
@@ -143,6 +151,7 @@ impl Module {
             Module::Euler => euler::ALL,
             Module::Swe => swe::ALL,
             Module::Cg => cg::ALL,
+            Module::Amg => amg::ALL,
             Module::Ns => ns::ALL,
         }
     }
@@ -159,6 +168,7 @@ impl Module {
             Module::Euler => euler::NAMES,
             Module::Swe => swe::NAMES,
             Module::Cg => cg::NAMES,
+            Module::Amg => amg::NAMES,
             Module::Ns => ns::NAMES,
         }
     }
@@ -316,6 +326,32 @@ pub mod cg {
         FINISH = "cg_finish",
         /// y = A x alone.
         SPMV = "cg_spmv",
+    }
+}
+
+/// Kernels of [`Module::Amg`] (`amg.cu`): the V-cycle's pieces; the `_CG` variants read CG's
+/// residual (double) on the finest level, and `STEP_CG` / `FINISH_Z` write its z with r.z.
+pub mod amg {
+    kernels! { Amg:
+        /// Pre-smoothing's first (and second) Chebyshev step from x = 0.
+        PRE_FIRST = "amg_pre_first",
+        PRE_FIRST_CG = "amg_pre_first_cg",
+        /// One matrix product of a Chebyshev sweep: r -= A d, the next direction, x += d.
+        STEP = "amg_step",
+        /// The residual restricted to the coarser level.
+        RESTRICT = "amg_restrict",
+        /// The coarse correction prolongated: x += P x_c.
+        PROLONG = "amg_prolong",
+        /// Post-smoothing's first step: r = b - A x and the first direction.
+        POST_FIRST = "amg_post_first",
+        POST_FIRST_CG = "amg_post_first_cg",
+        /// The finest level's last product, writing CG's z with r.z.
+        STEP_CG = "amg_step_cg",
+        /// z = x with r.z, where the cycle ends otherwise.
+        FINISH_Z = "amg_finish_z",
+        /// The coarsest solve by the dense inverse.
+        COARSE = "amg_coarse",
+        COARSE_CG = "amg_coarse_cg",
     }
 }
 

@@ -219,7 +219,9 @@ fn a_singular_pressure_system_is_refused_unless_a_reference_is_given() {
 fn a_pressure_solve_that_does_not_converge_warns_or_stops() {
     let dir = tempfile::tempdir().unwrap();
     let mesh = box_mesh(dir.path(), [8, 4, 2], [2.0, 1.0, 0.25]);
-    let solver = "pressure_solver = { tolerance = 1e-12, max_iter = 3, fail_residual = 1e-3 }";
+    // Jacobi: AMG would solve this small mesh's pressure exactly (its coarsest level).
+    let solver =
+        "pressure_solver = { tolerance = 1e-12, max_iter = 3, fail_residual = 1e-3, preconditioner = \"jacobi\" }";
     let (o, out) = cli(
         dir.path(),
         "stop",
@@ -581,8 +583,8 @@ fn a_chebyshev_pressure_solve_takes_fewer_iterations_to_the_same_answer() {
     }
 }
 
-/// A wrong preconditioner, a Chebyshev degree of 0, or "chebyshev" for the momentum solve is
-/// refused (exit 2) naming the key.
+/// A wrong preconditioner, a Chebyshev degree of 0, a bad or unknown AMG setting, or
+/// "chebyshev" for the momentum solve is refused (exit 2) naming the key.
 #[test]
 fn a_bad_preconditioner_is_refused_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -591,11 +593,19 @@ fn a_bad_preconditioner_is_refused_naming_the_key() {
     for (set, want) in [
         (
             "navier-stokes.pressure_solver.preconditioner=\"ilu\"",
-            "preconditioner = \"ilu\": unknown; give \"jacobi\" or \"chebyshev\"",
+            "preconditioner = \"ilu\": unknown; give \"amg\", \"jacobi\" or \"chebyshev\"",
         ),
         (
             "navier-stokes.pressure_solver.degree=0",
             "navier-stokes.pressure_solver.degree: 0",
+        ),
+        (
+            "navier-stokes.pressure_solver.amg.smoother_steps=0",
+            "navier-stokes.pressure_solver.amg.smoother_steps: 0: must lie in 1..=16",
+        ),
+        (
+            "navier-stokes.pressure_solver.amg.coarsest=9",
+            "unknown field `coarsest`",
         ),
         (
             momentum,

@@ -52,9 +52,10 @@ pub struct BenchOptions {
     /// benchmarks/peers/cupy_cg.py).
     #[arg(long)]
     pub matrix_out: Option<PathBuf>,
-    /// `bench cg`: degrees of the Chebyshev-Jacobi preconditioner to time besides Jacobi.
-    #[arg(long = "cheb-degree", value_delimiter = ',', default_values_t = [4])]
-    pub cheb_degrees: Vec<usize>,
+    /// `bench cg`: the preconditioners to time: jacobi, amg (smoothed aggregation, f32 V-cycles
+    /// on the device), amg-f64, chebyshevN (Chebyshev-Jacobi of degree N).
+    #[arg(long = "precond", value_delimiter = ',', default_values_t = ["jacobi".to_string(), "amg".into(), "amg-f64".into()])]
+    pub preconds: Vec<String>,
     /// Overrides for every benchmark run, as `solver run --set` takes them (e.g.
     /// `shallow-water.ghost_rows=2`).
     #[arg(long = "set")]
@@ -123,7 +124,7 @@ pub fn bench(opts: &BenchOptions) -> Result<()> {
             cpu: opts.cpu,
             json: opts.json.as_deref(),
             matrix_out: opts.matrix_out.as_deref(),
-            cheb_degrees: &opts.cheb_degrees,
+            preconds: &opts.preconds,
         });
     }
     let families = specs::select(&opts.family)?;

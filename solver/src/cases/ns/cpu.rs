@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::mesh::linalg3::solve3_or_zero;
 use crate::mesh::{Location, TetGeometry};
 use crate::numerics::linalg::cg::spmv;
-use crate::numerics::linalg::{solve_cg, CgReport, CgSettings, Chebyshev, ChebyshevBounds, CsMat, Jacobi, Preconditioner};
+use crate::numerics::linalg::{solve_cg, CgPreconditioner, CgReport, CgSettings, CsMat, Jacobi, Preconditioner};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::quadratic::{self, QuadFit};
 use crate::numerics::sl::{self, Method, Span, VelocityField};
@@ -91,10 +91,9 @@ pub struct CpuNs {
     /// the reference cell).
     pub ku: CsMat<f64>,
     pub kp: CsMat<f64>,
-    pub jp: Jacobi,
-    /// Chebyshev-Jacobi for the pressure instead of `jp` (`pressure_solver.preconditioner`),
-    /// the bounds estimated once on `kp`.
-    pub pressure_cheb: Option<ChebyshevBounds>,
+    /// The pressure solve's preconditioner (`pressure_solver.preconditioner`), built once on
+    /// `kp` (AMG's hierarchy, Chebyshev's bounds).
+    pub pressure_pre: CgPreconditioner,
     /// The momentum matrix V/dt + nu K_u of the last dt, with its preconditioner.
     pub m: Option<(f64, CsMat<f64>, Jacobi)>,
     pub stats: SolveStats,
@@ -113,21 +112,22 @@ pub fn momentum_matrix(ku: &CsMat<f64>, nu: f64, vol: &[f64], dt: f64) -> CsMat<
 
 /// The bytes a CPU CG iteration moves at the least: the CSR matrix (values, u32 columns, row
 /// pointers) once per SpMV and the vectors as `CudaCg::bytes_per_iteration` counts them, for
-/// Jacobi or for Chebyshev-Jacobi of the given bounds.
-pub fn cg_bytes_per_iteration(a: &CsMat<f64>, cheb: Option<ChebyshevBounds>) -> f64 {
+/// Jacobi, Chebyshev-Jacobi or an AMG V-cycle in f64.
+pub fn cg_bytes_per_iteration(a: &CsMat<f64>, pre: &CgPreconditioner) -> f64 {
     let (m, n) = (12.0 * a.nnz() as f64 + 4.0 * (a.rows() + 1) as f64, a.rows() as f64);
-    match cheb {
-        None => m + 80.0 * n,
-        Some(b) => {
+    match pre {
+        CgPreconditioner::Jacobi => m + 80.0 * n,
+        CgPreconditioner::Chebyshev(b) => {
             let steps = b.degree.saturating_sub(1) as f64;
             (1.0 + steps) * m + 96.0 * n + 40.0 * steps * n
         }
+        CgPreconditioner::Amg(h) => m + 80.0 * n + h.cycle_bytes(8.0),
     }
 }
 
 /// solve_cg with Jacobi, its work added to `stats`.
 fn timed_cg(a: &CsMat<f64>, b: &[f64], x: &mut [f64], j: &Jacobi, s: &CgSettings, stats: &mut SolveStats) -> CgReport {
-    timed_pcg(a, b, x, j, cg_bytes_per_iteration(a, None), s, stats)
+    timed_pcg(a, b, x, j, cg_bytes_per_iteration(a, &CgPreconditioner::Jacobi), s, stats)
 }
 
 /// solve_cg preconditioned by `m`, whose iterations move `bytes`, its work added to `stats`.
@@ -489,15 +489,9 @@ impl NsOps for CpuNs {
         let b: Vec<f64> = (0..div.len())
             .map(|c| def.as_ref().map_or(0.0, |d| d[c]) - s * div[c])
             .collect();
-        Ok(match self.pressure_cheb {
-            None => timed_cg(&self.kp, &b, pc, &self.jp, &self.c.pressure, &mut self.stats),
-            Some(bounds) => {
-                // Built per solve: it borrows kp, a field of self (its setup is one pass over kp).
-                let m = Chebyshev::with_bounds(&self.kp, bounds);
-                let bytes = cg_bytes_per_iteration(&self.kp, Some(bounds));
-                timed_pcg(&self.kp, &b, pc, &m, bytes, &self.c.pressure, &mut self.stats)
-            }
-        })
+        let m = self.pressure_pre.on_cpu(&self.kp);
+        let bytes = cg_bytes_per_iteration(&self.kp, &self.pressure_pre);
+        Ok(timed_pcg(&self.kp, &b, pc, &*m, bytes, &self.c.pressure, &mut self.stats))
     }
 
     fn correct_flux(&mut self, dt: f64, flux: &mut Vec<f64>, pc: &Vec<f64>, gc: Option<&Vec<[f64; 3]>>) -> Result<()> {

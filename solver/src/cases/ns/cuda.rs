@@ -20,7 +20,7 @@ use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
-use crate::numerics::linalg::{CgReport, ChebyshevBounds, CsMat, CudaCg, GpuPreconditioner};
+use crate::numerics::linalg::{CgPreconditioner, CgReport, CsMat, CudaCg};
 use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl, QuadTables};
 use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -309,8 +309,8 @@ pub struct Inputs<'a> {
     /// The velocity and pressure matrices (`cpu::laplacian`).
     pub ku: CsMat<f64>,
     pub kp: CsMat<f64>,
-    /// Chebyshev-Jacobi bounds for the pressure solve (None: Jacobi), the CPU's.
-    pub pressure_cheb: Option<ChebyshevBounds>,
+    /// The pressure solve's preconditioner, the CPU's (`NsSetup::pressure_preconditioner`).
+    pub pressure_pre: CgPreconditioner,
 }
 
 /// A list of cells on the device (`NsOps::gather`); None when empty (cudarc refuses empty
@@ -352,8 +352,7 @@ impl CudaNs {
             Some(dev.upload(&pad(inp.sl_bc[1].clone()))?),
             Some(dev.upload(&pad(inp.sl_bc[2].clone()))?),
         ];
-        let pre = inp.pressure_cheb.map_or(GpuPreconditioner::Jacobi, GpuPreconditioner::Chebyshev);
-        let pressure = CudaCg::new(dev, &inp.kp, pre, inp.c.pressure.clone())?;
+        let pressure = CudaCg::new(dev, &inp.kp, inp.pressure_pre.clone(), inp.c.pressure.clone())?;
         let fits = inp.face_fits.map(|ff| DeviceFits::new(dev, &inp, ff, &sl)).transpose()?;
         Ok(CudaNs {
             n: inp.geo.num_cells(),
@@ -425,7 +424,7 @@ impl CudaNs {
         if self.momentum.as_ref().is_none_or(|m| m.0 != dt) {
             self.momentum = None;
             let m = momentum_matrix(&self.ku, self.c.nu, &self.vol, dt);
-            let cg = CudaCg::new(&self.dev, &m, GpuPreconditioner::Jacobi, self.c.momentum.clone())?;
+            let cg = CudaCg::new(&self.dev, &m, CgPreconditioner::Jacobi, self.c.momentum.clone())?;
             self.momentum = Some((dt, cg));
         }
         Ok(&mut self.momentum.as_mut().unwrap().1)

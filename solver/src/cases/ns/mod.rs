@@ -38,6 +38,25 @@ pub const CHECK_SOLVES: &[&str] = &[
     "navier-stokes.momentum_solver.max_iter=1000",
 ];
 
+/// `CHECK_SOLVES` with the AMG pressure preconditioner cycling in f64 on the device (the
+/// default cycles in f32 there; the CPU always in f64).
+pub const CHECK_SOLVES_AMG_F64: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.pressure_solver.amg.precision=\"f64\"",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+];
+
+/// `CHECK_SOLVES` with the pressure solve preconditioned by Jacobi.
+pub const CHECK_SOLVES_JACOBI: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.pressure_solver.preconditioner=\"jacobi\"",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+];
+
 /// `CHECK_SOLVES` with the pressure solve preconditioned by Chebyshev-Jacobi (degree 4).
 pub const CHECK_SOLVES_CHEBYSHEV: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
@@ -69,7 +88,8 @@ pub const CHECK_SOLVES_FITS: &[&str] = &[
 /// The DFG template on its built-in coarse channel, 10 steps from rest (its flow there is
 /// unsteady, and with the template's "wall-fits" the solves' last digits grow past 1e-10 by
 /// step 15, tests/ns.rs): u, p (and the derived fields), cd, cl and dp within 1e-10 in f64
-/// (f32 is refused); a restart row. Again with the
+/// (f32 is refused); a restart row. The template's pressure solve is AMG with f32 cycles on the
+/// device; again with f64 cycles, with Jacobi, with the
 /// Chebyshev pressure preconditioner (the device's own Chebyshev steps against the CPU's), and
 /// with the cell-gradient viscous face gradients (the family's default) and with the vertex fits
 /// on every face (the template's take them at walls only).
@@ -77,6 +97,10 @@ static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
         .with_restart(),
+    CheckSpec::new("dfg-3d-1z coarse amg-f64", "dfg-3d-1z", CHECK_SOLVES_AMG_F64, 10, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl", "dp"]),
+    CheckSpec::new("dfg-3d-1z coarse jacobi", "dfg-3d-1z", CHECK_SOLVES_JACOBI, 10, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl", "dp"]),
     CheckSpec::new("dfg-3d-1z coarse chebyshev", "dfg-3d-1z", CHECK_SOLVES_CHEBYSHEV, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"]),
     CheckSpec::new("dfg-3d-1z coarse cells", "dfg-3d-1z", CHECK_SOLVES_CELLS, 20, [1e-10, f64::NAN])

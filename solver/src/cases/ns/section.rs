@@ -2,6 +2,7 @@
 //! name, the initial state, steady or transient stepping, the linear solvers, the forces and
 //! probes, and the reference values of a benchmark.
 
+use crate::numerics::linalg::AmgSettings;
 use crate::numerics::sl::{Interpolation, Scheme, Weighting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -210,26 +211,33 @@ pub struct Solver {
     pub max_iter: usize,
     #[serde(default = "fail_residual")]
     pub fail_residual: f64,
-    /// "jacobi" [default] or "chebyshev" (pressure_solver only): Chebyshev-Jacobi, a fixed
-    /// polynomial of degree `degree` in D^-1 A (`numerics::linalg::chebyshev`), its bounds
-    /// estimated once and shared by both backends. Fewer iterations (3.6x fewer on the DFG
-    /// template's coarse mesh at degree 4), each `degree` - 1 matrix-vector products dearer:
-    /// about even on a CPU, at best 15 % faster on a GPU (`solver bench cg`, BENCHMARKS.md).
-    #[serde(default)]
-    pub preconditioner: Preconditioner,
-    /// The Chebyshev polynomial's degree [4], at least 1 (1 is Jacobi scaled); unused by jacobi.
+    /// pressure_solver: "amg" [default], smoothed-aggregation algebraic multigrid
+    /// (`numerics::linalg::amg`, settings in `amg`): its hierarchy is built once per mesh and
+    /// a V-cycle preconditions each iteration, 14-22 iterations to 1e-8 from 3k to 10 M cells
+    /// (BENCHMARKS.md); "jacobi"; or "chebyshev", Chebyshev-Jacobi, a fixed polynomial of
+    /// degree `degree` in D^-1 A (`numerics::linalg::chebyshev`). momentum_solver: "jacobi"
+    /// (its only choice and default: V/dt + nu K is diagonally dominant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preconditioner: Option<Preconditioner>,
+    /// The Chebyshev polynomial's degree [4], at least 1 (1 is Jacobi scaled); chebyshev only.
     #[serde(default = "four")]
     pub degree: usize,
+    /// The AMG hierarchy and cycle (amg only): `{ smoother_steps = 2, strength = 0.0,
+    /// max_coarse = 400, eig_ratio = 10, precision = "mixed" }` and the rest of
+    /// `numerics::linalg::AmgSettings`; "mixed" runs the device's V-cycles in f32 inside the
+    /// f64 CG, "f64" in f64 (the CPU always cycles in f64).
+    #[serde(default)]
+    pub amg: AmgSettings,
 }
 
 /// Read from a string so that a wrong value's message names the key (serde's own names only
 /// the variants).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", try_from = "String")]
 pub enum Preconditioner {
-    #[default]
     Jacobi,
     Chebyshev,
+    Amg,
 }
 
 impl TryFrom<String> for Preconditioner {
@@ -238,7 +246,10 @@ impl TryFrom<String> for Preconditioner {
         match s.as_str() {
             "jacobi" => Ok(Preconditioner::Jacobi),
             "chebyshev" => Ok(Preconditioner::Chebyshev),
-            _ => Err(format!("preconditioner = \"{s}\": unknown; give \"jacobi\" or \"chebyshev\"")),
+            "amg" => Ok(Preconditioner::Amg),
+            _ => Err(format!(
+                "preconditioner = \"{s}\": unknown; give \"amg\", \"jacobi\" or \"chebyshev\""
+            )),
         }
     }
 }
@@ -311,8 +322,9 @@ fn pressure_cg() -> Solver {
         tolerance: 1e-8,
         max_iter: 2000,
         fail_residual: fail_residual(),
-        preconditioner: Preconditioner::Jacobi,
+        preconditioner: Some(Preconditioner::Amg),
         degree: four(),
+        amg: AmgSettings::default(),
     }
 }
 fn momentum_cg() -> Solver {
@@ -320,7 +332,8 @@ fn momentum_cg() -> Solver {
         tolerance: 1e-8,
         max_iter: 500,
         fail_residual: fail_residual(),
-        preconditioner: Preconditioner::Jacobi,
+        preconditioner: Some(Preconditioner::Jacobi),
         degree: four(),
+        amg: AmgSettings::default(),
     }
 }

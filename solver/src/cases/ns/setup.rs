@@ -12,7 +12,7 @@ use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
 use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
-use crate::numerics::linalg::{CgSettings, ChebyshevBounds, CsMat, Jacobi};
+use crate::numerics::linalg::{CgPreconditioner, CgSettings, CsMat};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::quadratic::{self, QuadFit};
 use crate::numerics::sl::{Interpolation, Method, Scheme};
@@ -21,7 +21,7 @@ use meshtool::PreparedMesh;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Why f32 is refused: on both backends the step's fields, its face data and its linear solves
 /// are f64 (the CUDA CG works in f64 whatever the precision).
@@ -58,6 +58,8 @@ pub struct NsSetup {
     force: Option<(u32, Normalisation)>,
     probes: Option<Probes>,
     ref_cell: Option<usize>,
+    /// The pressure preconditioner, built at the first `build` (`pressure_preconditioner`).
+    pressure_pre: OnceLock<CgPreconditioner>,
     report: Arc<Mutex<Report>>,
 }
 
@@ -225,9 +227,12 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
 
 /// The linear solvers' preconditioners: chebyshev for the pressure only, of degree at least 1.
 fn validate_solvers(doc: &CaseDoc, s: &NsSection) -> Result<()> {
-    if s.momentum_solver.preconditioner != Preconditioner::Jacobi {
-        let msg = "only pressure_solver takes \"chebyshev\": the momentum matrix V/dt + nu K is diagonally dominant and Jacobi-CG solves it in a few iterations; leave it \"jacobi\"";
+    if s.momentum_solver.preconditioner.is_some_and(|p| p != Preconditioner::Jacobi) {
+        let msg = "only pressure_solver takes \"amg\" or \"chebyshev\": the momentum matrix V/dt + nu K is diagonally dominant and Jacobi-CG solves it in a few iterations; leave it \"jacobi\"";
         return Err(doc.error("navier-stokes.momentum_solver.preconditioner", msg));
+    }
+    if let Err((key, msg)) = s.pressure_solver.amg.validate() {
+        return Err(doc.error(&format!("navier-stokes.pressure_solver.amg.{key}"), msg));
     }
     if s.pressure_solver.degree == 0 {
         let msg = "0: the Chebyshev polynomial's degree must be at least 1 (4 is the default)";
@@ -275,8 +280,12 @@ impl NsSetup {
             let msg = "a navier-stokes case needs a [navier-stokes] section (see `solver cases dfg-3d-1z`)";
             return Err(doc.error("navier-stokes", msg));
         };
+        let mut section = section;
         validate(doc, &section)?;
         validate_solvers(doc, &section)?;
+        // Unset preconditioners are the solvers' defaults, written out (summary, fingerprint).
+        section.pressure_solver.preconditioner.get_or_insert(Preconditioner::Amg);
+        section.momentum_solver.preconditioner.get_or_insert(Preconditioner::Jacobi);
         let Some(mesh_file) = view.mesh else {
             let msg = "missing: set mesh = \"NAME.pmesh\" (e.g. from `meshtool generate cylinder`)";
             return Err(doc.error("mesh", msg));
@@ -325,6 +334,7 @@ impl NsSetup {
             force,
             probes,
             ref_cell,
+            pressure_pre: OnceLock::new(),
             report: Arc::new(Mutex::new(Report::default())),
         })
     }
@@ -402,17 +412,34 @@ impl NsSetup {
         (ku, kp)
     }
 
-    /// The pressure solve's Chebyshev-Jacobi bounds where the case asks for it (estimated once
-    /// here, so that both backends use the same polynomial).
-    fn pressure_chebyshev(&self, kp: &CsMat<f64>) -> Option<ChebyshevBounds> {
-        let s = &self.section.pressure_solver;
-        (s.preconditioner == Preconditioner::Chebyshev).then(|| ChebyshevBounds::estimate(kp, s.degree))
+    /// The pressure solve's preconditioner, built on `kp` once for both backends (AMG's
+    /// hierarchy, Chebyshev's bounds) and kept: a second build (the check's other backend, a
+    /// restart) reuses it.
+    fn pressure_preconditioner(&self, kp: &CsMat<f64>) -> Result<CgPreconditioner> {
+        let pre = match self.pressure_pre.get() {
+            Some(p) => p.clone(),
+            None => {
+                let s = &self.section.pressure_solver;
+                let pre = match s.preconditioner.unwrap_or(Preconditioner::Amg) {
+                    Preconditioner::Jacobi => CgPreconditioner::Jacobi,
+                    Preconditioner::Chebyshev => CgPreconditioner::chebyshev(kp, s.degree),
+                    Preconditioner::Amg => CgPreconditioner::amg(kp, &s.amg)
+                        .map_err(|e| SolverError::Other(format!("navier-stokes.pressure_solver: {e}")))?,
+                };
+                if let Some(h) = pre.hierarchy() {
+                    eprintln!("pressure AMG: {}", h.stats().line());
+                }
+                self.pressure_pre.get_or_init(|| pre).clone()
+            }
+        };
+        self.report.lock().unwrap().pressure_amg = pre.hierarchy().map(|h| h.stats());
+        Ok(pre)
     }
 
-    fn ops(&self) -> CpuNs {
+    fn ops(&self) -> Result<CpuNs> {
         let (ku, kp) = self.matrices();
         let s = &self.section;
-        CpuNs {
+        Ok(CpuNs {
             sl: HostSl::with_fit(
                 self.geo.clone(),
                 s.max_walk,
@@ -429,12 +456,11 @@ impl NsSetup {
             near_inlet: super::cpu::inlet_face_of_cell(&self.faces, &self.inlets, self.geo.num_cells()),
             c: self.constants(),
             ku,
-            jp: Jacobi::new(&kp),
-            pressure_cheb: self.pressure_chebyshev(&kp),
+            pressure_pre: self.pressure_preconditioner(&kp)?,
             kp,
             m: None,
             stats: Default::default(),
-        }
+        })
     }
 
     fn cuda_ops(&self, dev: &Arc<Device>) -> Result<CudaNs> {
@@ -451,7 +477,7 @@ impl NsSetup {
             max_walk: s.max_walk,
             c: self.constants(),
             ku,
-            pressure_cheb: self.pressure_chebyshev(&kp),
+            pressure_pre: self.pressure_preconditioner(&kp)?,
             kp,
         };
         CudaNs::new(dev, inputs)
@@ -534,7 +560,7 @@ impl Setup for NsSetup {
         };
         *self.report.lock().unwrap() = Report::default();
         Ok(match target {
-            Target::Cpu => Box::new(NsSim::new(self.ops(), self.u0.clone(), common)?),
+            Target::Cpu => Box::new(NsSim::new(self.ops()?, self.u0.clone(), common)?),
             Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), common)?),
         })
     }

@@ -10,6 +10,7 @@ use super::step::{self, NsOps, State, StepReport};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
 use crate::mesh::{derived_fields, Force, Normalisation, PatchForce, Probes, TetGeometry};
+use crate::numerics::linalg::amg::HierarchyStats;
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
 use crate::output::{Centring, CsvSeries, Field};
@@ -77,6 +78,8 @@ pub struct Report {
     pub converged_at: Option<u64>,
     pub cg_warnings: u64,
     pub max_divergence: f64,
+    /// The pressure AMG hierarchy (levels, rows, complexity, set-up time), where used.
+    pub pressure_amg: Option<HierarchyStats>,
 }
 
 /// Host copies of u and p.

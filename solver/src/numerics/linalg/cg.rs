@@ -52,6 +52,12 @@ pub trait Preconditioner: Sync {
     fn apply(&self, r: &[f64], z: &mut [f64]);
 }
 
+impl<P: Preconditioner + ?Sized> Preconditioner for &P {
+    fn apply(&self, r: &[f64], z: &mut [f64]) {
+        (**self).apply(r, z)
+    }
+}
+
 /// Diagonal (Jacobi) preconditioning: z = r / diag(A).
 pub struct Jacobi {
     inv_diag: Vec<f64>,

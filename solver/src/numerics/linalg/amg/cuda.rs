@@ -1,1 +1,532 @@
-//! The V-cycle on the device (kernels/cuda/amg.cu).
+//! The V-cycle on the device (kernels/cuda/amg.cu), the preconditioner of `CudaCg`: the host's
+//! hierarchy (`setup`) uploaded as SELL-32 matrices in the cycle's precision (f32 in the mixed
+//! mode, f64 otherwise), and the cycle queued as kernels on the compute stream between CG's
+//! own, with nothing read back.
+//!
+//! CG works on the Jacobi-scaled A_s = D^-1/2 A D^-1/2 (`linalg::cuda`). PCG on A with the
+//! cycle M is PCG on A_s with D^1/2 M D^1/2, and that is what the device applies: the finest
+//! level keeps the scaled matrix (unit diagonal), and its transfers are scaled instead,
+//! P_s = D^1/2 P and R_s = P_sᵀ, so that every coarser level is the host's own
+//! (A_1 = Pᵀ A P = P_sᵀ A_s P_s) and the Chebyshev polynomial in D⁻¹A is the same one in A_s.
+//! The two backends then run one algorithm, up to rounding.
+
+use super::{Hierarchy, Level};
+use crate::backend::cuda::Device;
+use crate::error::{Result, SolverError};
+use crate::numerics::linalg::cg::diagonal;
+use crate::real::Real;
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use kernels::amg as k;
+use sprs::CsMat;
+use std::sync::Arc;
+
+/// Threads of every AMG kernel's block (amg.cu's AMG_BLOCK, a multiple of the slice height).
+const BLOCK: u32 = 256;
+const SLICE: usize = 32;
+
+/// Mirrors amg.cu's `struct Sell`: slice pointers, columns, values.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct SellC {
+    ptr: u64,
+    cols: u64,
+    vals: u64,
+}
+// SAFETY: plain-old-data with the C layout.
+unsafe impl DeviceRepr for SellC {}
+
+/// A SELL-32 matrix on the device (it owns the buffers `c` points into).
+struct DeviceSell<T> {
+    c: SellC,
+    _ptr: CudaSlice<u32>,
+    _cols: CudaSlice<u32>,
+    _vals: CudaSlice<T>,
+}
+
+/// Where a padded entry of SELL points: the row itself (square matrices, off-diagonal part)
+/// or column 0 (the transfers); its value is 0 either way.
+#[derive(Clone, Copy)]
+enum Pad {
+    OwnRow,
+    First,
+}
+
+impl<T: Real> DeviceSell<T> {
+    /// `rows[i]`: row i's (column, value) entries.
+    fn upload(dev: &Device, rows: &[Vec<(u32, f64)>], pad: Pad) -> Result<Self> {
+        let n = rows.len();
+        let slices = n.div_ceil(SLICE);
+        let mut ptr = Vec::with_capacity(slices + 1);
+        ptr.push(0u64);
+        for s in 0..slices {
+            let width = rows[s * SLICE..((s + 1) * SLICE).min(n)]
+                .iter()
+                .map(Vec::len)
+                .max()
+                .unwrap_or(0);
+            ptr.push(ptr[s] + (width * SLICE) as u64);
+        }
+        let total = *ptr.last().unwrap();
+        if total >= u32::MAX as u64 {
+            return Err(SolverError::Other(format!(
+                "AMG: a level's matrix has {total} stored entries, beyond the 2^32 the device's index takes"
+            )));
+        }
+        let (mut cols, mut vals) = (vec![0u32; total as usize], vec![T::zero(); total as usize]);
+        for (i, row) in rows.iter().enumerate() {
+            let (s, lane) = (i / SLICE, i % SLICE);
+            let width = ((ptr[s + 1] - ptr[s]) as usize) / SLICE;
+            for k in 0..width {
+                let e = ptr[s] as usize + k * SLICE + lane;
+                match row.get(k) {
+                    Some(&(j, v)) => {
+                        cols[e] = j;
+                        vals[e] = T::of(v);
+                    }
+                    None => {
+                        cols[e] = match pad {
+                            Pad::OwnRow => i as u32,
+                            Pad::First => 0,
+                        }
+                    }
+                }
+            }
+        }
+        let ptr32: Vec<u32> = ptr.iter().map(|&p| p as u32).collect();
+        let (p, c, v) = (
+            dev.stream.clone_htod(&ptr32)?,
+            dev.stream.clone_htod(&cols)?,
+            dev.upload(&vals)?,
+        );
+        Ok(DeviceSell {
+            c: SellC {
+                ptr: dev.ptr(&p),
+                cols: dev.ptr(&c),
+                vals: dev.ptr(&v),
+            },
+            _ptr: p,
+            _cols: c,
+            _vals: v,
+        })
+    }
+}
+
+/// The rows of `a` with each value v_ij replaced by f(i, j, v_ij); the diagonal left out when
+/// `off_diagonal`.
+fn rows_of(a: &CsMat<f64>, off_diagonal: bool, f: impl Fn(usize, usize, f64) -> f64) -> Vec<Vec<(u32, f64)>> {
+    a.outer_iterator()
+        .enumerate()
+        .map(|(i, row)| {
+            row.iter()
+                .filter(|&(j, _)| !(off_diagonal && j == i))
+                .map(|(j, &v)| (j as u32, f(i, j, v)))
+                .collect()
+        })
+        .collect()
+}
+
+/// One level above the coarsest on the device, with its work vectors.
+struct DeviceLevel<T> {
+    n: usize,
+    a: DeviceSell<T>,
+    /// None on the finest level (unit diagonal after CG's scaling).
+    diag: Option<CudaSlice<T>>,
+    dinv: Option<CudaSlice<T>>,
+    p: DeviceSell<T>,
+    r: DeviceSell<T>,
+    theta_inv: f64,
+    coeffs: Vec<(f64, f64)>,
+    /// The right-hand side (restricted from the level above; none on the finest: CG's r).
+    b: Option<CudaSlice<T>>,
+    /// Pre-smoothed x, then post-smoothed x.
+    x: [CudaSlice<T>; 2],
+    res: CudaSlice<T>,
+    d: [CudaSlice<T>; 2],
+    grid: u32,
+}
+
+struct Funcs {
+    pre_first: CudaFunction,
+    pre_first_cg: CudaFunction,
+    step: CudaFunction,
+    restrict: CudaFunction,
+    prolong: CudaFunction,
+    post_first: CudaFunction,
+    post_first_cg: CudaFunction,
+    step_cg: CudaFunction,
+    finish_z: CudaFunction,
+    coarse: CudaFunction,
+    coarse_cg: CudaFunction,
+}
+
+/// CG's side of a cycle: its residual r (double, the cycle's right-hand side), the z the
+/// cycle writes, and the scalars and reduction buffers of cg.cu (launched on CG's grid).
+#[derive(Clone, Copy)]
+pub struct CgIo {
+    pub r: u64,
+    pub z: u64,
+    pub sc: u64,
+    pub partial: u64,
+    pub counter: u64,
+    pub grid: u32,
+}
+
+/// A hierarchy's V-cycle on the device, in either precision.
+pub trait DeviceCycle: Send {
+    /// Queues z = M r on the compute stream, with r.z and CG's beta (cg.cu's scalars).
+    fn launch(&self, io: CgIo) -> Result<()>;
+    /// The bytes a cycle must move at the least (`Hierarchy::cycle_bytes` in its precision).
+    fn bytes(&self) -> f64;
+    /// "f32" or "f64".
+    fn precision(&self) -> &'static str;
+}
+
+/// The hierarchy on the device in precision T.
+pub struct DeviceAmg<T> {
+    dev: Arc<Device>,
+    levels: Vec<DeviceLevel<T>>,
+    nc: usize,
+    inverse: CudaSlice<T>,
+    /// The coarsest level's right-hand side (restricted; unused without levels) and solution.
+    coarse_b: CudaSlice<T>,
+    coarse_x: CudaSlice<T>,
+    funcs: Funcs,
+    bytes: f64,
+}
+
+fn grid_for(dev: &Device, n: usize) -> u32 {
+    (n.div_ceil(BLOCK as usize) as u32).clamp(1, 8 * dev.sm_count.max(1))
+}
+
+fn cfg(grid: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+impl<T: Real> DeviceAmg<T> {
+    /// Uploads `h` (built on the unscaled matrix) for a CG that works on its Jacobi-scaled form.
+    pub fn new(dev: &Arc<Device>, h: &Hierarchy) -> Result<Self> {
+        let f = |kernel| dev.function::<T>(kernel, &[]);
+        let funcs = Funcs {
+            pre_first: f(k::PRE_FIRST)?,
+            pre_first_cg: f(k::PRE_FIRST_CG)?,
+            step: f(k::STEP)?,
+            restrict: f(k::RESTRICT)?,
+            prolong: f(k::PROLONG)?,
+            post_first: f(k::POST_FIRST)?,
+            post_first_cg: f(k::POST_FIRST_CG)?,
+            step_cg: f(k::STEP_CG)?,
+            finish_z: f(k::FINISH_Z)?,
+            coarse: f(k::COARSE)?,
+            coarse_cg: f(k::COARSE_CG)?,
+        };
+        let fine = h.levels.first().map_or(&h.coarse_matrix, |l| &l.a);
+        let sqd: Vec<f64> = diagonal(fine).iter().map(|d| d.sqrt()).collect();
+        let mut levels = Vec::with_capacity(h.levels.len());
+        for (l, lv) in h.levels.iter().enumerate() {
+            levels.push(Self::level(dev, lv, (l == 0).then_some(&sqd[..]))?);
+        }
+        let nc = h.coarse.n;
+        // With no level above it the coarsest is the finest: its inverse in scaled variables.
+        let inverse: Vec<T> = (0..nc * nc)
+            .map(|e| {
+                let v = h.coarse.inverse[e];
+                T::of(if levels.is_empty() {
+                    sqd[e / nc] * v * sqd[e % nc]
+                } else {
+                    v
+                })
+            })
+            .collect();
+        Ok(DeviceAmg {
+            dev: dev.clone(),
+            inverse: dev.upload(&inverse)?,
+            coarse_b: dev.zeros::<T>(nc)?,
+            coarse_x: dev.zeros::<T>(nc)?,
+            nc,
+            levels,
+            funcs,
+            bytes: h.cycle_bytes(std::mem::size_of::<T>() as f64),
+        })
+    }
+
+    /// Level `lv` on the device; `sqd` = sqrt(diag) on the finest level (scaled to unit
+    /// diagonal there, its transfers scaled by it).
+    fn level(dev: &Arc<Device>, lv: &Level, sqd: Option<&[f64]>) -> Result<DeviceLevel<T>> {
+        let n = lv.a.rows();
+        let (a, diag, dinv, p, r) = match sqd {
+            Some(s) => (
+                rows_of(&lv.a, true, |i, j, v| v / (s[i] * s[j])),
+                None,
+                None,
+                rows_of(&lv.p, false, |i, _, v| s[i] * v),
+                rows_of(&lv.r, false, |_, j, v| s[j] * v),
+            ),
+            None => {
+                let d = diagonal(&lv.a);
+                let diag: Vec<T> = d.iter().map(|&v| T::of(v)).collect();
+                let dinv: Vec<T> = lv.inv_diag.iter().map(|&v| T::of(v)).collect();
+                (
+                    rows_of(&lv.a, true, |_, _, v| v),
+                    Some(dev.upload(&diag)?),
+                    Some(dev.upload(&dinv)?),
+                    rows_of(&lv.p, false, |_, _, v| v),
+                    rows_of(&lv.r, false, |_, _, v| v),
+                )
+            }
+        };
+        let z = || dev.zeros::<T>(n);
+        Ok(DeviceLevel {
+            n,
+            a: DeviceSell::upload(dev, &a, Pad::OwnRow)?,
+            diag,
+            dinv,
+            p: DeviceSell::upload(dev, &p, Pad::First)?,
+            r: DeviceSell::upload(dev, &r, Pad::First)?,
+            theta_inv: 1.0 / lv.bounds.theta(),
+            coeffs: lv.bounds.coefficients(),
+            b: if sqd.is_some() { None } else { Some(z()?) },
+            x: [z()?, z()?],
+            res: z()?,
+            d: [z()?, z()?],
+            grid: grid_for(dev, n),
+        })
+    }
+
+    fn ptr(&self, s: &CudaSlice<T>) -> u64 {
+        self.dev.ptr(s)
+    }
+
+    fn opt(&self, s: &Option<CudaSlice<T>>) -> u64 {
+        s.as_ref().map_or(0, |s| self.ptr(s))
+    }
+
+    /// The cycle on level `l` for the right-hand side `b` (a device address: CG's residual in
+    /// double on the finest level, the level's own `b` below); the result is in x[1] (or in
+    /// `coarse_x`), or in CG's z on the finest level.
+    fn cycle(&self, l: usize, io: &CgIo) -> Result<()> {
+        let s = &self.dev.stream;
+        let Some(lv) = self.levels.get(l) else {
+            let (f, b) = if l == 0 {
+                (&self.funcs.coarse_cg, io.r)
+            } else {
+                (&self.funcs.coarse, self.ptr(&self.coarse_b))
+            };
+            let (inv, nc, x) = (self.ptr(&self.inverse), self.nc as u64, self.ptr(&self.coarse_x));
+            let grid = grid_for(&self.dev, self.nc * 32);
+            // SAFETY: inv holds nc² values, b and x nc; sc is CG's scalars.
+            unsafe {
+                s.launch_builder(f)
+                    .arg(&inv)
+                    .arg(&nc)
+                    .arg(&b)
+                    .arg(&x)
+                    .arg(&io.sc)
+                    .launch(cfg(grid))?
+            };
+            if l == 0 {
+                self.finish_z(self.nc, x, io)?;
+            }
+            return Ok(());
+        };
+        let fine = l == 0;
+        let cfg_l = cfg(if fine { io.grid } else { lv.grid });
+        let n = lv.n as u64;
+        let b = if fine { io.r } else { self.opt(&lv.b) };
+        let (diag, dinv) = (self.opt(&lv.diag), self.opt(&lv.dinv));
+        let (x0, x1, res) = (self.ptr(&lv.x[0]), self.ptr(&lv.x[1]), self.ptr(&lv.res));
+        let d = [self.ptr(&lv.d[0]), self.ptr(&lv.d[1])];
+        let real = |v: f64| T::of(v);
+        let theta_inv = real(lv.theta_inv);
+        // Pre-smoothing: the first step (and the second's direction), then products.
+        let (c1, c2) = lv
+            .coeffs
+            .first()
+            .map_or((real(0.0), real(0.0)), |&(a, b)| (real(a), real(b)));
+        let more = u32::from(!lv.coeffs.is_empty());
+        let f = if fine {
+            &self.funcs.pre_first_cg
+        } else {
+            &self.funcs.pre_first
+        };
+        // SAFETY (this and every launch below): every address is a live buffer of the level's
+        // length (n rows, or the coarser level's for b_c and x_c), the SELL matrices are the
+        // level's own, and sc is CG's scalars.
+        unsafe {
+            s.launch_builder(f)
+                .arg(&lv.a.c)
+                .arg(&diag)
+                .arg(&dinv)
+                .arg(&n)
+                .arg(&b)
+                .arg(&x0)
+                .arg(&res)
+                .arg(&d[0])
+                .arg(&theta_inv)
+                .arg(&c1)
+                .arg(&c2)
+                .arg(&more)
+                .arg(&io.sc)
+                .launch(cfg_l)?
+        };
+        let mut cur = 0;
+        for j in 1..=lv.coeffs.len() {
+            let more = u32::from(j < lv.coeffs.len());
+            let (c1, c2) = lv
+                .coeffs
+                .get(j)
+                .map_or((real(0.0), real(0.0)), |&(a, b)| (real(a), real(b)));
+            unsafe {
+                s.launch_builder(&self.funcs.step)
+                    .arg(&lv.a.c)
+                    .arg(&diag)
+                    .arg(&dinv)
+                    .arg(&n)
+                    .arg(&x0)
+                    .arg(&res)
+                    .arg(&d[cur])
+                    .arg(&d[1 - cur])
+                    .arg(&c1)
+                    .arg(&c2)
+                    .arg(&more)
+                    .arg(&io.sc)
+                    .launch(cfg_l)?
+            };
+            cur = 1 - cur;
+        }
+        // Restrict, cycle below, prolongate.
+        let (nc, bc, xc) = match self.levels.get(l + 1) {
+            Some(next) => (next.n as u64, self.opt(&next.b), self.ptr(&next.x[1])),
+            None => (self.nc as u64, self.ptr(&self.coarse_b), self.ptr(&self.coarse_x)),
+        };
+        unsafe {
+            s.launch_builder(&self.funcs.restrict)
+                .arg(&lv.r.c)
+                .arg(&nc)
+                .arg(&res)
+                .arg(&bc)
+                .arg(&io.sc)
+                .launch(cfg(grid_for(&self.dev, nc as usize)))?
+        };
+        self.cycle(l + 1, io)?;
+        unsafe {
+            s.launch_builder(&self.funcs.prolong)
+                .arg(&lv.p.c)
+                .arg(&n)
+                .arg(&xc)
+                .arg(&x0)
+                .arg(&io.sc)
+                .launch(cfg_l)?
+        };
+        // Post-smoothing: r = b - A x and x1 = x0 + d0, then the products; on the finest level
+        // the last writes CG's z.
+        let f = if fine {
+            &self.funcs.post_first_cg
+        } else {
+            &self.funcs.post_first
+        };
+        unsafe {
+            s.launch_builder(f)
+                .arg(&lv.a.c)
+                .arg(&diag)
+                .arg(&dinv)
+                .arg(&n)
+                .arg(&b)
+                .arg(&x0)
+                .arg(&x1)
+                .arg(&res)
+                .arg(&d[0])
+                .arg(&theta_inv)
+                .arg(&io.sc)
+                .launch(cfg_l)?
+        };
+        let mut cur = 0;
+        for (j, &(c1, c2)) in lv.coeffs.iter().enumerate() {
+            let (c1, c2) = (real(c1), real(c2));
+            if fine && j + 1 == lv.coeffs.len() {
+                unsafe {
+                    s.launch_builder(&self.funcs.step_cg)
+                        .arg(&lv.a.c)
+                        .arg(&dinv)
+                        .arg(&n)
+                        .arg(&x1)
+                        .arg(&res)
+                        .arg(&d[cur])
+                        .arg(&c1)
+                        .arg(&c2)
+                        .arg(&io.r)
+                        .arg(&io.z)
+                        .arg(&io.sc)
+                        .arg(&io.partial)
+                        .arg(&io.counter)
+                        .launch(cfg_l)?
+                };
+                return Ok(());
+            }
+            let more = 1u32;
+            unsafe {
+                s.launch_builder(&self.funcs.step)
+                    .arg(&lv.a.c)
+                    .arg(&diag)
+                    .arg(&dinv)
+                    .arg(&n)
+                    .arg(&x1)
+                    .arg(&res)
+                    .arg(&d[cur])
+                    .arg(&d[1 - cur])
+                    .arg(&c1)
+                    .arg(&c2)
+                    .arg(&more)
+                    .arg(&io.sc)
+                    .launch(cfg_l)?
+            };
+            cur = 1 - cur;
+        }
+        if fine {
+            // One smoothing step: z = x1 as it stands.
+            self.finish_z(lv.n, x1, io)?;
+        }
+        Ok(())
+    }
+
+    /// z = x (n values) in double with r.z, on CG's grid.
+    fn finish_z(&self, n: usize, x: u64, io: &CgIo) -> Result<()> {
+        let n = n as u64;
+        // SAFETY: x, r and z hold n values; sc, partial and counter are CG's, sized for its grid.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.funcs.finish_z)
+                .arg(&n)
+                .arg(&x)
+                .arg(&io.r)
+                .arg(&io.z)
+                .arg(&io.sc)
+                .arg(&io.partial)
+                .arg(&io.counter)
+                .launch(cfg(io.grid))?
+        };
+        Ok(())
+    }
+}
+
+impl<T: Real> DeviceCycle for DeviceAmg<T> {
+    fn launch(&self, io: CgIo) -> Result<()> {
+        self.cycle(0, &io)
+    }
+
+    fn bytes(&self) -> f64 {
+        self.bytes
+    }
+
+    fn precision(&self) -> &'static str {
+        if std::mem::size_of::<T>() == 4 {
+            "f32"
+        } else {
+            "f64"
+        }
+    }
+}

@@ -178,6 +178,23 @@ impl Hierarchy {
         self.levels.first().map_or(self.coarse.n, |l| l.a.rows())
     }
 
+    /// The bytes a V-cycle must move at the least with values of `value_bytes` (u32 indices):
+    /// per level above the coarsest, 2k products of A (its entries, and five vectors each
+    /// product kernel reads or writes), R and P once each with three vectors; the coarsest
+    /// inverse once.
+    pub fn cycle_bytes(&self, value_bytes: f64) -> f64 {
+        let w = value_bytes;
+        let k = self.settings.smoother_steps.max(1) as f64;
+        let mut bytes = (self.coarse.n * self.coarse.n) as f64 * w;
+        for lv in &self.levels {
+            let n = lv.a.rows() as f64;
+            let entries = |m: &CsMat<f64>| m.nnz() as f64 * (w + 4.0) + 4.0 * m.rows() as f64;
+            bytes += 2.0 * k * (entries(&lv.a) + 5.0 * w * n);
+            bytes += entries(&lv.r) + entries(&lv.p) + 3.0 * w * n;
+        }
+        bytes
+    }
+
     pub fn stats(&self) -> HierarchyStats {
         let mut rows: Vec<usize> = self.levels.iter().map(|l| l.a.rows()).collect();
         let mut nonzeros: Vec<usize> = self.levels.iter().map(|l| l.a.nnz()).collect();
