@@ -129,8 +129,9 @@ __device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch,
     return true;
 }
 
-// interp: 0 voronoi, 1 voronoi-grad, 2 linear, 3 quadratic (fv: the fit records of
-// sl_quad_fit). bc[patch]: Dirichlet value, NaN for Neumann.
+// interp: 0 voronoi, 1 voronoi-grad, 2 linear, 3 quadratic clamped to the union of the vertex
+// ranges, 4 quadratic clamped to the ranges blended by the weights (numerics::sl::quadratic::
+// Bounds; fv: the fit records of sl_quad_fit). bc[patch]: Dirichlet value, NaN for Neumann.
 extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
                                          const REAL* f, const REAL* fv, const REAL* grad, const REAL* rlo,
                                          const REAL* rhi, const REAL* bc, REAL* out, REAL* olo, REAL* ohi) {
@@ -154,10 +155,10 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
         out[i] = s / norm; olo[i] = lo; ohi[i] = hi;
         return;
     }
-    if (interp == 3) {
+    if (interp == 3 || interp == 4) {
         REAL l[4];
         barycentric(m, c, p, l);
-        REAL s = K(0), norm = K(0), lo = BIG, hi = -BIG;
+        REAL s = K(0), norm = K(0), lo = BIG, hi = -BIG, wlo = K(0), whi = K(0);
         for (int k = 0; k < 4; ++k) {
             u32 v = cell[k];
             REAL r[16];
@@ -173,7 +174,9 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
             s += w * val;
             norm += w;
             lo = fmin(lo, r[10]); hi = fmax(hi, r[11]);
+            wlo += w * r[10]; whi += w * r[11];
         }
+        if (interp == 4) { lo = wlo / norm; hi = whi / norm; }
         out[i] = fmin(fmax(s / norm, lo), hi); olo[i] = lo; ohi[i] = hi;
         return;
     }

@@ -288,12 +288,26 @@ fn the_dfg_template_reports_forces_and_restarts() {
     for k in ["cd", "cl", "dp"] {
         assert!(s[k].as_f64().is_some() && s["errors"][k].as_f64().is_some(), "{s}");
     }
-    assert_eq!(s["residuals"].as_array().unwrap().len(), 6);
-    // The time series (a header and a row per output) and the derived cell fields.
+    // The last step's residuals and the solves' totals in summary.json; every step's in
+    // residuals.csv (two pressure solves a step: one non-orthogonal corrector).
+    assert_eq!(s["last_step"]["step"], 6, "{s}");
+    assert_eq!(s["solves"]["pressure"]["solves"], 12, "{s}");
+    assert_eq!(s["solves"]["momentum"]["solves"], 18, "{s}");
     let lines = |out: &Path, name: &str| -> Vec<String> {
         let text = std::fs::read_to_string(out.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         text.lines().map(String::from).collect()
     };
+    let residuals = lines(&full, "residuals.csv");
+    assert_eq!(
+        residuals[0],
+        "time,step,velocity_change,force_change,mass_residual,p1_iterations,p1_residual,p2_iterations,p2_residual,ux_iterations,ux_residual,uy_iterations,uy_residual,uz_iterations,uz_residual"
+    );
+    assert_eq!(residuals.len(), 7, "{residuals:?}");
+    let last: Vec<f64> = residuals[6].split(',').map(|v| v.parse().unwrap()).collect();
+    assert_eq!(last[1], 6.0);
+    assert_eq!(last[2], s["last_step"]["velocity_change"].as_f64().unwrap());
+    assert!(last[4] > 0.0 && last[4].is_finite(), "mass residual {}", last[4]);
+    // The time series (a header and a row per output) and the derived cell fields.
     let forces = lines(&full, "forces.csv");
     assert!(
         forces[0].starts_with("time,step,fx,fy,fz,") && forces[0].ends_with(",cd,cl"),
@@ -514,52 +528,47 @@ fn theta_outside_its_range_is_refused() {
     assert!(e.contains("navier-stokes.theta") && e.contains("[0.5, 1]"), "{e}");
 }
 
-/// `pressure_solver.preconditioner = "chebyshev"` reaches the Jacobi run's answer in fewer
-/// pressure iterations: the DFG template, 10 steps from rest (as its check rows), both solved
-/// as `solver check` solves (pressure to 1e-14, momentum to 1e-15). Each solve then stops near
-/// the rounding of the exact solve, so the two runs differ only by where their CG stopped,
-/// which `the_check_solves_make_the_stopping_point_invisible` holds below 3e-11: the fields,
-/// cd and dp must agree to the check's 1e-10, as CPU and CUDA must (Jacobi about 4 times the
-/// Chebyshev iterations, each of those 3 matrix-vector products dearer). Then a restarted Chebyshev run is bit-identical (its
-/// bounds are re-estimated from the matrix, in a fixed order).
+/// `pressure_solver.preconditioner = "chebyshev"` and the default "amg" reach the Jacobi run's
+/// answer in fewer pressure iterations: the DFG template, 10 steps from rest (as its check
+/// rows), all solved as `solver check` solves (pressure to 1e-14, momentum to 1e-15). Each
+/// solve then stops near the rounding of the exact solve, so the runs differ only by where
+/// their CG stopped, which `the_check_solves_make_the_stopping_point_invisible` holds below
+/// 3e-11: the fields, cd and dp must agree to the check's 1e-10, as CPU and CUDA must (Jacobi
+/// about 4 times the Chebyshev iterations, each of those 3 matrix-vector products dearer, and
+/// over 10 times AMG's). Then a restarted Chebyshev run is bit-identical (its bounds are
+/// re-estimated from the matrix, in a fixed order).
 #[test]
-fn a_chebyshev_pressure_solve_takes_fewer_iterations_to_the_same_answer() {
+fn chebyshev_and_amg_pressure_solves_take_fewer_iterations_to_the_same_answer() {
     let sets = |s: &[&str]| -> Vec<String> { s.iter().map(|s| s.to_string()).collect() };
     let run = |sets: &[String]| {
         let mut s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, 10).unwrap();
         (s.fields().unwrap(), s.case.setup.summary())
     };
-    let ((a, sa), (b, sb)) = (
-        run(&sets(solver::cases::ns::CHECK_SOLVES)),
+    let ((a, sa), (b, sb), (c, sc)) = (
+        run(&sets(solver::cases::ns::CHECK_SOLVES_JACOBI)),
         run(&sets(solver::cases::ns::CHECK_SOLVES_CHEBYSHEV)),
+        run(&sets(solver::cases::ns::CHECK_SOLVES)),
     );
-    let iterations = |s: &serde_json::Value| -> u64 {
-        s["residuals"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|r| {
-                r["pressure_iterations"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|i| i.as_u64().unwrap())
-            })
-            .sum()
+    let iterations = |s: &serde_json::Value| -> u64 { s["solves"]["pressure"]["iterations"].as_u64().unwrap() };
+    let (ij, ic, ia) = (iterations(&sa), iterations(&sb), iterations(&sc));
+    let diff = |b: &[solver::output::Field]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| solver::output::max_relative_difference(&x.values, &y.values))
+            .fold(0.0f64, f64::max)
     };
-    let (ij, ic) = (iterations(&sa), iterations(&sb));
-    let diff = a
-        .iter()
-        .zip(&b)
-        .map(|(x, y)| solver::output::max_relative_difference(&x.values, &y.values))
-        .fold(0.0f64, f64::max);
-    eprintln!("10 steps: pressure CG iterations jacobi {ij}, chebyshev {ic}; max relative field difference {diff:.3e}");
+    let (dc, da) = (diff(&b), diff(&c));
+    eprintln!("10 steps: pressure CG iterations jacobi {ij}, chebyshev {ic}, amg {ia}; max relative field difference {dc:.3e}, {da:.3e}");
     assert_eq!(sb["cg_warnings"], 0, "{sb}");
+    assert_eq!(sc["cg_warnings"], 0, "{sc}");
     assert!(2 * ic < ij, "chebyshev {ic} vs jacobi {ij} pressure iterations");
-    assert!(diff < 1e-10, "{diff:e}");
+    assert!(10 * ia < ij, "amg {ia} vs jacobi {ij} pressure iterations");
+    assert!(dc < 1e-10 && da < 1e-10, "{dc:e} {da:e}");
     for k in ["cd", "dp"] {
-        let (x, y) = (sa[k].as_f64().unwrap(), sb[k].as_f64().unwrap());
-        assert!((x - y).abs() <= 1e-10 * x.abs(), "{k}: {x} {y}");
+        let x = sa[k].as_f64().unwrap();
+        for y in [sb[k].as_f64().unwrap(), sc[k].as_f64().unwrap()] {
+            assert!((x - y).abs() <= 1e-10 * x.abs(), "{k}: {x} {y}");
+        }
     }
     // Restart: 3 steps, a checkpoint, 3 more, against 6 in one go.
     let dir = tempfile::tempdir().unwrap();

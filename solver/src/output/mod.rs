@@ -5,7 +5,7 @@ pub mod csv;
 pub mod field;
 pub mod pvd;
 
-pub use csv::CsvSeries;
+pub use csv::{CsvLog, CsvSeries};
 pub use field::{Centring, Field, Geometry};
 
 use crate::error::{Result, SolverError};

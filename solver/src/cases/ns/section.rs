@@ -3,6 +3,7 @@
 //! probes, and the reference values of a benchmark.
 
 use crate::numerics::linalg::AmgSettings;
+use crate::numerics::sl::quadratic::Bounds;
 use crate::numerics::sl::{Interpolation, Scheme, Weighting};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -53,6 +54,13 @@ pub struct NsSection {
     /// Interpolation of the semi-Lagrangian step: "quadratic" [default] or "voronoi".
     #[serde(default)]
     pub interpolation: Interpolation,
+    /// The range the quadratic interpolation and BFECC's limiter clamp to: "blended" [default],
+    /// the four vertex stencils' ranges blended by the departure point's barycentric weights,
+    /// continuous in the point, so that a steady run's iteration converges; or "union", their
+    /// union (the advection family's), which jumps where a departure point crosses a face and
+    /// on the DFG 3D-1Z meshes kept the velocity change from falling below ~1e-5.
+    #[serde(default = "blended")]
+    pub bounds: Bounds,
     /// How the quadratic's fits weigh their stencil points: "wide" [default] (1/|r|^2 over at
     /// least 30 points) or "local" (1/|r|^8 over at least 40, the advection family's default).
     #[serde(default = "wide")]
@@ -275,6 +283,9 @@ pub struct Forces {
     pub wall_shear: Option<WallShear>,
 }
 
+fn blended() -> Bounds {
+    Bounds::Blended
+}
 fn wide() -> Weighting {
     Weighting::Wide
 }

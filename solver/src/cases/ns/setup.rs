@@ -310,7 +310,11 @@ impl NsSetup {
         let needs_fit = section.interpolation == Interpolation::Quadratic
             || section.face_gradients != FaceGradients::Cells
             || wall_shear(&section) == Some(WallShear::Fits);
-        let quad_fit = needs_fit.then(|| Arc::new(quadratic::build_weighted(&geo, &sl_bc[0], section.fit)));
+        let quad_fit = needs_fit.then(|| {
+            let mut fit = quadratic::build_weighted(&geo, &sl_bc[0], section.fit);
+            fit.bounds = section.bounds;
+            Arc::new(fit)
+        });
         let face_fits = match (&quad_fit, section.face_gradients) {
             (Some(fit), FaceGradients::Fits | FaceGradients::WallFits) => {
                 let walls_only = section.face_gradients == FaceGradients::WallFits;
@@ -357,6 +361,21 @@ impl NsSetup {
             pressure: cg(&s.pressure_solver),
             momentum: cg(&s.momentum_solver),
         }
+    }
+
+    /// The mass residual's volume flow: the inflow through inlet faces, or without one
+    /// u_ref V^(2/3) of the domain's volume V.
+    fn flow_scale(&self) -> f64 {
+        let f = &self.faces;
+        let inflow: f64 = (0..f.len())
+            .filter(|&i| f.role[i] == Role::Inlet)
+            .map(|i| f.area[i] * (0..3).map(|k| f.normal[i][k] * f.ub[i][k]).sum::<f64>().abs())
+            .sum();
+        if inflow > 0.0 {
+            return inflow;
+        }
+        let volume: f64 = self.geo.volumes.iter().sum();
+        self.u_ref * volume.powf(2.0 / 3.0)
     }
 
     /// The explicit viscous step limit, 0.5 min V / (nu sum a) (infinite when implicit).
@@ -532,6 +551,8 @@ impl Setup for NsSetup {
             geo: self.geo.clone(),
             faces: self.faces.clone(),
             mu: s.density * s.viscosity,
+            rho: s.density,
+            flow_scale: self.flow_scale(),
             force: match &self.force {
                 None => None,
                 Some((patch, norm)) => {
@@ -574,7 +595,9 @@ impl Setup for NsSetup {
             "converged_at_step": r.converged_at,
             "cg_warnings": r.cg_warnings,
             "max_relative_divergence": r.max_divergence,
-            "residuals": r.residuals,
+            "last_step": r.last_step,
+            "solves": {"pressure": r.pressure_solves, "momentum": r.momentum_solves},
+            "pressure_amg": r.pressure_amg,
         });
         let ours = [("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
         let mut errors = serde_json::Map::new();

@@ -1,8 +1,8 @@
 //! The running Navier-Stokes case, written once over its executions (`NsOps`): the step, the
-//! linear solvers' reports (log, summary.json, warnings and the stop on a failed pressure
-//! solve), the force coefficients and the pressure difference, the steady-state criterion,
-//! and the framework's output (fields with vorticity and Q, forces.csv, probes.csv), health
-//! and checkpoint calls.
+//! linear solvers' reports (log, residuals.csv every step, their totals and last values in
+//! summary.json, warnings and the stop on a failed pressure solve), the force coefficients and
+//! the pressure difference, the steady-state criterion, and the framework's output (fields
+//! with vorticity and Q, forces.csv, probes.csv), health and checkpoint calls.
 
 use super::faces::Faces;
 use super::section::{Mode, SteadySettings};
@@ -13,7 +13,7 @@ use crate::mesh::{derived_fields, Force, Normalisation, PatchForce, Probes, TetG
 use crate::numerics::linalg::amg::HierarchyStats;
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
-use crate::output::{Centring, CsvSeries, Field};
+use crate::output::{Centring, CsvLog, CsvSeries, Field};
 use std::path::Path;
 use crate::real::{from_bytes, to_bytes};
 use serde::Serialize;
@@ -36,6 +36,9 @@ pub struct Common {
     pub faces: Arc<Faces>,
     /// Dynamic viscosity rho nu (the pressure is p, not p / rho).
     pub mu: f64,
+    pub rho: f64,
+    /// The volume flow that scales the mass residual: the inflow, or u_ref V^(2/3) without one.
+    pub flow_scale: f64,
     pub force: Option<ForceSpec>,
     /// The two probe points of dp (`PROBE_NAMES`).
     pub probes: Option<Probes>,
@@ -56,21 +59,81 @@ pub struct Common {
     pub report: Arc<Mutex<Report>>,
 }
 
-/// One step's solver report (summary.json `residuals`).
-#[derive(Clone, Debug, Serialize)]
+/// One step's residuals: a row of residuals.csv, and summary.json's `last_step`.
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct StepRow {
     pub step: u64,
+    pub time: f64,
+    /// |u^(n+1) - u^n|_2 / |u^(n+1)|_2, the steady criterion's velocity change.
+    pub velocity_change: f64,
+    /// |F^(n+1) - F^n| / |F^(n+1)| of the force on the forces patch (0 without one).
+    pub force_change: f64,
+    /// The mass residual: the L2 norm over cells of the predicted fluxes' imbalance (the first
+    /// pressure solve's right-hand side times dt / rho) over the flow scale (the inflow). It
+    /// vanishes at a steady state, where the predictor already conserves mass.
+    pub mass_residual: f64,
     pub pressure_iterations: Vec<usize>,
     pub pressure_residual: Vec<f64>,
     pub momentum_iterations: Vec<usize>,
     pub momentum_residual: Vec<f64>,
-    pub velocity_change: f64,
+}
+
+impl StepRow {
+    /// residuals.csv's columns for `pressure_solves` pressure solves a step.
+    fn columns(pressure_solves: usize) -> Vec<String> {
+        let mut c: Vec<String> = ["time", "step", "velocity_change", "force_change", "mass_residual"]
+            .map(String::from)
+            .to_vec();
+        for i in 1..=pressure_solves {
+            c.extend([format!("p{i}_iterations"), format!("p{i}_residual")]);
+        }
+        for k in ["ux", "uy", "uz"] {
+            c.extend([format!("{k}_iterations"), format!("{k}_residual")]);
+        }
+        c
+    }
+
+    fn values(&self) -> Vec<f64> {
+        let mut v = vec![self.time, self.step as f64, self.velocity_change, self.force_change, self.mass_residual];
+        for (its, res) in [
+            (&self.pressure_iterations, &self.pressure_residual),
+            (&self.momentum_iterations, &self.momentum_residual),
+        ] {
+            for (i, r) in its.iter().zip(res) {
+                v.extend([*i as f64, *r]);
+            }
+        }
+        v
+    }
+}
+
+/// The iterations of one kind of solve over the run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SolveTotals {
+    pub solves: u64,
+    pub iterations: u64,
+    pub max_iterations: usize,
+    pub mean_iterations: f64,
+}
+
+impl SolveTotals {
+    fn add(&mut self, reps: &[CgReport]) {
+        for r in reps {
+            self.solves += 1;
+            self.iterations += r.iterations as u64;
+            self.max_iterations = self.max_iterations.max(r.iterations);
+        }
+        self.mean_iterations = self.iterations as f64 / self.solves.max(1) as f64;
+    }
 }
 
 /// What the run reports at its end (shared with the setup, which writes summary.json).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
-    pub residuals: Vec<StepRow>,
+    /// The last step's residuals (every step's are in residuals.csv).
+    pub last_step: Option<StepRow>,
+    pub pressure_solves: SolveTotals,
+    pub momentum_solves: SolveTotals,
     pub force: Option<[f64; 3]>,
     pub cd: Option<f64>,
     pub cl: Option<f64>,
@@ -92,11 +155,12 @@ struct Measured {
     probes: Option<(Vec<f64>, [Vec<f64>; 3], f64)>,
 }
 
-/// forces.csv and probes.csv, where the run writes them.
+/// forces.csv and probes.csv, where the run writes them, and residuals.csv (every step).
 #[derive(Default)]
 struct Series {
     forces: Option<CsvSeries>,
     probes: Option<CsvSeries>,
+    residuals: Option<CsvLog>,
     /// The step of the last row: the fields of one step may be asked for more than once.
     last: Option<u64>,
 }
@@ -300,7 +364,7 @@ impl<O: NsOps> NsSim<O> {
     }
 
     /// The steady criterion after a step: relative velocity change and force change.
-    fn steady_check(&mut self, rep: &StepReport, force: Option<[f64; 3]>) -> f64 {
+    fn steady_check(&mut self, rep: &StepReport, force: Option<[f64; 3]>) -> (f64, f64) {
         let du = (rep.change.0 / rep.change.1.max(1e-300)).sqrt();
         let df = match (force, self.prev_force) {
             (Some(f), Some(g)) => {
@@ -318,7 +382,7 @@ impl<O: NsOps> NsSim<O> {
             self.calm = 0;
         }
         self.converged = self.c.mode == Mode::Steady && self.calm >= s.window.max(1);
-        du
+        (du, if df.is_finite() { df } else { f64::NAN })
     }
 
     fn log(&self, clock: &Clock, row: &StepRow) {
@@ -333,26 +397,31 @@ impl<O: NsOps> NsSim<O> {
             _ => String::new(),
         };
         eprintln!(
-            "step {}: t = {:.4e} p: {:?} it, res {:.2e}  u: {:?} it, res {:.2e}  du {:.2e}{coef}",
-            clock.step + 1,
-            clock.time,
+            "step {}: t = {:.4e} p: {:?} it, res {:.2e}  u: {:?} it, res {:.2e}  du {:.2e} mass {:.2e}{coef}",
+            row.step,
+            row.time,
             row.pressure_iterations,
             row.pressure_residual.iter().cloned().fold(0.0, f64::max),
             row.momentum_iterations,
             row.momentum_residual.iter().cloned().fold(0.0, f64::max),
             row.velocity_change,
+            row.mass_residual,
         );
     }
 }
 
-fn row(step: u64, rep: &StepReport, du: f64) -> StepRow {
+/// The residuals of the step that ended at `step`, `time`; `change` = (du, dF).
+fn row(step: u64, time: f64, rep: &StepReport, change: (f64, f64), mass_residual: f64) -> StepRow {
     StepRow {
         step,
+        time,
+        velocity_change: change.0,
+        force_change: change.1,
+        mass_residual,
         pressure_iterations: rep.pressure.iter().map(|r| r.iterations).collect(),
         pressure_residual: rep.pressure.iter().map(|r| r.rel_residual).collect(),
         momentum_iterations: rep.momentum.iter().map(|r| r.iterations).collect(),
         momentum_residual: rep.momentum.iter().map(|r| r.rel_residual).collect(),
-        velocity_change: du,
     }
 }
 
@@ -372,19 +441,27 @@ impl<O: NsOps> Simulation for NsSim<O> {
         let mut warnings = self.check_solves(clock.step + 1, "pressure", &rep.pressure, self.c.fail[0])?;
         warnings += self.check_solves(clock.step + 1, "momentum", &rep.momentum, self.c.fail[1])?;
         let force = self.measure()?;
-        let du = self.steady_check(&rep, force);
+        let change = self.steady_check(&rep, force);
         let div = self.ops.divergence(&self.st.flux)?;
-        let row = row(clock.step + 1, &rep, du);
+        // The first pressure solve's right-hand side is (rho / (theta dt)) times the predicted
+        // fluxes' imbalance (plus the deferred part, zero in the first solve).
+        let mass = rep.pressure.first().map_or(0.0, |p| p.rhs_norm) * self.c.theta * dt / self.c.rho / self.c.flow_scale;
+        let row = row(clock.step + 1, clock.time + dt, &rep, change, mass);
+        if let Some(log) = &mut self.series.residuals {
+            log.push(&row.values())?;
+        }
         {
             let mut r = self.c.report.lock().unwrap();
             r.cg_warnings += warnings;
             r.max_divergence = r.max_divergence.max(div);
+            r.pressure_solves.add(&rep.pressure);
+            r.momentum_solves.add(&rep.momentum);
             if self.converged && r.converged_at.is_none() {
                 r.converged_at = Some(clock.step + 1);
             }
         }
         self.log(clock, &row);
-        self.c.report.lock().unwrap().residuals.push(row);
+        self.c.report.lock().unwrap().last_step = Some(row);
         Ok(())
     }
 
@@ -424,6 +501,9 @@ impl<O: NsOps> Simulation for NsSim<O> {
             let cols = probe_columns();
             self.series.probes = Some(open("probes.csv", &cols.iter().map(String::as_str).collect::<Vec<_>>())?);
         }
+        let cols = StepRow::columns(self.c.nonorth + 1);
+        let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+        self.series.residuals = Some(CsvLog::open(&dir.join("residuals.csv"), &cols, resume)?);
         Ok(())
     }
 
@@ -514,7 +594,7 @@ mod tests {
         let doc = CaseDoc::parse(t.text, Path::new("dfg-3d-1z.toml"), &[]).unwrap();
         let s = Stepped::run(&doc, Target::Cpu, 4).unwrap();
         let summary = s.case.setup.summary();
-        assert_eq!(summary["residuals"].as_array().unwrap().len(), 4);
+        assert_eq!(summary["last_step"]["step"], 4, "{summary}");
         assert!(summary["cd"].as_f64().unwrap() > 0.0 && summary["dp"].as_f64().is_some(), "{summary}");
     }
 }

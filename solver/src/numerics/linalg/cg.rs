@@ -29,6 +29,8 @@ impl Default for CgSettings {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CgReport {
     pub iterations: usize,
+    /// ‖b‖₂ of the right-hand side solved for.
+    pub rhs_norm: f64,
     pub rel_residual: f64,
     pub converged: bool,
     pub history: Vec<f64>,
@@ -131,7 +133,10 @@ pub(super) fn fixed_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
 pub fn solve_cg(a: &CsMat<f64>, b: &[f64], x: &mut [f64], m: &dyn Preconditioner, settings: &CgSettings) -> CgReport {
     let n = b.len();
     let b_norm = dot(b, b).sqrt();
-    let mut report = CgReport::default();
+    let mut report = CgReport {
+        rhs_norm: b_norm,
+        ..CgReport::default()
+    };
     if b_norm == 0.0 {
         x.iter_mut().for_each(|v| *v = 0.0);
         report.converged = true;

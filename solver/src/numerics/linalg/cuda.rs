@@ -20,12 +20,14 @@ use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use kernels::cg as k;
+use rayon::prelude::*;
 use sprs::CsMat;
 use std::sync::Arc;
 
 const BLOCK: u32 = 256;
 // The scalars' layout (cg.cu's SC_*).
 const SC_LEN: usize = 8;
+const SC_BB: usize = 0;
 const SC_RES: usize = 4;
 const SC_IT: usize = 5;
 const SC_DONE: usize = 6;
@@ -68,6 +70,7 @@ impl DeviceMatrix {
         let sqd: Vec<f64> = d.iter().map(|v| v.sqrt()).collect();
         // Scaled off-diagonal entries, row by row.
         let rows: Vec<Vec<(u32, f64)>> = (0..n)
+            .into_par_iter()
             .map(|i| {
                 let row = a.outer_view(i).unwrap();
                 row.iter()
@@ -83,13 +86,15 @@ impl DeviceMatrix {
         let (rowptr, cols, vals, ell_w, bytes) = if ell {
             let mut cols = vec![0u32; width * n];
             let mut vals = vec![0.0f64; width * n];
-            for (i, r) in rows.iter().enumerate() {
-                for k in 0..width {
-                    let (j, v) = r.get(k).copied().unwrap_or((i as u32, 0.0));
-                    cols[k * n + i] = j;
-                    vals[k * n + i] = v;
-                }
-            }
+            // Slot k of every row is the contiguous range k n .. (k + 1) n.
+            cols.par_chunks_mut(n)
+                .zip(vals.par_chunks_mut(n))
+                .enumerate()
+                .for_each(|(k, (c, v))| {
+                    for (i, r) in rows.iter().enumerate() {
+                        (c[i], v[i]) = r.get(k).copied().unwrap_or((i as u32, 0.0));
+                    }
+                });
             let bytes = 12.0 * (width * n) as f64;
             (vec![0u32], cols, vals, width as u32, bytes)
         } else {
@@ -361,6 +366,7 @@ impl CudaCg {
         }
         Ok(CgReport {
             iterations,
+            rhs_norm: sc[SC_BB].sqrt(),
             rel_residual: sc[SC_RES],
             converged: sc[SC_DONE] == 1.0,
             history,

@@ -4,7 +4,7 @@
 //! family launches that kernel itself into a `DeviceDeps` from `DeviceSl::deps`.
 
 use super::interp::{Interpolated, Interpolation};
-use super::quadratic::{QuadFit, FAC, REC};
+use super::quadratic::{Bounds, QuadFit, FAC, REC};
 use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh, MeshC};
@@ -392,6 +392,8 @@ pub struct DeviceSl<R: Real> {
     pub dev: Arc<Device>,
     pub mesh: Arc<DeviceMesh<R>>,
     interpolation: Interpolation,
+    /// The quadratic's clamp range (its fit tables').
+    bounds: Bounds,
     fns: Functions,
     /// The quadratic's stencils and factors (the quadratic interpolation only).
     quad: Option<Arc<QuadTables<R>>>,
@@ -436,6 +438,7 @@ impl<R: Real> DeviceSl<R> {
             .then(|| VoronoiGroups::new(&dev, &mesh))
             .transpose()?;
         Ok(DeviceSl {
+            bounds: fit.map_or(Bounds::Union, |f| f.bounds),
             groups,
             quad: fit.map(|f| QuadTables::upload(&dev, f).map(Arc::new)).transpose()?,
             fns: Functions {
@@ -593,6 +596,7 @@ impl<R: Real> DeviceSl<R> {
             Interpolation::Voronoi => 0,
             Interpolation::VoronoiGrad => 1,
             Interpolation::Linear => 2,
+            Interpolation::Quadratic if self.bounds == Bounds::Blended => 4,
             Interpolation::Quadratic => 3,
         };
         let (px, cell, patch) = (p(&deps.px), self.dev.ptr(&deps.cell), self.dev.ptr(&deps.patch));

@@ -6,7 +6,7 @@
 //! (Voronoi) or pinned vertex values (linear), see `mesh::geometry`.
 
 use super::departure::Departure;
-use super::quadratic::{fit_field, quadratic, QuadFit};
+use super::quadratic::{fit_field, quadratic, Bounds, QuadFit};
 use crate::mesh::linalg3::{dot, sub};
 use crate::mesh::locate::barycentric;
 use crate::mesh::{lsq_gradients, Gradients, Location, TetGeometry};
@@ -191,7 +191,7 @@ pub fn interpolate<R: Real>(
     let at = |d: &Departure<R>| match d.loc {
         Location::Inside(c) => match how {
             Interpolation::Linear => linear(m, c as usize, d.point, &fv),
-            Interpolation::Quadratic => quadratic(m, c as usize, d.point, &fv),
+            Interpolation::Quadratic => quadratic(m, c as usize, d.point, &fv, fit.map_or(Bounds::Union, |f| f.bounds)),
             _ => voronoi(m, c as usize, d.point, &donors),
         },
         Location::Outside { cell, patch } => {

@@ -17,6 +17,7 @@ use crate::numerics::linalg::cg::diagonal;
 use crate::real::Real;
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::amg as k;
+use rayon::prelude::*;
 use sprs::CsMat;
 use std::sync::Arc;
 
@@ -52,19 +53,33 @@ enum Pad {
 }
 
 impl<T: Real> DeviceSell<T> {
-    /// `rows[i]`: row i's (column, value) entries.
-    fn upload(dev: &Device, rows: &[Vec<(u32, f64)>], pad: Pad) -> Result<Self> {
-        let n = rows.len();
+    /// The matrix `a` with each value v_ij replaced by f(i, j, v_ij), its diagonal left out when
+    /// `off_diagonal` (slices packed in parallel).
+    fn upload(
+        dev: &Device,
+        a: &CsMat<f64>,
+        off_diagonal: bool,
+        pad: Pad,
+        f: impl Fn(usize, usize, f64) -> f64 + Sync,
+    ) -> Result<Self> {
+        let n = a.rows();
+        let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
+        let indptr = indptr.raw_storage();
+        let kept = |i: usize| (indptr[i]..indptr[i + 1]).filter(move |&e| !(off_diagonal && indices[e] == i));
         let slices = n.div_ceil(SLICE);
+        let widths: Vec<usize> = (0..slices)
+            .into_par_iter()
+            .map(|s| {
+                (s * SLICE..((s + 1) * SLICE).min(n))
+                    .map(|i| kept(i).count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
         let mut ptr = Vec::with_capacity(slices + 1);
         ptr.push(0u64);
-        for s in 0..slices {
-            let width = rows[s * SLICE..((s + 1) * SLICE).min(n)]
-                .iter()
-                .map(Vec::len)
-                .max()
-                .unwrap_or(0);
-            ptr.push(ptr[s] + (width * SLICE) as u64);
+        for (s, w) in widths.iter().enumerate() {
+            ptr.push(ptr[s] + (w * SLICE) as u64);
         }
         let total = *ptr.last().unwrap();
         if total >= u32::MAX as u64 {
@@ -73,25 +88,41 @@ impl<T: Real> DeviceSell<T> {
             )));
         }
         let (mut cols, mut vals) = (vec![0u32; total as usize], vec![T::zero(); total as usize]);
-        for (i, row) in rows.iter().enumerate() {
-            let (s, lane) = (i / SLICE, i % SLICE);
-            let width = ((ptr[s + 1] - ptr[s]) as usize) / SLICE;
-            for k in 0..width {
-                let e = ptr[s] as usize + k * SLICE + lane;
-                match row.get(k) {
-                    Some(&(j, v)) => {
-                        cols[e] = j;
-                        vals[e] = T::of(v);
-                    }
-                    None => {
-                        cols[e] = match pad {
-                            Pad::OwnRow => i as u32,
-                            Pad::First => 0,
+        // Each slice owns the contiguous range ptr[s]..ptr[s + 1] of both arrays.
+        let mut col_chunks: Vec<&mut [u32]> = Vec::with_capacity(slices);
+        let mut val_chunks: Vec<&mut [T]> = Vec::with_capacity(slices);
+        let (mut c_rest, mut v_rest) = (&mut cols[..], &mut vals[..]);
+        for w in &widths {
+            let (c, cr) = c_rest.split_at_mut(w * SLICE);
+            let (v, vr) = v_rest.split_at_mut(w * SLICE);
+            col_chunks.push(c);
+            val_chunks.push(v);
+            (c_rest, v_rest) = (cr, vr);
+        }
+        col_chunks
+            .into_par_iter()
+            .zip(val_chunks)
+            .enumerate()
+            .for_each(|(s, (c, v))| {
+                let width = widths[s];
+                for lane in 0..SLICE {
+                    let i = s * SLICE + lane;
+                    let mut k = 0;
+                    if i < n {
+                        for e in kept(i) {
+                            c[k * SLICE + lane] = indices[e] as u32;
+                            v[k * SLICE + lane] = T::of(f(i, indices[e], data[e]));
+                            k += 1;
                         }
                     }
+                    for k in k..width {
+                        c[k * SLICE + lane] = match pad {
+                            Pad::OwnRow => i.min(n.saturating_sub(1)) as u32,
+                            Pad::First => 0,
+                        };
+                    }
                 }
-            }
-        }
+            });
         let ptr32: Vec<u32> = ptr.iter().map(|&p| p as u32).collect();
         let (p, c, v) = (
             dev.stream.clone_htod(&ptr32)?,
@@ -109,20 +140,6 @@ impl<T: Real> DeviceSell<T> {
             _vals: v,
         })
     }
-}
-
-/// The rows of `a` with each value v_ij replaced by f(i, j, v_ij); the diagonal left out when
-/// `off_diagonal`.
-fn rows_of(a: &CsMat<f64>, off_diagonal: bool, f: impl Fn(usize, usize, f64) -> f64) -> Vec<Vec<(u32, f64)>> {
-    a.outer_iterator()
-        .enumerate()
-        .map(|(i, row)| {
-            row.iter()
-                .filter(|&(j, _)| !(off_diagonal && j == i))
-                .map(|(j, &v)| (j as u32, f(i, j, v)))
-                .collect()
-        })
-        .collect()
 }
 
 /// One level above the coarsest on the device, with its work vectors.
@@ -259,33 +276,34 @@ impl<T: Real> DeviceAmg<T> {
         let n = lv.a.rows();
         let (a, diag, dinv, p, r) = match sqd {
             Some(s) => (
-                rows_of(&lv.a, true, |i, j, v| v / (s[i] * s[j])),
+                DeviceSell::upload(dev, &lv.a, true, Pad::OwnRow, |i, j, v| v / (s[i] * s[j]))?,
                 None,
                 None,
-                rows_of(&lv.p, false, |i, _, v| s[i] * v),
-                rows_of(&lv.r, false, |_, j, v| s[j] * v),
+                DeviceSell::upload(dev, &lv.p, false, Pad::First, |i, _, v| s[i] * v)?,
+                DeviceSell::upload(dev, &lv.r, false, Pad::First, |_, j, v| s[j] * v)?,
             ),
             None => {
                 let d = diagonal(&lv.a);
                 let diag: Vec<T> = d.iter().map(|&v| T::of(v)).collect();
                 let dinv: Vec<T> = lv.inv_diag.iter().map(|&v| T::of(v)).collect();
+                let same = |_: usize, _: usize, v: f64| v;
                 (
-                    rows_of(&lv.a, true, |_, _, v| v),
+                    DeviceSell::upload(dev, &lv.a, true, Pad::OwnRow, same)?,
                     Some(dev.upload(&diag)?),
                     Some(dev.upload(&dinv)?),
-                    rows_of(&lv.p, false, |_, _, v| v),
-                    rows_of(&lv.r, false, |_, _, v| v),
+                    DeviceSell::upload(dev, &lv.p, false, Pad::First, same)?,
+                    DeviceSell::upload(dev, &lv.r, false, Pad::First, same)?,
                 )
             }
         };
         let z = || dev.zeros::<T>(n);
         Ok(DeviceLevel {
             n,
-            a: DeviceSell::upload(dev, &a, Pad::OwnRow)?,
+            a,
             diag,
             dinv,
-            p: DeviceSell::upload(dev, &p, Pad::First)?,
-            r: DeviceSell::upload(dev, &r, Pad::First)?,
+            p,
+            r,
             theta_inv: 1.0 / lv.bounds.theta(),
             coeffs: lv.bounds.coefficients(),
             b: if sqd.is_some() { None } else { Some(z()?) },

@@ -24,7 +24,7 @@ use super::chebyshev::ChebyshevBounds;
 use serde::{Deserialize, Serialize};
 use sprs::CsMat;
 
-pub use setup::{build, SetupError};
+pub use setup::{build, Phase, SetupError};
 
 /// How the hierarchy is built and cycled (`pressure_solver.amg` in a case file).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -158,6 +158,8 @@ pub struct Hierarchy {
     pub coarse_matrix: CsMat<f64>,
     pub settings: AmgSettings,
     pub setup_seconds: f64,
+    /// Seconds per set-up phase (`Phase::ALL`'s order).
+    pub phases: [f64; 5],
 }
 
 /// What a hierarchy looks like (logs, benchmarks, summary.json).
@@ -171,6 +173,8 @@ pub struct HierarchyStats {
     /// Σ rows(A_l) / rows(A_0).
     pub grid_complexity: f64,
     pub setup_seconds: f64,
+    /// Seconds of each set-up phase: aggregate, spectrum, prolongator, galerkin, coarsest.
+    pub setup_phases: std::collections::BTreeMap<&'static str, f64>,
 }
 
 impl Hierarchy {
@@ -207,6 +211,10 @@ impl Hierarchy {
             rows,
             nonzeros,
             setup_seconds: self.setup_seconds,
+            setup_phases: Phase::ALL
+                .iter()
+                .map(|p| (p.name(), self.phases[*p as usize]))
+                .collect(),
         }
     }
 }
@@ -215,12 +223,14 @@ impl HierarchyStats {
     /// One line: "4 levels 262k/38k/1.1k/16 rows, operator complexity 1.72, set-up 0.21 s".
     pub fn line(&self) -> String {
         let rows: Vec<String> = self.rows.iter().map(|&r| short(r)).collect();
+        let phases: Vec<String> = self.setup_phases.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
         format!(
-            "{} levels of {} rows, operator complexity {:.2}, set-up {:.3} s",
+            "{} levels of {} rows, operator complexity {:.2}, set-up {:.3} s ({})",
             self.levels,
             rows.join("/"),
             self.operator_complexity,
-            self.setup_seconds
+            self.setup_seconds,
+            phases.join(", ")
         )
     }
 }

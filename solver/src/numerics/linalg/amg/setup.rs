@@ -48,6 +48,7 @@ pub fn build(a: &CsMat<f64>, s: &AmgSettings) -> Result<Hierarchy, SetupError> {
     if !a.is_csr() || a.cols() != n || n == 0 {
         return Err(SetupError::NotSpd(format!("got a {}x{} matrix", a.rows(), a.cols())));
     }
+    let mut phases = Phases::default();
     let mut levels = Vec::new();
     let mut current = a.clone();
     // The near-null-space vector of the current level: constants on the finest.
@@ -61,22 +62,26 @@ pub fn build(a: &CsMat<f64>, s: &AmgSettings) -> Result<Hierarchy, SetupError> {
                 diag[i]
             )));
         }
-        let strong = strength(&current, &diag, s.strength);
-        let (agg, count) = aggregate(&strong);
+        let (agg, count) = phases.time(Phase::Aggregate, || aggregate(&strength(&current, &diag, s.strength)));
         // Coarsening has stalled (every row its own aggregate): more levels would not shrink.
         if count == 0 || count as f64 > 0.9 * current.rows() as f64 {
             break;
         }
-        let (p0, coarse_null) = tentative(&agg, count, &near_null);
-        let bounds = ChebyshevBounds::estimate_with_ratio(&current, s.smoother_steps, s.eig_ratio);
-        let p = if s.smooth_prolongator {
-            smooth_prolongator(&current, &diag, &p0, s.prolongator_omega / bounds.lambda_max)
-        } else {
-            p0
-        };
-        let r: CsMat<f64> = p.transpose_view().to_csr();
-        let ap = &current * &p;
-        let coarse = &r * &ap;
+        let bounds = phases.time(Phase::Spectrum, || {
+            ChebyshevBounds::estimate_with_ratio(&current, s.smoother_steps, s.eig_ratio)
+        });
+        let (p, r) = phases.time(Phase::Prolongator, || {
+            let (p0, coarse_null) = tentative(&agg, count, &near_null);
+            near_null = coarse_null;
+            let p = if s.smooth_prolongator {
+                smooth_prolongator(&current, &diag, &p0, s.prolongator_omega / bounds.lambda_max)
+            } else {
+                p0
+            };
+            let r: CsMat<f64> = p.transpose_view().to_csr();
+            (p, r)
+        });
+        let coarse = phases.time(Phase::Galerkin, || &r * &(&current * &p));
         levels.push(Level {
             inv_diag: diag.iter().map(|d| 1.0 / d).collect(),
             a: current,
@@ -85,18 +90,64 @@ pub fn build(a: &CsMat<f64>, s: &AmgSettings) -> Result<Hierarchy, SetupError> {
             r,
         });
         current = coarse;
-        near_null = coarse_null;
     }
-    let coarse = Coarse::invert(&current)?;
-    let mut h = Hierarchy {
+    let coarse = phases.time(Phase::Coarsest, || Coarse::invert(&current))?;
+    Ok(Hierarchy {
         levels,
         coarse,
         coarse_matrix: current,
         settings: s.clone(),
-        setup_seconds: 0.0,
-    };
-    h.setup_seconds = t0.elapsed().as_secs_f64();
-    Ok(h)
+        setup_seconds: t0.elapsed().as_secs_f64(),
+        phases: phases.0,
+    })
+}
+
+/// The stages of the set-up, timed (`HierarchyStats::setup_phases`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Strength of connection and aggregation.
+    Aggregate,
+    /// λ_max of D⁻¹A (the smoother's interval and the prolongator's ω).
+    Spectrum,
+    /// Tentative prolongator, its smoothing, and R = Pᵀ.
+    Prolongator,
+    /// A_c = R A P.
+    Galerkin,
+    /// The dense inverse of the coarsest matrix.
+    Coarsest,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 5] = [
+        Phase::Aggregate,
+        Phase::Spectrum,
+        Phase::Prolongator,
+        Phase::Galerkin,
+        Phase::Coarsest,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Aggregate => "aggregate",
+            Phase::Spectrum => "spectrum",
+            Phase::Prolongator => "prolongator",
+            Phase::Galerkin => "galerkin",
+            Phase::Coarsest => "coarsest",
+        }
+    }
+}
+
+/// Seconds spent per phase, summed over the levels.
+#[derive(Default)]
+struct Phases([f64; 5]);
+
+impl Phases {
+    fn time<T>(&mut self, phase: Phase, f: impl FnOnce() -> T) -> T {
+        let t = std::time::Instant::now();
+        let out = f();
+        self.0[phase as usize] += t.elapsed().as_secs_f64();
+        out
+    }
 }
 
 /// The strong connections of each row (diagonal excluded): |a_ij| ≥ θ sqrt(a_ii a_jj), as
