@@ -4,6 +4,8 @@
 # values (Cd 6.18533, Cl 0.009401, Δp 0.171007).
 #
 #   benchmarks/peers/openfoam_dfg.sh [SIZE [WORKDIR]]     # SIZE: meshtool's --size, default 0.06 (28.3k tets; 0.04: 90.5k, 0.0267: 291k)
+#   MSH=mesh.msh benchmarks/peers/openfoam_dfg.sh - [WORKDIR]   # an existing Gmsh mesh (MSH 2.2 ASCII, the
+#                                                     # DFG patches inlet, outlet, walls, cylinder) instead
 #
 # Channel 2.5 × 0.41 × 0.41, cylinder D = 0.1 (axis z through (0.5, 0.2)); inlet
 # U = 16 Um y z (H − y)(H − z) / H⁴, Um = 0.45, ν = 1e-3, ρ = 1; Cd = 2 F_x / (ρ Ū² D H),
@@ -33,8 +35,15 @@ fi
 export WM_PROJECT_DIR=${WM_PROJECT_DIR:-/usr/share/openfoam}   # all the Debian binaries need
 [ -x "$MESHTOOL" ] || { echo "no $MESHTOOL: cargo build --release -p meshtool --features meshtool/gmsh" >&2; exit 1; }
 
-echo "work directory $W; mesh size $SIZE"
-"$MESHTOOL" generate cylinder --size "$SIZE" --msh "$W/dfg.msh" -o "$W/dfg.pmesh" 2>&1 | tail -1
+if [ -n "${MSH:-}" ]; then
+  echo "work directory $W; mesh $MSH"
+  cp "$MSH" "$W/dfg.msh"
+  "$MESHTOOL" prepare "$W/dfg.msh" -o "$W/dfg.pmesh" 2>&1 | tail -1
+  SIZE=$(basename "$MSH")
+else
+  echo "work directory $W; mesh size $SIZE"
+  "$MESHTOOL" generate cylinder --size "$SIZE" --msh "$W/dfg.msh" -o "$W/dfg.pmesh" 2>&1 | tail -1
+fi
 C=$W/of
 rm -rf "$C" && mkdir -p "$C/system" "$C/constant" "$C/0"
 cp -r "$ROOT/benchmarks/peers/dfg-case/system/." "$C/system/"

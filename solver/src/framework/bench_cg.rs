@@ -17,6 +17,7 @@
 use crate::backend::cuda::{self, Device};
 use crate::error::{Result, SolverError};
 use crate::numerics::linalg::amg::{CyclePrecision, HierarchyStats};
+use crate::numerics::linalg::cuda::{agreement, Agreement};
 use crate::numerics::linalg::poisson::{permute, two_point_laplacian, write_csr};
 use crate::numerics::linalg::{solve_cg, AmgSettings, CgPreconditioner, CgReport, CgSettings, CsMat, CudaCg};
 use meshtool::topology::Topology;
@@ -107,9 +108,6 @@ struct CgRow {
 
 /// Relative tolerance of the benchmark's solves.
 const BENCH_TOL: f64 = 1e-8;
-/// The check: solves to 1e-10, solutions within 1e-6 of max |x_cpu|.
-const CHECK_TOL: f64 = 1e-10;
-const CHECK_AGREE: f64 = 1e-6;
 
 pub fn bench_cg(opts: &CgBenchOptions) -> Result<()> {
     let choices = opts
@@ -215,7 +213,7 @@ fn mesh_matrix(nodes: &[[f64; 3]], topo: &Topology, patch: usize) -> (CsMat<f64>
 
 /// The Kuhn box of n³ × 6 tetrahedra on the unit cube, in Hilbert order (as `meshtool
 /// generate box` orders it), Dirichlet on xmin; built in memory (no dual tables).
-fn box_matrix(n: usize) -> Result<(CsMat<f64>, Vec<f64>)> {
+pub fn box_matrix(n: usize) -> Result<(CsMat<f64>, Vec<f64>)> {
     use meshtool::generate::cartesian_box::{generate, BoxSpec};
     let raw = generate(&BoxSpec {
         dims: [n; 3],
@@ -333,44 +331,23 @@ fn measure_cpu(
     })
 }
 
-/// CPU vs CUDA for every preconditioner: both converge to 1e-10, the solutions agree within
-/// 1e-6 of max |x_cpu| and the iteration counts within 2 + 2 % (f32 cycles: 2 + 20 %). Prints
-/// one line each.
+/// CPU vs CUDA for every preconditioner (`linalg::cuda::agreement`); one line each.
 fn check(dev: &Arc<Device>, a: &CsMat<f64>, b: &[f64], label: &str, choices: &[Choice]) -> Result<bool> {
-    let s = CgSettings {
-        rel_tol: CHECK_TOL,
-        max_iter: 50_000,
-        keep_history: true,
-    };
     let mut ok = true;
     for &choice in choices {
         let (pre, _) = choice.build(a)?;
-        let mut x_cpu = vec![0.0; a.rows()];
-        let t = Instant::now();
-        let cpu = solve_cg(a, b, &mut x_cpu, &*pre.on_cpu(a), &s);
-        let t_cpu = t.elapsed().as_secs_f64();
-        let mut cg = CudaCg::new(dev, a, pre, s.clone())?;
-        let bd = dev.upload(b)?;
-        let mut x = dev.zeros::<f64>(a.rows())?;
-        let gpu = cg.solve(&bd, &mut x)?;
-        let x = dev.download(&x)?;
-        let max = x_cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let diff = x.iter().zip(&x_cpu).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / max;
-        let name = cg.name();
-        let slack = if name.ends_with("f32") {
-            2 + cpu.iterations / 5
-        } else {
-            2 + cpu.iterations / 50
-        };
-        let its_ok = gpu.iterations.abs_diff(cpu.iterations) <= slack;
-        let pass = cpu.converged && gpu.converged && diff <= CHECK_AGREE && its_ok;
-        ok &= pass;
+        let r = agreement(dev, a, b, &pre)?;
+        ok &= r.pass;
         println!(
-            "{} check cg {label} {name}: cpu {} its ({:.3e} s/it), cuda {} its, max|x_cuda - x_cpu| / max|x_cpu| = {diff:.2e} (tolerance {CHECK_AGREE:.0e}, both to {CHECK_TOL:.0e})",
-            if pass { "PASS" } else { "FAIL" },
-            cpu.iterations,
-            t_cpu / cpu.iterations.max(1) as f64,
-            gpu.iterations,
+            "{} check cg {label} {}: cpu {} its ({:.3e} s/it), cuda {} its, max|x_cuda - x_cpu| / max|x_cpu| = {:.2e} (tolerance {:.0e}, both to {:.0e})",
+            if r.pass { "PASS" } else { "FAIL" },
+            r.name,
+            r.cpu_iterations,
+            r.cpu_seconds_per_iteration,
+            r.cuda_iterations,
+            r.difference,
+            Agreement::AGREE,
+            Agreement::CHECK_TOL,
         );
     }
     Ok(ok)

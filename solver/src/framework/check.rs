@@ -9,6 +9,49 @@ use crate::error::{Result, SolverError};
 use crate::output::max_relative_difference;
 use std::path::PathBuf;
 
+/// CG with each preconditioner on CPU and CUDA (`linalg::cuda::agreement`): one row each, the
+/// failures counted.
+fn linear_solver_rows(dev: &std::sync::Arc<Device>) -> Result<usize> {
+    use crate::numerics::linalg::amg::CyclePrecision;
+    use crate::numerics::linalg::cuda::{agreement, Agreement};
+    use crate::numerics::linalg::{AmgSettings, CgPreconditioner};
+    let (a, b) = super::bench_cg::box_matrix(16)?;
+    let amg = |precision| {
+        let settings = AmgSettings {
+            max_coarse: 100,
+            precision,
+            ..Default::default()
+        };
+        CgPreconditioner::amg(&a, &settings).map_err(|e| SolverError::Other(e.to_string()))
+    };
+    let pres = [
+        CgPreconditioner::Jacobi,
+        CgPreconditioner::chebyshev(&a, 4),
+        amg(CyclePrecision::F64)?,
+        amg(CyclePrecision::Mixed)?,
+    ];
+    let mut failed = 0;
+    for pre in &pres {
+        let r = agreement(dev, &a, &b, pre)?;
+        failed += !r.pass as usize;
+        println!(
+            "{:<34} {:>5} {:>6} {:>14.3e} {:>10.0e} {:>10} {:>10} {:>6}",
+            format!(
+                "cg {}: box16 ({} / {} its)",
+                r.name, r.cpu_iterations, r.cuda_iterations
+            ),
+            "f64",
+            "-",
+            r.difference,
+            Agreement::AGREE,
+            "-",
+            "-",
+            if r.pass { "PASS" } else { "FAIL" }
+        );
+    }
+    Ok(failed)
+}
+
 #[derive(clap::Args)]
 pub struct CheckOptions {
     /// A family's name [default: all].
@@ -65,6 +108,14 @@ pub fn check(opts: &CheckOptions) -> Result<()> {
             "-",
             "-"
         );
+    }
+    // The linear solvers the implicit families use, every preconditioner, on a 16^3 x 6 box.
+    if opts
+        .family
+        .as_deref()
+        .is_none_or(|f| f == "all" || f == "navier-stokes")
+    {
+        failed += linear_solver_rows(&dev)?;
     }
     for family in families {
         for spec in family.checks() {

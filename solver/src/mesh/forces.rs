@@ -225,16 +225,16 @@ impl PatchForce {
     }
 
     /// `force` with the cell values given by functions: the pressure p(cell) and the velocity
-    /// u(component, cell), read only at `cells()`.
+    /// u(component, cell), read only at `cells()`. The faces are evaluated in parallel and
+    /// summed in their order (the same bits on every run).
     pub fn force_by<R: Real>(
         &self,
         m: &TetGeometry<R>,
         viscosity: f64,
         wall_velocity: [f64; 3],
-        p: impl Fn(usize) -> f64,
+        p: impl Fn(usize) -> f64 + Sync,
         u: impl Fn(usize, usize) -> f64 + Sync,
     ) -> Force {
-        let mut out = Force::default();
         // The vertex fits of the three components (fits only), each vertex once.
         let recs: Vec<[[f64; REC]; 3]> = match &self.fits {
             None => Vec::new(),
@@ -250,42 +250,68 @@ impl PatchForce {
                 })
                 .collect(),
         };
-        for (i, w) in self.faces.iter().enumerate() {
-            let c = w.cell as usize;
-            let xc = m.centroids[c].map(|x| x.f64());
-            let to_face: [f64; 3] = std::array::from_fn(|k| w.centroid[k] - xc[k]);
-            let d = dot(w.normal, to_face);
-            let gp = stencil_gradient(m, c, &w.stencil, &p);
-            let pf = p(c) + dot(gp, to_face);
-            if let Some(wf) = &self.fits {
-                // n . grad u_k at the face centroid from the mean of its vertices' fits.
-                let dudn: [f64; 3] = std::array::from_fn(|k| {
-                    let mut g = [0.0; 3];
-                    for (j, &v) in wf.of_face[i].iter().enumerate() {
-                        let x_v = m.nodes[w.verts[j] as usize].map(|x| x.f64());
-                        let dg = quadratic::record_gradient(&recs[v as usize][k], x_v, w.centroid);
-                        (0..3).for_each(|d| g[d] += dg[d] / 3.0);
-                    }
-                    dot(w.normal, g)
-                });
-                let nn = dot(dudn, w.normal);
-                for k in 0..3 {
-                    out.pressure[k] += pf * w.normal[k] * w.area;
-                    out.viscous[k] -= viscosity * (dudn[k] - nn * w.normal[k]) * w.area;
-                }
-                continue;
-            }
-            // P - x_c: tangential, from the centroid to the point at distance d above the face centroid.
-            let shift: [f64; 3] = std::array::from_fn(|k| to_face[k] - d * w.normal[k]);
-            let du: [f64; 3] = std::array::from_fn(|i| {
-                let g = stencil_gradient(m, c, &w.stencil, |e| u(i, e));
-                u(i, c) + dot(g, shift) - wall_velocity[i]
-            });
-            let dn = dot(du, w.normal);
+        let parts: Vec<Force> = (0..self.faces.len())
+            .into_par_iter()
+            .map(|i| self.face_force(m, i, viscosity, wall_velocity, &recs, &p, &u))
+            .collect();
+        let mut out = Force::default();
+        for f in &parts {
             for k in 0..3 {
-                out.pressure[k] += pf * w.normal[k] * w.area;
-                out.viscous[k] += viscosity * (du[k] - dn * w.normal[k]) / d * w.area;
+                out.pressure[k] += f.pressure[k];
+                out.viscous[k] += f.viscous[k];
             }
+        }
+        out
+    }
+
+    /// Face i's share of the force (`recs`: the vertex fits, with `fits`).
+    #[allow(clippy::too_many_arguments)]
+    fn face_force<R: Real>(
+        &self,
+        m: &TetGeometry<R>,
+        i: usize,
+        viscosity: f64,
+        wall_velocity: [f64; 3],
+        recs: &[[[f64; REC]; 3]],
+        p: &impl Fn(usize) -> f64,
+        u: &impl Fn(usize, usize) -> f64,
+    ) -> Force {
+        let w = &self.faces[i];
+        let c = w.cell as usize;
+        let xc = m.centroids[c].map(|x| x.f64());
+        let to_face: [f64; 3] = std::array::from_fn(|k| w.centroid[k] - xc[k]);
+        let d = dot(w.normal, to_face);
+        let gp = stencil_gradient(m, c, &w.stencil, p);
+        let pf = p(c) + dot(gp, to_face);
+        let mut out = Force::default();
+        if let Some(wf) = &self.fits {
+            // n . grad u_k at the face centroid from the mean of its vertices' fits.
+            let dudn: [f64; 3] = std::array::from_fn(|k| {
+                let mut g = [0.0; 3];
+                for (j, &v) in wf.of_face[i].iter().enumerate() {
+                    let x_v = m.nodes[w.verts[j] as usize].map(|x| x.f64());
+                    let dg = quadratic::record_gradient(&recs[v as usize][k], x_v, w.centroid);
+                    (0..3).for_each(|d| g[d] += dg[d] / 3.0);
+                }
+                dot(w.normal, g)
+            });
+            let nn = dot(dudn, w.normal);
+            for k in 0..3 {
+                out.pressure[k] = pf * w.normal[k] * w.area;
+                out.viscous[k] = -viscosity * (dudn[k] - nn * w.normal[k]) * w.area;
+            }
+            return out;
+        }
+        // P - x_c: tangential, from the centroid to the point at distance d above the face centroid.
+        let shift: [f64; 3] = std::array::from_fn(|k| to_face[k] - d * w.normal[k]);
+        let du: [f64; 3] = std::array::from_fn(|i| {
+            let g = stencil_gradient(m, c, &w.stencil, |e| u(i, e));
+            u(i, c) + dot(g, shift) - wall_velocity[i]
+        });
+        let dn = dot(du, w.normal);
+        for k in 0..3 {
+            out.pressure[k] = pf * w.normal[k] * w.area;
+            out.viscous[k] = viscosity * (du[k] - dn * w.normal[k]) / d * w.area;
         }
         out
     }

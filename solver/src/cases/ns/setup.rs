@@ -418,6 +418,20 @@ impl NsSetup {
         }
     }
 
+    /// The force patch by the wall-shear measure the case did not choose, where the fits exist
+    /// (both measures can be taken): reported beside the case's.
+    fn other_patch_force(&self, patch: u32) -> Result<Option<(&'static str, PatchForce)>> {
+        let Some(fit) = &self.quad_fit else {
+            return Ok(None);
+        };
+        let force = PatchForce::new(&*self.geo, &[patch])?;
+        Ok(match wall_shear(&self.section) {
+            Some(WallShear::Fits) => Some(("distance", force)),
+            Some(WallShear::Distance) => Some(("fits", force.with_fits(fit.clone(), self.sl_bc.clone()))),
+            None => None,
+        })
+    }
+
     /// The velocity and pressure matrices (the pressure's with its reference cell).
     fn matrices(&self) -> (CsMat<f64>, CsMat<f64>) {
         let f = &self.faces;
@@ -562,6 +576,7 @@ impl Setup for NsSetup {
                         drag: fs.drag,
                         lift: fs.lift,
                         norm: *norm,
+                        other: self.other_patch_force(*patch)?,
                     })
                 }
             },
@@ -598,6 +613,7 @@ impl Setup for NsSetup {
             "last_step": r.last_step,
             "solves": {"pressure": r.pressure_solves, "momentum": r.momentum_solves},
             "pressure_amg": r.pressure_amg,
+            "other_wall_shear": r.other_wall_shear,
         });
         let ours = [("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
         let mut errors = serde_json::Map::new();

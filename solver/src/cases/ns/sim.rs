@@ -25,6 +25,18 @@ pub struct ForceSpec {
     pub drag: [f64; 3],
     pub lift: [f64; 3],
     pub norm: Normalisation,
+    /// The same force by the other wall-shear measure (its name: "fits" or "distance"), where
+    /// both can be taken: summary.json reports its cd and cl beside the case's.
+    pub other: Option<(&'static str, PatchForce)>,
+}
+
+impl ForceSpec {
+    /// (cd, cl) of a force.
+    fn coefficients(&self, f: &Force) -> [f64; 2] {
+        let c = self.norm.coefficients(f.total());
+        let along = |a: [f64; 3]| c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
+        [along(self.drag), along(self.lift)]
+    }
 }
 
 /// The names of the two dp probes (dp = p(a) - p(b)), in probes.csv's columns.
@@ -143,6 +155,16 @@ pub struct Report {
     pub max_divergence: f64,
     /// The pressure AMG hierarchy (levels, rows, complexity, set-up time), where used.
     pub pressure_amg: Option<HierarchyStats>,
+    /// cd and cl by the wall-shear measure the case did not choose.
+    pub other_wall_shear: Option<OtherMeasure>,
+}
+
+/// The force coefficients by the other wall-shear measure (`forces.wall_shear`).
+#[derive(Clone, Debug, Serialize)]
+pub struct OtherMeasure {
+    pub wall_shear: &'static str,
+    pub cd: f64,
+    pub cl: f64,
 }
 
 /// Host copies of u and p.
@@ -266,14 +288,13 @@ impl<O: NsOps> NsSim<O> {
 
     /// The force with cd and cl, and the probes with dp, of the cell values p(cell) and
     /// u(component, cell).
-    fn measure_by(&self, p: impl Fn(usize) -> f64, u: impl Fn(usize, usize) -> f64 + Sync) -> Result<Measured> {
+    fn measure_by(&self, p: impl Fn(usize) -> f64 + Sync, u: impl Fn(usize, usize) -> f64 + Sync) -> Result<Measured> {
         let g = &*self.c.geo;
         let force = self.c.force.as_ref().map(|fs| {
             let f = fs.patch.force_by(g, self.c.mu, [0.0; 3], &p, &u);
-            let c = fs.norm.coefficients(f.total());
-            let along = |a: [f64; 3]| c[0] * a[0] + c[1] * a[1] + c[2] * a[2];
-            (f, [along(fs.drag), along(fs.lift)])
+            (f, fs.coefficients(&f))
         });
+
         let probes = match &self.c.probes {
             None => None,
             Some(pr) => {
@@ -312,10 +333,22 @@ impl<O: NsOps> NsSim<O> {
         if let Some((f, [cd, cl])) = &m.force {
             (r.force, r.cd, r.cl) = (Some(f.total()), Some(*cd), Some(*cl));
         }
+
         if let Some((_, _, dp)) = m.probes {
             r.dp = Some(dp);
         }
         Ok(m.force.map(|(f, _)| f.total()))
+    }
+
+    /// cd and cl by the other wall-shear measure, into the report (at outputs and at the end:
+    /// the per-step criterion needs the case's measure only).
+    fn measure_other(&self, h: &Host) {
+        let Some(fs) = &self.c.force else { return };
+        let Some((name, patch)) = &fs.other else { return };
+        let (u, p) = h;
+        let f = patch.force_by(&*self.c.geo, self.c.mu, [0.0; 3], |c| p[c], |k, c| u[k][c]);
+        let [cd, cl] = fs.coefficients(&f);
+        self.c.report.lock().unwrap().other_wall_shear = Some(OtherMeasure { wall_shear: name, cd, cl });
     }
 
     /// A row of forces.csv and probes.csv at the clock's time (where they are open).
@@ -510,6 +543,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
     fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>> {
         let h = self.host()?;
         self.write_series(clock, &h)?;
+        self.measure_other(&h);
         let (u, p) = h;
         let vel: Vec<f64> = (0..p.len()).flat_map(|c| [u[0][c], u[1][c], u[2][c]]).collect();
         let mut out = derived_fields(&*self.c.geo, [&u[0], &u[1], &u[2]]);

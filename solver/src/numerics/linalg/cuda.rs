@@ -587,6 +587,65 @@ impl CudaCg {
     }
 }
 
+/// CPU against CUDA for one preconditioner on one matrix: both solved to `CHECK_TOL` from 0.
+#[derive(Clone, Debug)]
+pub struct Agreement {
+    pub name: String,
+    pub cpu_iterations: usize,
+    pub cuda_iterations: usize,
+    /// max |x_cuda - x_cpu| / max |x_cpu|.
+    pub difference: f64,
+    pub cpu_seconds_per_iteration: f64,
+    pub pass: bool,
+}
+
+impl Agreement {
+    /// Both solves' relative tolerance.
+    pub const CHECK_TOL: f64 = 1e-10;
+    /// The solutions' agreement, relative to max |x_cpu|.
+    pub const AGREE: f64 = 1e-6;
+}
+
+/// The CPU and the CUDA solver on A x = b with `pre`: both converge to 1e-10, the solutions
+/// agree within 1e-6 of max |x_cpu| and the iteration counts within 2 + 2 % (f32 cycles:
+/// 2 + 20 %, their rounding is not the CPU's).
+pub fn agreement(dev: &Arc<Device>, a: &CsMat<f64>, b: &[f64], pre: &CgPreconditioner) -> Result<Agreement> {
+    let s = CgSettings {
+        rel_tol: Agreement::CHECK_TOL,
+        max_iter: 50_000,
+        keep_history: true,
+    };
+    let mut x_cpu = vec![0.0; a.rows()];
+    let t = std::time::Instant::now();
+    let cpu = super::cg::solve_cg(a, b, &mut x_cpu, &*pre.on_cpu(a), &s);
+    let t_cpu = t.elapsed().as_secs_f64();
+    let mut cg = CudaCg::new(dev, a, pre.clone(), s)?;
+    let bd = dev.upload(b)?;
+    let mut x = dev.zeros::<f64>(a.rows())?;
+    let gpu = cg.solve(&bd, &mut x)?;
+    let x = dev.download(&x)?;
+    let max = x_cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let difference = x.iter().zip(&x_cpu).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / max;
+    let name = cg.name();
+    let slack = if name.ends_with("f32") {
+        2 + cpu.iterations / 5
+    } else {
+        2 + cpu.iterations / 50
+    };
+    let pass = cpu.converged
+        && gpu.converged
+        && difference <= Agreement::AGREE
+        && gpu.iterations.abs_diff(cpu.iterations) <= slack;
+    Ok(Agreement {
+        name,
+        cpu_iterations: cpu.iterations,
+        cuda_iterations: gpu.iterations,
+        difference,
+        cpu_seconds_per_iteration: t_cpu / cpu.iterations.max(1) as f64,
+        pass,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::amg::AmgSettings;

@@ -78,7 +78,7 @@ pub fn build(a: &CsMat<f64>, s: &AmgSettings) -> Result<Hierarchy, SetupError> {
             } else {
                 p0
             };
-            let r: CsMat<f64> = p.transpose_view().to_csr();
+            let r = transpose(&p);
             (p, r)
         });
         let coarse = phases.time(Phase::Galerkin, || &r * &(&current * &p));
@@ -287,6 +287,72 @@ fn smooth_prolongator(a: &CsMat<f64>, diag: &[f64], p0: &CsMat<f64>, omega: f64)
     CsMat::new((a.rows(), p0.cols()), indptr, indices, data)
 }
 
+/// Aᵀ of a CSR matrix, in CSR with each row's columns ascending (as a sequential transpose
+/// gives them), in parallel: per chunk of rows, the count of each column, then each chunk
+/// writes its entries at offsets that put the chunks' rows in order within every column.
+fn transpose(a: &CsMat<f64>) -> CsMat<f64> {
+    let (rows, cols) = (a.rows(), a.cols());
+    let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
+    let indptr = indptr.raw_storage();
+    let chunks = rayon::current_num_threads().clamp(1, 64).min(rows.max(1));
+    let chunk_rows = rows.div_ceil(chunks).max(1);
+    let ranges: Vec<std::ops::Range<usize>> = (0..chunks)
+        .map(|k| (k * chunk_rows).min(rows)..((k + 1) * chunk_rows).min(rows))
+        .collect();
+    let counts: Vec<Vec<u32>> = ranges
+        .par_iter()
+        .map(|r| {
+            let mut c = vec![0u32; cols];
+            for &j in &indices[indptr[r.start]..indptr[r.end]] {
+                c[j] += 1;
+            }
+            c
+        })
+        .collect();
+    // Column starts, then each chunk's first slot in every column (column-major, by chunk).
+    let mut first = vec![0usize; cols * chunks];
+    first.par_chunks_mut(chunks).enumerate().for_each(|(j, f)| {
+        let mut acc = 0;
+        for (k, slot) in f.iter_mut().enumerate() {
+            *slot = acc;
+            acc += counts[k][j] as usize;
+        }
+    });
+    let mut colptr = Vec::with_capacity(cols + 1);
+    colptr.push(0usize);
+    for j in 0..cols {
+        colptr.push(colptr[j] + first[j * chunks + chunks - 1] + counts[chunks - 1][j] as usize);
+    }
+    let mut starts: Vec<Vec<usize>> = (0..chunks)
+        .into_par_iter()
+        .map(|k| (0..cols).map(|j| colptr[j] + first[j * chunks + k]).collect())
+        .collect();
+    let nnz = indices.len();
+    let mut t_indices = vec![0usize; nnz];
+    let mut t_data = vec![0.0f64; nnz];
+    {
+        // Every (column, chunk) owns a disjoint run of slots: written through raw pointers.
+        let ip = t_indices.as_mut_ptr() as usize;
+        let dp = t_data.as_mut_ptr() as usize;
+        ranges.par_iter().zip(starts.par_iter_mut()).for_each(|(r, next)| {
+            for i in r.clone() {
+                for e in indptr[i]..indptr[i + 1] {
+                    let j = indices[e];
+                    let slot = next[j];
+                    next[j] += 1;
+                    // SAFETY: slot lies in this chunk's run of column j, which no other chunk
+                    // writes, and below nnz (the counts sum to nnz).
+                    unsafe {
+                        *(ip as *mut usize).add(slot) = i;
+                        *(dp as *mut f64).add(slot) = data[e];
+                    }
+                }
+            }
+        });
+    }
+    CsMat::new((cols, rows), colptr, t_indices, t_data)
+}
+
 impl Coarse {
     /// The dense inverse of the coarsest matrix by Cholesky (it is SPD).
     fn invert(a: &CsMat<f64>) -> Result<Coarse, SetupError> {
@@ -389,6 +455,20 @@ mod tests {
         assert_eq!(pb[5], 0.0);
         let ptp = &p.transpose_view().to_csr() * &p;
         assert!((ptp.get(0, 0).unwrap() - 1.0).abs() < 1e-14 && (ptp.get(1, 1).unwrap() - 1.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn the_parallel_transpose_is_sprs_s() {
+        let mut t = TriMat::new((50, 37));
+        for k in 0..400usize {
+            t.add_triplet((k * 7919) % 50, (k * 104729) % 37, k as f64 * 0.5 - 3.0);
+        }
+        let a: CsMat<f64> = t.to_csr();
+        let want: CsMat<f64> = a.transpose_view().to_csr();
+        let got = transpose(&a);
+        assert_eq!(got.indptr().raw_storage(), want.indptr().raw_storage());
+        assert_eq!(got.indices(), want.indices());
+        assert_eq!(got.data(), want.data());
     }
 
     #[test]
