@@ -18,7 +18,9 @@ use super::cg::{diagonal, CgReport, CgSettings};
 use super::preconditioner::CgPreconditioner;
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
-use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{
+    sys, CudaEvent, CudaFunction, CudaGraph, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg,
+};
 use kernels::cg as k;
 use rayon::prelude::*;
 use sprs::CsMat;
@@ -35,6 +37,16 @@ const SC_DONE: usize = 6;
 const F_CHEB_FIRST: u32 = 1;
 const F_Z_DONE: u32 = 2;
 const F_CHECK: u32 = 4;
+
+/// What a captured batch depends on besides the solver's fixed buffers: the check pattern, the
+/// batch length, the history buffer and the tolerance the kernels test.
+#[derive(Clone, Copy, PartialEq)]
+struct GraphKey {
+    every: usize,
+    batch: usize,
+    hist: u64,
+    tol: u64,
+}
 
 /// The scaled off-diagonal part of the matrix on the device.
 struct DeviceMatrix {
@@ -149,6 +161,14 @@ struct Ptrs {
 /// CG on the device for one matrix.
 pub struct CudaCg {
     dev: Arc<Device>,
+    /// CG's own stream (a graph is captured from a stream other than the legacy default):
+    /// `solve` orders it after the work queued on the device's compute stream.
+    stream: Arc<CudaStream>,
+    /// A batch of iterations captured as a CUDA graph (and what it was captured for), replayed
+    /// instead of launching each kernel: an AMG iteration is ~20 launches, whose host cost
+    /// would otherwise bound small meshes. `CFD_CG_GRAPHS=0` launches directly.
+    graph: Option<(GraphKey, CudaGraph)>,
+    pub use_graphs: bool,
     m: DeviceMatrix,
     pub precond: CgPreconditioner,
     /// The V-cycle on the device (AMG only).
@@ -249,6 +269,9 @@ impl CudaCg {
         let mut bufs = bufs;
         bufs.push(partial);
         Ok(CudaCg {
+            stream: dev.ctx.new_stream()?,
+            graph: None,
+            use_graphs: std::env::var("CFD_CG_GRAPHS").as_deref() != Ok("0"),
             dev: dev.clone(),
             m,
             precond,
@@ -336,16 +359,33 @@ impl CudaCg {
             self.ptr.hist = self.dev.ptr(&self.hist);
         }
         let (bp, xp) = (self.dev.ptr(b), self.dev.ptr(x));
+        // b and x come from the compute stream's work.
+        self.stream.wait(&self.dev.record(&self.dev.stream)?)?;
         self.init(bp, xp)?;
         let every = if s.keep_history { 1 } else { self.check_every.max(1) };
         let batch = self.batch.max(1);
+        let key = GraphKey {
+            every,
+            batch,
+            hist: self.ptr.hist,
+            tol: s.rel_tol.to_bits(),
+        };
+        // A batch's check pattern repeats when it starts at a multiple of both lengths.
+        let graphs = self.use_graphs && batch % every == 0 && batch % 2 == 0;
         let mut prev: Option<usize> = None;
-        for it in 0..s.max_iter {
-            self.iteration((it + 1) % every == 0 || it + 1 == s.max_iter)?;
-            if (it + 1) % batch == 0 {
-                let slot = (it / batch) % 2;
-                self.dev.stream.memcpy_dtoh(&self.sc, &mut self.pinned[slot])?;
-                self.copied[slot].record(&self.dev.stream)?;
+        let mut it = 0;
+        while it < s.max_iter {
+            if graphs && it + batch < s.max_iter {
+                self.batch_graph(key)?;
+                it += batch;
+            } else {
+                self.iteration((it + 1) % every == 0 || it + 1 == s.max_iter)?;
+                it += 1;
+            }
+            if it % batch == 0 {
+                let slot = (it / batch - 1) % 2;
+                self.stream.memcpy_dtoh(&self.sc, &mut self.pinned[slot])?;
+                self.copied[slot].record(&self.stream)?;
                 if let Some(p) = prev {
                     // The copy of the batch before must have landed: without this wait the
                     // host reads what the buffer held before (the last solve's `done`).
@@ -358,11 +398,11 @@ impl CudaCg {
             }
         }
         self.finish(xp)?;
-        let sc = self.dev.stream.clone_dtoh(&self.sc)?;
+        let sc = self.stream.clone_dtoh(&self.sc)?;
         let iterations = sc[SC_IT] as usize;
         let mut history = vec![];
         if s.keep_history && iterations > 0 {
-            history = self.dev.stream.clone_dtoh(&self.hist.slice(0..iterations))?;
+            history = self.stream.clone_dtoh(&self.hist.slice(0..iterations))?;
         }
         Ok(CgReport {
             iterations,
@@ -390,14 +430,14 @@ impl CudaCg {
         let (theta_inv, flags) = self.first_stage();
         let p = self.ptr;
         let (ell, n, tol) = (self.m.ell, self.m.n as u64, self.settings.rel_tol);
-        self.zi = 0;
+        // The first iteration has beta = 0 and reads no old direction: start from p[0].
+        (self.pi, self.zi) = (0, 0);
         let cfg = self.cfg();
         // SAFETY: every pointer is a live buffer of n values (b, x the caller's, checked), the
         // scalars SC_LEN, partials 3 x grid, the counter one u32; the grid is the one the
         // partials were sized for.
         unsafe {
-            self.dev
-                .stream
+            self.stream
                 .launch_builder(&self.funcs.init)
                 .arg(&p.rowptr)
                 .arg(&p.cols)
@@ -422,6 +462,37 @@ impl CudaCg {
         self.precondition()
     }
 
+    /// One batch of iterations (checks every `key.every`) by the captured graph, captured at the
+    /// first call (or when what it depends on changed). The pointers p and z alternate within
+    /// an iteration and return to where they started after an even batch (`init` resets them).
+    fn batch_graph(&mut self, key: GraphKey) -> Result<()> {
+        if self.graph.as_ref().is_none_or(|(k, _)| *k != key) {
+            self.graph = None;
+            let (pi, zi) = (self.pi, self.zi);
+            self.stream
+                .begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)?;
+            let mut launched = Ok(());
+            for it in 0..key.batch {
+                launched = self.iteration((it + 1) % key.every == 0);
+                if launched.is_err() {
+                    break;
+                }
+            }
+            let graph = self.stream.end_capture(sys::CUgraphInstantiate_flags(0))?;
+            launched?;
+            (self.pi, self.zi) = (pi, zi);
+            let Some(graph) = graph else {
+                return Err(SolverError::Cuda(
+                    "CG: capturing a batch of iterations gave no graph".into(),
+                ));
+            };
+            self.graph = Some((key, graph));
+        }
+        let (_, graph) = self.graph.as_ref().expect("captured above");
+        graph.launch()?;
+        Ok(())
+    }
+
     /// One CG iteration; `check`: compute and test ‖b − Ax‖.
     fn iteration(&mut self, check: bool) -> Result<()> {
         let p = self.ptr;
@@ -431,8 +502,7 @@ impl CudaCg {
         let cfg = self.cfg();
         // SAFETY: as in `init`; p_old and p_new are distinct buffers (neighbours read p_old).
         unsafe {
-            self.dev
-                .stream
+            self.stream
                 .launch_builder(&self.funcs.dir_spmv)
                 .arg(&p.rowptr)
                 .arg(&p.cols)
@@ -456,8 +526,7 @@ impl CudaCg {
         let tol = self.settings.rel_tol;
         // SAFETY: as in `init`; hist holds at least max_iter values.
         unsafe {
-            self.dev
-                .stream
+            self.stream
                 .launch_builder(&self.funcs.update)
                 .arg(&n)
                 .arg(&p.y)
@@ -484,14 +553,17 @@ impl CudaCg {
     fn precondition(&mut self) -> Result<()> {
         if let Some(cycle) = &self.cycle {
             let p = self.ptr;
-            return cycle.launch(CgIo {
-                r: p.r,
-                z: p.z[0],
-                sc: p.sc,
-                partial: p.partial,
-                counter: p.counter,
-                grid: self.grid,
-            });
+            return cycle.launch(
+                &self.stream,
+                CgIo {
+                    r: p.r,
+                    z: p.z[0],
+                    sc: p.sc,
+                    partial: p.partial,
+                    counter: p.counter,
+                    grid: self.grid,
+                },
+            );
         }
         let CgPreconditioner::Chebyshev(b) = self.precond else {
             return Ok(());
@@ -506,8 +578,7 @@ impl CudaCg {
             self.zi = 1 - self.zi;
             // SAFETY: as in `init`; z_old and z_new are distinct buffers.
             unsafe {
-                self.dev
-                    .stream
+                self.stream
                     .launch_builder(&self.funcs.cheb_step)
                     .arg(&p.rowptr)
                     .arg(&p.cols)
@@ -536,8 +607,7 @@ impl CudaCg {
         let n = self.m.n as u64;
         // SAFETY: y, sqd and x hold n values, sc SC_LEN.
         unsafe {
-            self.dev
-                .stream
+            self.stream
                 .launch_builder(&self.funcs.finish)
                 .arg(&n)
                 .arg(&p.y)
@@ -546,7 +616,7 @@ impl CudaCg {
                 .arg(&p.sc)
                 .launch(self.cfg())?
         };
-        Ok(self.dev.stream.synchronize()?)
+        Ok(self.stream.synchronize()?)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use crate::numerics::linalg::cg::diagonal;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::amg as k;
 use rayon::prelude::*;
 use sprs::CsMat;
@@ -190,8 +190,8 @@ pub struct CgIo {
 
 /// A hierarchy's V-cycle on the device, in either precision.
 pub trait DeviceCycle: Send {
-    /// Queues z = M r on the compute stream, with r.z and CG's beta (cg.cu's scalars).
-    fn launch(&self, io: CgIo) -> Result<()>;
+    /// Queues z = M r on `stream` (CG's), with r.z and CG's beta (cg.cu's scalars).
+    fn launch(&self, stream: &CudaStream, io: CgIo) -> Result<()>;
     /// The bytes a cycle must move at the least (`Hierarchy::cycle_bytes` in its precision).
     fn bytes(&self) -> f64;
     /// "f32" or "f64".
@@ -325,8 +325,7 @@ impl<T: Real> DeviceAmg<T> {
     /// The cycle on level `l` for the right-hand side `b` (a device address: CG's residual in
     /// double on the finest level, the level's own `b` below); the result is in x[1] (or in
     /// `coarse_x`), or in CG's z on the finest level.
-    fn cycle(&self, l: usize, io: &CgIo) -> Result<()> {
-        let s = &self.dev.stream;
+    fn cycle(&self, s: &CudaStream, l: usize, io: &CgIo) -> Result<()> {
         let Some(lv) = self.levels.get(l) else {
             let (f, b) = if l == 0 {
                 (&self.funcs.coarse_cg, io.r)
@@ -346,7 +345,7 @@ impl<T: Real> DeviceAmg<T> {
                     .launch(cfg(grid))?
             };
             if l == 0 {
-                self.finish_z(self.nc, x, io)?;
+                self.finish_z(s, self.nc, x, io)?;
             }
             return Ok(());
         };
@@ -429,7 +428,7 @@ impl<T: Real> DeviceAmg<T> {
                 .arg(&io.sc)
                 .launch(cfg(grid_for(&self.dev, nc as usize)))?
         };
-        self.cycle(l + 1, io)?;
+        self.cycle(s, l + 1, io)?;
         unsafe {
             s.launch_builder(&self.funcs.prolong)
                 .arg(&lv.p.c)
@@ -505,19 +504,17 @@ impl<T: Real> DeviceAmg<T> {
         }
         if fine {
             // One smoothing step: z = x1 as it stands.
-            self.finish_z(lv.n, x1, io)?;
+            self.finish_z(s, lv.n, x1, io)?;
         }
         Ok(())
     }
 
     /// z = x (n values) in double with r.z, on CG's grid.
-    fn finish_z(&self, n: usize, x: u64, io: &CgIo) -> Result<()> {
+    fn finish_z(&self, s: &CudaStream, n: usize, x: u64, io: &CgIo) -> Result<()> {
         let n = n as u64;
         // SAFETY: x, r and z hold n values; sc, partial and counter are CG's, sized for its grid.
         unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.funcs.finish_z)
+            s.launch_builder(&self.funcs.finish_z)
                 .arg(&n)
                 .arg(&x)
                 .arg(&io.r)
@@ -532,8 +529,8 @@ impl<T: Real> DeviceAmg<T> {
 }
 
 impl<T: Real> DeviceCycle for DeviceAmg<T> {
-    fn launch(&self, io: CgIo) -> Result<()> {
-        self.cycle(0, &io)
+    fn launch(&self, stream: &CudaStream, io: CgIo) -> Result<()> {
+        self.cycle(stream, 0, &io)
     }
 
     fn bytes(&self) -> f64 {
