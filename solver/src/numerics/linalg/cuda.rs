@@ -371,7 +371,7 @@ impl CudaCg {
             tol: s.rel_tol.to_bits(),
         };
         // A batch's check pattern repeats when it starts at a multiple of both lengths.
-        let graphs = self.use_graphs && batch % every == 0 && batch % 2 == 0;
+        let graphs = self.use_graphs && batch.is_multiple_of(every) && batch.is_multiple_of(2);
         let mut prev: Option<usize> = None;
         let mut it = 0;
         while it < s.max_iter {
