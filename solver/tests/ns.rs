@@ -517,6 +517,30 @@ fn the_default_theta_is_stable_far_beyond_the_explicit_viscous_limit() {
     assert!(worst < 1.0, "u_max 1e-4: error {worst} after 60 steps");
 }
 
+/// A steady run whose velocity change cannot reach its tolerance (here 1e-30, below what the
+/// solves' 1e-8 tolerances leave) stops once the change has stalled for `stall_window` steps,
+/// saying why in summary.json, instead of running to its step cap; with `stall_window = 0` it
+/// runs to the cap.
+#[test]
+fn a_steady_run_on_a_floor_stops_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = box_mesh(dir.path(), [8, 4, 2], [2.0, 1.0, 0.25]);
+    let steady =
+        |w: u64| format!("steady = {{ velocity_tol = 1e-30, force_tol = 1e-5, window = 5, stall_window = {w} }}");
+    let (_, _, s) = run_case(dir.path(), &poiseuille(&mesh, 0.1, &steady(40)));
+    let at = s["stalled_at_step"].as_u64().unwrap_or_else(|| panic!("{s}"));
+    assert!((40..400).contains(&at), "{s}");
+    assert!(s["converged_at_step"].is_null(), "{s}");
+    let why = s["stop_reason"].as_str().unwrap();
+    assert!(why.contains("floor") && why.contains("1.0e-30"), "{why}");
+    let (clock, _, s) = run_case(dir.path(), &poiseuille(&mesh, 0.1, &steady(0)));
+    assert_eq!(clock.step, 400, "{s}");
+    assert!(
+        s["stalled_at_step"].is_null() && s["converged_at_step"].is_null(),
+        "{s}"
+    );
+}
+
 /// theta outside [0.5, 1] is refused, naming the key.
 #[test]
 fn theta_outside_its_range_is_refused() {

@@ -177,6 +177,10 @@ pub enum NonOrthogonal {
 /// When a steady run has converged: the relative change of the velocity per step,
 /// |u^(n+1) - u^n|_2 / |u^(n+1)|_2, and that of the force on the `forces` patch,
 /// |F^(n+1) - F^n| / |F^(n+1)|, both at or below their tolerance for `window` steps in a row.
+/// A run whose velocity change stops falling above its tolerance (a floor of the discrete
+/// iteration) while the force is steady to `force_tol` stops after `stall_window` steps of it,
+/// saying so (summary.json `stalled_at_step`, `stop_reason`; `converged_at_step` stays null),
+/// instead of running to its step cap.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SteadySettings {
@@ -186,6 +190,10 @@ pub struct SteadySettings {
     pub force_tol: f64,
     #[serde(default = "window")]
     pub window: u64,
+    /// Steps the floor must last [200]: the smallest velocity change of its last half no less
+    /// than half that of its first half, the force steady over the last half. 0: never stop so.
+    #[serde(default = "stall_window")]
+    pub stall_window: u64,
 }
 
 impl Default for SteadySettings {
@@ -194,6 +202,7 @@ impl Default for SteadySettings {
             velocity_tol: velocity_tol(),
             force_tol: force_tol(),
             window: window(),
+            stall_window: stall_window(),
         }
     }
 }
@@ -318,6 +327,9 @@ fn force_tol() -> f64 {
 }
 fn window() -> u64 {
     5
+}
+fn stall_window() -> u64 {
+    200
 }
 fn fail_residual() -> f64 {
     1e-2

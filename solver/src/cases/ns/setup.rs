@@ -608,6 +608,8 @@ impl Setup for NsSetup {
             "cfl_length_scale": self.h,
             "reference_speed": self.u_ref,
             "converged_at_step": r.converged_at,
+            "stalled_at_step": r.stalled_at,
+            "stop_reason": r.stop_reason,
             "cg_warnings": r.cg_warnings,
             "max_relative_divergence": r.max_divergence,
             "last_step": r.last_step,

@@ -151,6 +151,9 @@ pub struct Report {
     pub cl: Option<f64>,
     pub dp: Option<f64>,
     pub converged_at: Option<u64>,
+    /// A steady run stopped on a floor (`SteadySettings::stall_window`): the step, and why.
+    pub stalled_at: Option<u64>,
+    pub stop_reason: Option<String>,
     pub cg_warnings: u64,
     pub max_divergence: f64,
     /// The pressure AMG hierarchy (levels, rows, complexity, set-up time), where used.
@@ -165,6 +168,43 @@ pub struct OtherMeasure {
     pub wall_shear: &'static str,
     pub cd: f64,
     pub cl: f64,
+}
+
+/// The floor watch of a steady run (`SteadySettings::stall_window`): the last velocity changes
+/// and how many steps in a row the force has been steady.
+#[derive(Default)]
+struct Stall {
+    du: std::collections::VecDeque<f64>,
+    steady_force: u64,
+}
+
+impl Stall {
+    /// One step's (velocity change, force change); the reason to stop, once stalled.
+    fn push(&mut self, (du, df): (f64, f64), s: &SteadySettings) -> Option<String> {
+        let window = s.stall_window as usize;
+        if window < 2 {
+            return None;
+        }
+        let half = window / 2;
+        self.du.push_back(du);
+        if self.du.len() > 2 * half {
+            self.du.pop_front();
+        }
+        // The first step's force change is NaN (no force before): not steady.
+        self.steady_force = if df <= s.force_tol { self.steady_force + 1 } else { 0 };
+        if self.du.len() < 2 * half || self.steady_force < half as u64 || du <= s.velocity_tol {
+            return None;
+        }
+        let min = |it: std::collections::vec_deque::Iter<'_, f64>| it.copied().fold(f64::INFINITY, f64::min);
+        let before = min(self.du.range(..half));
+        let recent = min(self.du.range(half..));
+        (recent > 0.5 * before).then(|| {
+            format!(
+                "the velocity change has stopped falling (its least in the last {half} steps {recent:.3e}, in the {half} before {before:.3e}) and keeps rising above the criterion {:.1e}, while the force changed by at most {:.1e} a step: a floor of the discrete iteration, with converged forces",
+                s.velocity_tol, s.force_tol
+            )
+        })
+    }
 }
 
 /// Host copies of u and p.
@@ -229,6 +269,7 @@ pub struct NsSim<O: NsOps> {
     prev_force: Option<[f64; 3]>,
     calm: u64,
     converged: bool,
+    stall: Stall,
     series: Series,
     /// Steps this simulation took (not restored by a restart: the solvers' statistics are not).
     steps: u64,
@@ -265,6 +306,7 @@ impl<O: NsOps> NsSim<O> {
             prev_force: None,
             calm: 0,
             converged: false,
+            stall: Stall::default(),
             series: Series::default(),
             steps: 0,
         })
@@ -418,6 +460,22 @@ impl<O: NsOps> NsSim<O> {
         (du, if df.is_finite() { df } else { f64::NAN })
     }
 
+    /// After a step of a steady run that has not converged: stop it (the loop sees
+    /// `converged`) where its velocity change has hit a floor while the force is steady.
+    fn stall_check(&mut self, step: u64, change: (f64, f64)) {
+        if self.c.mode != Mode::Steady || self.converged {
+            return;
+        }
+        let Some(reason) = self.stall.push(change, &self.c.steady) else {
+            return;
+        };
+        eprintln!("warning: step {step}: {reason}; the run stops here (summary.json stop_reason)");
+        let mut r = self.c.report.lock().unwrap();
+        r.stalled_at = Some(step);
+        r.stop_reason = Some(reason);
+        self.converged = true;
+    }
+
     fn log(&self, clock: &Clock, row: &StepRow) {
         let first = clock.step == 0;
         if !(first || self.converged || (self.c.log_every > 0 && (clock.step + 1).is_multiple_of(self.c.log_every))) {
@@ -476,6 +534,9 @@ impl<O: NsOps> Simulation for NsSim<O> {
         let force = self.measure()?;
         let change = self.steady_check(&rep, force);
         let div = self.ops.divergence(&self.st.flux)?;
+        // Before the report reads `converged`: a stall stops the run without converging it.
+        let converged = self.converged;
+        self.stall_check(clock.step + 1, change);
         // The first pressure solve's right-hand side is (rho / (theta dt)) times the predicted
         // fluxes' imbalance (plus the deferred part, zero in the first solve).
         let mass = rep.pressure.first().map_or(0.0, |p| p.rhs_norm) * self.c.theta * dt / self.c.rho / self.c.flow_scale;
@@ -489,7 +550,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
             r.max_divergence = r.max_divergence.max(div);
             r.pressure_solves.add(&rep.pressure);
             r.momentum_solves.add(&rep.momentum);
-            if self.converged && r.converged_at.is_none() {
+            if converged && r.converged_at.is_none() {
                 r.converged_at = Some(clock.step + 1);
             }
         }
