@@ -308,7 +308,7 @@ fn measure_cpu(
         rep = solve_cg(a, b, &mut x, &*m, &settings);
         best = best.min(t.elapsed().as_secs_f64());
     }
-    let bytes = crate::cases::ns::cpu::cg_bytes_per_iteration(a, pre);
+    let bytes = pre.cpu_bytes_per_iteration(a);
     let per_it = best / rep.iterations.max(1) as f64;
     Ok(CgRow {
         backend: "cpu",

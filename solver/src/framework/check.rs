@@ -9,6 +9,34 @@ use crate::error::{Result, SolverError};
 use crate::output::max_relative_difference;
 use std::path::PathBuf;
 
+/// The rows every family relies on: two streams ordered by an event, and the shared
+/// structured-grid halo fill for every condition (the families use a few of them). The failures.
+fn shared_rows(dev: &std::sync::Arc<Device>) -> Result<usize> {
+    let mut failed = 0;
+    let ordered = dev.streams_ordered()?;
+    failed += !ordered as usize;
+    let status = if ordered { "PASS" } else { "FAIL" };
+    println!(
+        "{:<34} {:>5} {:>6} {:>14} {:>10} {:>10} {:>10} {status:>6}",
+        "backend: event orders two streams", "f64", "-", "-", "-", "-", "-"
+    );
+    for (name, diff) in crate::grid::cuda::agreement(dev)? {
+        let ok = diff == 0.0;
+        failed += !ok as usize;
+        let status = if ok { "PASS" } else { "FAIL" };
+        println!(
+            "{:<34} {:>5} {:>6} {diff:>14.3e} {:>10} {:>10} {:>10} {status:>6}",
+            format!("grid halo: {name}"),
+            "f64",
+            "-",
+            0,
+            "-",
+            "-"
+        );
+    }
+    Ok(failed)
+}
+
 /// CG with each preconditioner on CPU and CUDA (`linalg::cuda::agreement`): one row each, the
 /// failures counted.
 fn linear_solver_rows(dev: &std::sync::Arc<Device>) -> Result<usize> {
@@ -86,35 +114,9 @@ pub fn check(opts: &CheckOptions) -> Result<()> {
         "{:<34} {:>5} {:>6} {:>14} {:>10} {:>10} {:>10} {:>6}",
         "family: check", "prec", "steps", "max rel diff", "tolerance", "L1 cpu", "L1 cuda", ""
     );
-    let mut failed = 0;
-    let ordered = dev.streams_ordered()?;
-    failed += !ordered as usize;
-    let status = if ordered { "PASS" } else { "FAIL" };
-    println!(
-        "{:<34} {:>5} {:>6} {:>14} {:>10} {:>10} {:>10} {status:>6}",
-        "backend: event orders two streams", "f64", "-", "-", "-", "-", "-"
-    );
-    // The shared structured-grid halo fill, every condition (the families use a few of them).
-    for (name, diff) in crate::grid::cuda::agreement(&dev)? {
-        let ok = diff == 0.0;
-        failed += !ok as usize;
-        let status = if ok { "PASS" } else { "FAIL" };
-        println!(
-            "{:<34} {:>5} {:>6} {diff:>14.3e} {:>10} {:>10} {:>10} {status:>6}",
-            format!("grid halo: {name}"),
-            "f64",
-            "-",
-            0,
-            "-",
-            "-"
-        );
-    }
+    let mut failed = shared_rows(&dev)?;
     // The linear solvers the implicit families use, every preconditioner, on a 16^3 x 6 box.
-    if opts
-        .family
-        .as_deref()
-        .is_none_or(|f| f == "all" || f == "navier-stokes")
-    {
+    if opts.family.as_deref().is_none_or(|f| f == "all") {
         failed += linear_solver_rows(&dev)?;
     }
     for family in families {

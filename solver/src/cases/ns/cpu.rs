@@ -110,24 +110,9 @@ pub fn momentum_matrix(ku: &CsMat<f64>, nu: f64, vol: &[f64], dt: f64) -> CsMat<
     m
 }
 
-/// The bytes a CPU CG iteration moves at the least: the CSR matrix (values, u32 columns, row
-/// pointers) once per SpMV and the vectors as `CudaCg::bytes_per_iteration` counts them, for
-/// Jacobi, Chebyshev-Jacobi or an AMG V-cycle in f64.
-pub fn cg_bytes_per_iteration(a: &CsMat<f64>, pre: &CgPreconditioner) -> f64 {
-    let (m, n) = (12.0 * a.nnz() as f64 + 4.0 * (a.rows() + 1) as f64, a.rows() as f64);
-    match pre {
-        CgPreconditioner::Jacobi => m + 80.0 * n,
-        CgPreconditioner::Chebyshev(b) => {
-            let steps = b.degree.saturating_sub(1) as f64;
-            (1.0 + steps) * m + 96.0 * n + 40.0 * steps * n
-        }
-        CgPreconditioner::Amg(h) => m + 80.0 * n + h.cycle_bytes(8.0),
-    }
-}
-
 /// solve_cg with Jacobi, its work added to `stats`.
 fn timed_cg(a: &CsMat<f64>, b: &[f64], x: &mut [f64], j: &Jacobi, s: &CgSettings, stats: &mut SolveStats) -> CgReport {
-    timed_pcg(a, b, x, j, cg_bytes_per_iteration(a, &CgPreconditioner::Jacobi), s, stats)
+    timed_pcg(a, b, x, j, CgPreconditioner::Jacobi.cpu_bytes_per_iteration(a), s, stats)
 }
 
 /// solve_cg preconditioned by `m`, whose iterations move `bytes`, its work added to `stats`.
@@ -490,7 +475,7 @@ impl NsOps for CpuNs {
             .map(|c| def.as_ref().map_or(0.0, |d| d[c]) - s * div[c])
             .collect();
         let m = self.pressure_pre.on_cpu(&self.kp);
-        let bytes = cg_bytes_per_iteration(&self.kp, &self.pressure_pre);
+        let bytes = self.pressure_pre.cpu_bytes_per_iteration(&self.kp);
         Ok(timed_pcg(&self.kp, &b, pc, &*m, bytes, &self.c.pressure, &mut self.stats))
     }
 

@@ -139,6 +139,36 @@ struct Funcs {
     finish: CudaFunction,
 }
 
+impl Funcs {
+    fn load(dev: &Device) -> Result<Funcs> {
+        let f = |kernel| dev.function::<f64>(kernel, &[]);
+        Ok(Funcs {
+            init: f(k::INIT)?,
+            dir_spmv: f(k::DIR_SPMV)?,
+            update: f(k::UPDATE)?,
+            cheb_step: f(k::CHEB_STEP)?,
+            finish: f(k::FINISH)?,
+        })
+    }
+}
+
+/// The V-cycle on the device for AMG (in its precision), None for the other preconditioners.
+fn device_cycle(dev: &Arc<Device>, precond: &CgPreconditioner, n: usize) -> Result<Option<Box<dyn DeviceCycle>>> {
+    let CgPreconditioner::Amg(h) = precond else {
+        return Ok(None);
+    };
+    if h.rows() != n {
+        return Err(SolverError::Other(format!(
+            "CUDA CG: the AMG hierarchy has {} rows, the matrix {n}",
+            h.rows()
+        )));
+    }
+    Ok(Some(match h.settings.precision {
+        CyclePrecision::Mixed => Box::new(DeviceAmg::<f32>::new(dev, h)?),
+        CyclePrecision::F64 => Box::new(DeviceAmg::<f64>::new(dev, h)?),
+    }))
+}
+
 /// Raw device addresses of the matrix and the work vectors (fixed for the solver's life).
 #[derive(Clone, Copy)]
 struct Ptrs {
@@ -204,30 +234,9 @@ impl CudaCg {
         let m = DeviceMatrix::upload(dev, a, allow_ell)?;
         let n = m.n;
         let grid = (n.div_ceil(BLOCK as usize) as u32).clamp(1, 8 * dev.sm_count.max(1));
-        let f = |kernel| dev.function::<f64>(kernel, &[]);
-        let funcs = Funcs {
-            init: f(k::INIT)?,
-            dir_spmv: f(k::DIR_SPMV)?,
-            update: f(k::UPDATE)?,
-            cheb_step: f(k::CHEB_STEP)?,
-            finish: f(k::FINISH)?,
-        };
+        let funcs = Funcs::load(dev)?;
         let cheb = matches!(precond, CgPreconditioner::Chebyshev(_));
-        let cycle: Option<Box<dyn DeviceCycle>> = match &precond {
-            CgPreconditioner::Amg(h) => {
-                if h.rows() != n {
-                    return Err(SolverError::Other(format!(
-                        "CUDA CG: the AMG hierarchy has {} rows, the matrix {n}",
-                        h.rows()
-                    )));
-                }
-                Some(match h.settings.precision {
-                    CyclePrecision::Mixed => Box::new(DeviceAmg::<f32>::new(dev, h)?),
-                    CyclePrecision::F64 => Box::new(DeviceAmg::<f64>::new(dev, h)?),
-                })
-            }
-            _ => None,
-        };
+        let cycle = device_cycle(dev, &precond, n)?;
         // y, r, q, p0, p1, then d, z0, z1 for Chebyshev (z0 the cycle's output for AMG).
         let nbufs = if cheb || cycle.is_some() { 8 } else { 5 };
         let bufs = (0..nbufs).map(|_| dev.zeros::<f64>(n)).collect::<Result<Vec<_>>>()?;

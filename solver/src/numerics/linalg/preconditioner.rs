@@ -47,6 +47,21 @@ impl CgPreconditioner {
         }
     }
 
+    /// The bytes a CPU CG iteration with this preconditioner moves at the least on `a`: the
+    /// CSR matrix (values, u32 columns, row pointers) once per product and the vectors as
+    /// `CudaCg::bytes_per_iteration` counts them; AMG's cycle in f64.
+    pub fn cpu_bytes_per_iteration(&self, a: &CsMat<f64>) -> f64 {
+        let (m, n) = (12.0 * a.nnz() as f64 + 4.0 * (a.rows() + 1) as f64, a.rows() as f64);
+        match self {
+            CgPreconditioner::Jacobi => m + 80.0 * n,
+            CgPreconditioner::Chebyshev(b) => {
+                let steps = b.degree.saturating_sub(1) as f64;
+                (1.0 + steps) * m + 96.0 * n + 40.0 * steps * n
+            }
+            CgPreconditioner::Amg(h) => m + 80.0 * n + h.cycle_bytes(8.0),
+        }
+    }
+
     pub fn hierarchy(&self) -> Option<&Hierarchy> {
         match self {
             CgPreconditioner::Amg(h) => Some(h),

@@ -88,41 +88,11 @@ impl<T: Real> DeviceSell<T> {
             )));
         }
         let (mut cols, mut vals) = (vec![0u32; total as usize], vec![T::zero(); total as usize]);
-        // Each slice owns the contiguous range ptr[s]..ptr[s + 1] of both arrays.
-        let mut col_chunks: Vec<&mut [u32]> = Vec::with_capacity(slices);
-        let mut val_chunks: Vec<&mut [T]> = Vec::with_capacity(slices);
-        let (mut c_rest, mut v_rest) = (&mut cols[..], &mut vals[..]);
-        for w in &widths {
-            let (c, cr) = c_rest.split_at_mut(w * SLICE);
-            let (v, vr) = v_rest.split_at_mut(w * SLICE);
-            col_chunks.push(c);
-            val_chunks.push(v);
-            (c_rest, v_rest) = (cr, vr);
-        }
-        col_chunks
-            .into_par_iter()
-            .zip(val_chunks)
-            .enumerate()
-            .for_each(|(s, (c, v))| {
-                let width = widths[s];
-                for lane in 0..SLICE {
-                    let i = s * SLICE + lane;
-                    let mut k = 0;
-                    if i < n {
-                        for e in kept(i) {
-                            c[k * SLICE + lane] = indices[e] as u32;
-                            v[k * SLICE + lane] = T::of(f(i, indices[e], data[e]));
-                            k += 1;
-                        }
-                    }
-                    for k in k..width {
-                        c[k * SLICE + lane] = match pad {
-                            Pad::OwnRow => i.min(n.saturating_sub(1)) as u32,
-                            Pad::First => 0,
-                        };
-                    }
-                }
-            });
+        pack(&mut cols, &mut vals, &widths, n, pad, |i, emit| {
+            for e in kept(i) {
+                emit(indices[e] as u32, T::of(f(i, indices[e], data[e])));
+            }
+        });
         let ptr32: Vec<u32> = ptr.iter().map(|&p| p as u32).collect();
         let (p, c, v) = (
             dev.stream.clone_htod(&ptr32)?,
@@ -140,6 +110,53 @@ impl<T: Real> DeviceSell<T> {
             _vals: v,
         })
     }
+}
+
+/// Fills SELL-32 arrays: slice s (of `widths[s]` entries a row) owns the contiguous run after
+/// the slices before it, entry k of its row `lane` at k 32 + lane; `row(i, emit)` emits row i's
+/// entries in order; the rest of a slice's rows are padding (`pad`, value 0). In parallel
+/// over slices.
+fn pack<T: Real>(
+    cols: &mut [u32],
+    vals: &mut [T],
+    widths: &[usize],
+    n: usize,
+    pad: Pad,
+    row: impl Fn(usize, &mut dyn FnMut(u32, T)) + Sync,
+) {
+    let mut col_chunks: Vec<&mut [u32]> = Vec::with_capacity(widths.len());
+    let mut val_chunks: Vec<&mut [T]> = Vec::with_capacity(widths.len());
+    let (mut c_rest, mut v_rest) = (cols, vals);
+    for w in widths {
+        let (c, cr) = c_rest.split_at_mut(w * SLICE);
+        let (v, vr) = v_rest.split_at_mut(w * SLICE);
+        col_chunks.push(c);
+        val_chunks.push(v);
+        (c_rest, v_rest) = (cr, vr);
+    }
+    col_chunks
+        .into_par_iter()
+        .zip(val_chunks)
+        .enumerate()
+        .for_each(|(s, (c, v))| {
+            for lane in 0..SLICE {
+                let i = s * SLICE + lane;
+                let mut k = 0;
+                if i < n {
+                    row(i, &mut |j, x| {
+                        c[k * SLICE + lane] = j;
+                        v[k * SLICE + lane] = x;
+                        k += 1;
+                    });
+                }
+                for k in k..widths[s] {
+                    c[k * SLICE + lane] = match pad {
+                        Pad::OwnRow => i.min(n.saturating_sub(1)) as u32,
+                        Pad::First => 0,
+                    };
+                }
+            }
+        });
 }
 
 /// One level above the coarsest on the device, with its work vectors.
@@ -174,6 +191,45 @@ struct Funcs {
     finish_z: CudaFunction,
     coarse: CudaFunction,
     coarse_cg: CudaFunction,
+}
+
+/// One level's launch arguments (device addresses and the launch shape).
+struct At {
+    fine: bool,
+    cfg: LaunchConfig,
+    n: u64,
+    /// The right-hand side: CG's residual on the finest level.
+    b: u64,
+    diag: u64,
+    dinv: u64,
+    x: [u64; 2],
+    res: u64,
+    d: [u64; 2],
+    theta_inv: f64,
+}
+
+impl At {
+    fn new<T: Real>(amg: &DeviceAmg<T>, lv: &DeviceLevel<T>, fine: bool, io: &CgIo) -> At {
+        At {
+            fine,
+            cfg: cfg(if fine { io.grid } else { lv.grid }),
+            n: lv.n as u64,
+            b: if fine { io.r } else { amg.opt(&lv.b) },
+            diag: amg.opt(&lv.diag),
+            dinv: amg.opt(&lv.dinv),
+            x: [amg.ptr(&lv.x[0]), amg.ptr(&lv.x[1])],
+            res: amg.ptr(&lv.res),
+            d: [amg.ptr(&lv.d[0]), amg.ptr(&lv.d[1])],
+            theta_inv: lv.theta_inv,
+        }
+    }
+
+    /// Step j's Chebyshev coefficients in the cycle's precision (zeros past the last).
+    fn coefficients<T: Real>(&self, lv: &DeviceLevel<T>, j: usize) -> (T, T) {
+        lv.coeffs
+            .get(j)
+            .map_or((T::zero(), T::zero()), |&(a, b)| (T::of(a), T::of(b)))
+    }
 }
 
 /// CG's side of a cycle: its residual r (double, the cycle's right-hand side), the z the
@@ -327,103 +383,23 @@ impl<T: Real> DeviceAmg<T> {
     /// `coarse_x`), or in CG's z on the finest level.
     fn cycle(&self, s: &CudaStream, l: usize, io: &CgIo) -> Result<()> {
         let Some(lv) = self.levels.get(l) else {
-            let (f, b) = if l == 0 {
-                (&self.funcs.coarse_cg, io.r)
-            } else {
-                (&self.funcs.coarse, self.ptr(&self.coarse_b))
-            };
-            let (inv, nc, x) = (self.ptr(&self.inverse), self.nc as u64, self.ptr(&self.coarse_x));
-            let grid = grid_for(&self.dev, self.nc * 32);
-            // SAFETY: inv holds nc² values, b and x nc; sc is CG's scalars.
-            unsafe {
-                s.launch_builder(f)
-                    .arg(&inv)
-                    .arg(&nc)
-                    .arg(&b)
-                    .arg(&x)
-                    .arg(&io.sc)
-                    .launch(cfg(grid))?
-            };
-            if l == 0 {
-                self.finish_z(s, self.nc, x, io)?;
-            }
-            return Ok(());
+            return self.coarsest(s, l == 0, io);
         };
-        let fine = l == 0;
-        let cfg_l = cfg(if fine { io.grid } else { lv.grid });
-        let n = lv.n as u64;
-        let b = if fine { io.r } else { self.opt(&lv.b) };
-        let (diag, dinv) = (self.opt(&lv.diag), self.opt(&lv.dinv));
-        let (x0, x1, res) = (self.ptr(&lv.x[0]), self.ptr(&lv.x[1]), self.ptr(&lv.res));
-        let d = [self.ptr(&lv.d[0]), self.ptr(&lv.d[1])];
-        let real = |v: f64| T::of(v);
-        let theta_inv = real(lv.theta_inv);
-        // Pre-smoothing: the first step (and the second's direction), then products.
-        let (c1, c2) = lv
-            .coeffs
-            .first()
-            .map_or((real(0.0), real(0.0)), |&(a, b)| (real(a), real(b)));
-        let more = u32::from(!lv.coeffs.is_empty());
-        let f = if fine {
-            &self.funcs.pre_first_cg
-        } else {
-            &self.funcs.pre_first
-        };
-        // SAFETY (this and every launch below): every address is a live buffer of the level's
-        // length (n rows, or the coarser level's for b_c and x_c), the SELL matrices are the
-        // level's own, and sc is CG's scalars.
-        unsafe {
-            s.launch_builder(f)
-                .arg(&lv.a.c)
-                .arg(&diag)
-                .arg(&dinv)
-                .arg(&n)
-                .arg(&b)
-                .arg(&x0)
-                .arg(&res)
-                .arg(&d[0])
-                .arg(&theta_inv)
-                .arg(&c1)
-                .arg(&c2)
-                .arg(&more)
-                .arg(&io.sc)
-                .launch(cfg_l)?
-        };
-        let mut cur = 0;
-        for j in 1..=lv.coeffs.len() {
-            let more = u32::from(j < lv.coeffs.len());
-            let (c1, c2) = lv
-                .coeffs
-                .get(j)
-                .map_or((real(0.0), real(0.0)), |&(a, b)| (real(a), real(b)));
-            unsafe {
-                s.launch_builder(&self.funcs.step)
-                    .arg(&lv.a.c)
-                    .arg(&diag)
-                    .arg(&dinv)
-                    .arg(&n)
-                    .arg(&x0)
-                    .arg(&res)
-                    .arg(&d[cur])
-                    .arg(&d[1 - cur])
-                    .arg(&c1)
-                    .arg(&c2)
-                    .arg(&more)
-                    .arg(&io.sc)
-                    .launch(cfg_l)?
-            };
-            cur = 1 - cur;
-        }
+        let at = At::new(self, lv, l == 0, io);
+        self.pre_smooth(s, &at, lv, io)?;
         // Restrict, cycle below, prolongate.
         let (nc, bc, xc) = match self.levels.get(l + 1) {
             Some(next) => (next.n as u64, self.opt(&next.b), self.ptr(&next.x[1])),
             None => (self.nc as u64, self.ptr(&self.coarse_b), self.ptr(&self.coarse_x)),
         };
+        // SAFETY (this and every launch of the cycle): every address is a live buffer of the
+        // level's length (n rows, or the coarser level's for b_c and x_c), the SELL matrices are
+        // the level's own, and sc is CG's scalars.
         unsafe {
             s.launch_builder(&self.funcs.restrict)
                 .arg(&lv.r.c)
                 .arg(&nc)
-                .arg(&res)
+                .arg(&at.res)
                 .arg(&bc)
                 .arg(&io.sc)
                 .launch(cfg(grid_for(&self.dev, nc as usize)))?
@@ -432,46 +408,112 @@ impl<T: Real> DeviceAmg<T> {
         unsafe {
             s.launch_builder(&self.funcs.prolong)
                 .arg(&lv.p.c)
-                .arg(&n)
+                .arg(&at.n)
                 .arg(&xc)
-                .arg(&x0)
+                .arg(&at.x[0])
                 .arg(&io.sc)
-                .launch(cfg_l)?
+                .launch(at.cfg)?
         };
-        // Post-smoothing: r = b - A x and x1 = x0 + d0, then the products; on the finest level
-        // the last writes CG's z.
-        let f = if fine {
-            &self.funcs.post_first_cg
+        self.post_smooth(s, &at, lv, io)
+    }
+
+    /// The coarsest level by its dense inverse (the finest as well when `fine`: then z too).
+    fn coarsest(&self, s: &CudaStream, fine: bool, io: &CgIo) -> Result<()> {
+        let (f, b) = if fine {
+            (&self.funcs.coarse_cg, io.r)
         } else {
-            &self.funcs.post_first
+            (&self.funcs.coarse, self.ptr(&self.coarse_b))
+        };
+        let (inv, nc, x) = (self.ptr(&self.inverse), self.nc as u64, self.ptr(&self.coarse_x));
+        let grid = grid_for(&self.dev, self.nc * 32);
+        // SAFETY: inv holds nc² values, b and x nc; sc is CG's scalars.
+        unsafe {
+            s.launch_builder(f)
+                .arg(&inv)
+                .arg(&nc)
+                .arg(&b)
+                .arg(&x)
+                .arg(&io.sc)
+                .launch(cfg(grid))?
+        };
+        if fine {
+            self.finish_z(s, self.nc, x, io)?;
+        }
+        Ok(())
+    }
+
+    /// Pre-smoothing from x = 0: the first step (and the second's direction), then the
+    /// products, the last leaving the residual in `res`.
+    fn pre_smooth(&self, s: &CudaStream, at: &At, lv: &DeviceLevel<T>, io: &CgIo) -> Result<()> {
+        let (c1, c2) = at.coefficients(lv, 0);
+        let theta_inv = T::of(at.theta_inv);
+        let more = u32::from(!lv.coeffs.is_empty());
+        let f = if at.fine {
+            &self.funcs.pre_first_cg
+        } else {
+            &self.funcs.pre_first
         };
         unsafe {
             s.launch_builder(f)
                 .arg(&lv.a.c)
-                .arg(&diag)
-                .arg(&dinv)
-                .arg(&n)
-                .arg(&b)
-                .arg(&x0)
-                .arg(&x1)
-                .arg(&res)
-                .arg(&d[0])
+                .arg(&at.diag)
+                .arg(&at.dinv)
+                .arg(&at.n)
+                .arg(&at.b)
+                .arg(&at.x[0])
+                .arg(&at.res)
+                .arg(&at.d[0])
                 .arg(&theta_inv)
+                .arg(&c1)
+                .arg(&c2)
+                .arg(&more)
                 .arg(&io.sc)
-                .launch(cfg_l)?
+                .launch(at.cfg)?
         };
         let mut cur = 0;
-        for (j, &(c1, c2)) in lv.coeffs.iter().enumerate() {
-            let (c1, c2) = (real(c1), real(c2));
-            if fine && j + 1 == lv.coeffs.len() {
+        for j in 1..=lv.coeffs.len() {
+            self.step(s, at, lv, at.x[0], cur, j, j < lv.coeffs.len(), io)?;
+            cur = 1 - cur;
+        }
+        Ok(())
+    }
+
+    /// Post-smoothing: r = b - A x and x1 = x0 + d0, then the products; on the finest level
+    /// the last writes CG's z.
+    fn post_smooth(&self, s: &CudaStream, at: &At, lv: &DeviceLevel<T>, io: &CgIo) -> Result<()> {
+        let f = if at.fine {
+            &self.funcs.post_first_cg
+        } else {
+            &self.funcs.post_first
+        };
+        let theta_inv = T::of(at.theta_inv);
+        unsafe {
+            s.launch_builder(f)
+                .arg(&lv.a.c)
+                .arg(&at.diag)
+                .arg(&at.dinv)
+                .arg(&at.n)
+                .arg(&at.b)
+                .arg(&at.x[0])
+                .arg(&at.x[1])
+                .arg(&at.res)
+                .arg(&at.d[0])
+                .arg(&theta_inv)
+                .arg(&io.sc)
+                .launch(at.cfg)?
+        };
+        let mut cur = 0;
+        for j in 0..lv.coeffs.len() {
+            if at.fine && j + 1 == lv.coeffs.len() {
+                let (c1, c2) = at.coefficients(lv, j);
                 unsafe {
                     s.launch_builder(&self.funcs.step_cg)
                         .arg(&lv.a.c)
-                        .arg(&dinv)
-                        .arg(&n)
-                        .arg(&x1)
-                        .arg(&res)
-                        .arg(&d[cur])
+                        .arg(&at.dinv)
+                        .arg(&at.n)
+                        .arg(&at.x[1])
+                        .arg(&at.res)
+                        .arg(&at.d[cur])
                         .arg(&c1)
                         .arg(&c2)
                         .arg(&io.r)
@@ -479,33 +521,52 @@ impl<T: Real> DeviceAmg<T> {
                         .arg(&io.sc)
                         .arg(&io.partial)
                         .arg(&io.counter)
-                        .launch(cfg_l)?
+                        .launch(at.cfg)?
                 };
                 return Ok(());
             }
-            let more = 1u32;
-            unsafe {
-                s.launch_builder(&self.funcs.step)
-                    .arg(&lv.a.c)
-                    .arg(&diag)
-                    .arg(&dinv)
-                    .arg(&n)
-                    .arg(&x1)
-                    .arg(&res)
-                    .arg(&d[cur])
-                    .arg(&d[1 - cur])
-                    .arg(&c1)
-                    .arg(&c2)
-                    .arg(&more)
-                    .arg(&io.sc)
-                    .launch(cfg_l)?
-            };
+            self.step(s, at, lv, at.x[1], cur, j, true, io)?;
             cur = 1 - cur;
         }
-        if fine {
+        if at.fine {
             // One smoothing step: z = x1 as it stands.
-            self.finish_z(s, lv.n, x1, io)?;
+            self.finish_z(s, lv.n, at.x[1], io)?;
         }
+        Ok(())
+    }
+
+    /// One product of a sweep on x: r -= A d[cur], and with `more` the direction of step j
+    /// into d[1 - cur], x += it.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &self,
+        s: &CudaStream,
+        at: &At,
+        lv: &DeviceLevel<T>,
+        x: u64,
+        cur: usize,
+        j: usize,
+        more: bool,
+        io: &CgIo,
+    ) -> Result<()> {
+        let (c1, c2) = at.coefficients(lv, j);
+        let more = u32::from(more);
+        unsafe {
+            s.launch_builder(&self.funcs.step)
+                .arg(&lv.a.c)
+                .arg(&at.diag)
+                .arg(&at.dinv)
+                .arg(&at.n)
+                .arg(&x)
+                .arg(&at.res)
+                .arg(&at.d[cur])
+                .arg(&at.d[1 - cur])
+                .arg(&c1)
+                .arg(&c2)
+                .arg(&more)
+                .arg(&io.sc)
+                .launch(at.cfg)?
+        };
         Ok(())
     }
 
