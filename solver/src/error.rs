@@ -27,10 +27,21 @@ pub enum SolverError {
     Cuda(String),
     #[error("{0}")]
     Kernel(#[from] kernels::KernelError),
+    /// A run stopped by a failed write (a full disk): what failed, and what is kept.
+    #[error("{cause}. The run stopped at step {step}; {kept}")]
+    Stopped {
+        step: u64,
+        cause: Box<SolverError>,
+        kept: String,
+    },
     #[error("interrupted at step {step}; a checkpoint was written to {}: continue with --restart", checkpoint.display())]
     Interrupted { step: u64, checkpoint: PathBuf },
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    /// A checkpoint that cannot be restarted from: missing, of another version, truncated or
+    /// corrupted (bad input: exit 2).
+    #[error("{}: {message}", path.display())]
+    Checkpoint { path: PathBuf, message: String },
     #[error("{0}")]
     Other(String),
 }
@@ -54,7 +65,7 @@ impl SolverError {
     /// Exit code: 2 for bad input, 1 for a failed run, 130 for an interrupt.
     pub fn exit_code(&self) -> i32 {
         match self {
-            SolverError::Config { .. } | SolverError::Mesh(_) => 2,
+            SolverError::Config { .. } | SolverError::Mesh(_) | SolverError::Checkpoint { .. } => 2,
             SolverError::Interrupted { .. } => 130,
             _ => 1,
         }

@@ -32,11 +32,15 @@ fn main() {
     let exit = |e: SolverError| -> ! {
         // Bad input is refused by every rank alike: rank 0 says so; other errors name their rank.
         let world = solver::framework::ranks::world();
-        if world.rank() == 0 {
-            eprintln!("error: {e}");
+        // One write per message, so that the ranks' lines do not interleave within a line.
+        let line = if world.rank() == 0 {
+            format!("error: {e}\n")
         } else if e.exit_code() != 2 {
-            eprintln!("error (rank {}): {e}", world.rank());
-        }
+            format!("error (rank {}): {e}\n", world.rank())
+        } else {
+            String::new()
+        };
+        eprint!("{line}");
         // Under mpirun, one rank's error ends them all (the others may wait in a collective).
         solver::framework::ranks::world().abort(e.exit_code())
     };

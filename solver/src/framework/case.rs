@@ -43,7 +43,11 @@ pub struct Case {
 
 impl Case {
     pub fn prepare(doc: &CaseDoc, target: Target) -> Result<Case> {
-        let setup = parse_setup(doc)?;
+        Case::from_setup(parse_setup(doc)?, doc, target)
+    }
+
+    /// The case of a parsed setup, built on `target`.
+    pub fn from_setup(setup: Box<dyn Setup>, doc: &CaseDoc, target: Target) -> Result<Case> {
         if doc.run.gpus > setup.max_gpus() {
             return Err(doc.error(
                 "run.gpus",

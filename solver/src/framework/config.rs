@@ -135,6 +135,14 @@ impl Precision {
             Precision::F64 => "f64",
         }
     }
+
+    /// Bytes of one value.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        }
+    }
 }
 
 /// The framework's sections, deserialized from the whole document (other keys ignored here).

@@ -121,6 +121,34 @@ pub trait Setup: Send + Sync {
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({})
     }
+    /// What the simulation will hold in memory on its backend and what a step costs on the
+    /// CPU, estimated from the parsed case before anything is allocated (`framework::budget`:
+    /// a case too large for the device is refused before it is built, and `--backend auto`
+    /// does not hand the CPU a case that would take hours there). None where unknown.
+    fn footprint(&self, _precision: Precision) -> Option<Footprint> {
+        None
+    }
+}
+
+/// What a simulation holds and costs, from `Setup::footprint`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Footprint {
+    /// Bytes the simulation holds on its backend (state, work arrays, mesh and solver tables).
+    pub bytes: f64,
+    /// Seconds one step takes on one CPU core (the family's CPU throughput measured on the
+    /// 2-core CI machine; rough, for telling minutes from days).
+    pub cpu_core_seconds_per_step: f64,
+}
+
+impl Footprint {
+    /// `cells` cells (or points) holding `bytes_per_cell` each and updated at
+    /// `core_seconds_per_update` CPU core-seconds each per step.
+    pub fn per_cell(cells: usize, bytes_per_cell: f64, core_seconds_per_update: f64) -> Footprint {
+        Footprint {
+            bytes: cells as f64 * bytes_per_cell,
+            cpu_core_seconds_per_step: cells as f64 * core_seconds_per_update,
+        }
+    }
 }
 
 /// A setup whose simulation is generic over the precision: `build` is then one line,
@@ -177,6 +205,15 @@ pub trait Simulation {
     /// or None where the simulation takes one step at a time (the default).
     fn advance_batch(&mut self, _clock: &Clock, _cfl: f64, _until: f64, _max_steps: u64) -> Result<Option<Clock>> {
         Ok(None)
+    }
+    /// Testing knob (`CFD_INJECT_NAN`, `framework::faults`): make the state of output cell
+    /// `cell` (numbered as the output's cells or points, x fastest, in the whole grid of a
+    /// decomposed run) not finite, as a fault in memory would. Whether this process holds that
+    /// cell; an error where the family does not take the knob.
+    fn inject_nan(&mut self, _cell: usize) -> Result<bool> {
+        Err(crate::error::SolverError::Other(
+            "CFD_INJECT_NAN: this family (or this backend of it) does not take injected faults".into(),
+        ))
     }
     /// Whether the run has reached what it was run for before its step budget (a steady state):
     /// the loop then writes the final output and ends as if it had reached its last step.

@@ -2,17 +2,17 @@
 //! checks that stop a diverging run keeping the last good output, checkpoints (every N steps
 //! and on Ctrl-C), restart, and summary.json.
 
-use super::case::Case;
+use super::case::{self, Case};
 use super::checkpoint::{self, Checkpoint};
 use super::clock::Clock;
 use super::config::CaseDoc;
-use super::ranks;
-use crate::backend::Target;
+use super::faults::{self, NanAt};
+use super::{budget, ranks};
 use crate::error::{Result, SolverError};
 use crate::output::{self, pvd::Series};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -39,12 +39,22 @@ pub struct RunOptions {
     /// Output folder (default: output.dir, else out/<case name>).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Continue from the checkpoint in the output folder.
-    #[arg(long)]
-    pub restart: bool,
+    /// Continue from the checkpoint in the output folder: the latest (`--restart`), or the one
+    /// before it (`--restart=previous`, kept as checkpoint.prev.bin) when the latest is damaged.
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "latest", value_name = "WHICH")]
+    pub restart: Option<RestartFrom>,
     /// No progress bar or backend message.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Which checkpoint `--restart` continues from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RestartFrom {
+    /// checkpoint.bin, the latest.
+    Latest,
+    /// checkpoint.prev.bin, the one before it.
+    Previous,
 }
 
 /// `solver run`: load the case file, run it, say how it went.
@@ -82,6 +92,11 @@ struct Outputs {
     series: Series,
     last: Option<u64>,
     seconds: f64,
+    /// The clock of the last checkpoint written or restarted from.
+    last_checkpoint: Option<Clock>,
+    /// Whether checkpoint.bin is a good checkpoint of this run (written by it, or the one it
+    /// restarted from): only then is it kept as checkpoint.prev.bin when the next is written.
+    checkpoint_good: bool,
 }
 
 impl Outputs {
@@ -98,21 +113,93 @@ impl Outputs {
         Ok(())
     }
 
-    fn checkpoint(&self, case: &mut Case, clock: &Clock) -> Result<()> {
+    fn checkpoint(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
         let c = Checkpoint {
             clock: *clock,
             physics: case.physics(),
             state: case.sim.save_state()?,
         };
-        if !self.root {
-            return Ok(());
+        if self.root {
+            checkpoint::write(&self.checkpoint, &c, self.checkpoint_good)?;
         }
-        checkpoint::write(&self.checkpoint, &c)
+        self.checkpoint_good = true;
+        self.last_checkpoint = Some(*clock);
+        Ok(())
     }
 
-    /// Continue from the checkpoint, refusing one whose physics differs (naming the keys).
-    fn restart(&mut self, case: &mut Case, doc: &CaseDoc) -> Result<Clock> {
-        let c = checkpoint::read(&self.checkpoint)?;
+    /// What a run that stopped at `clock` keeps, in words: its last checkpoint and output.
+    fn kept(&self) -> String {
+        let checkpoint = match self.last_checkpoint {
+            Some(c) => format!(
+                "its last good checkpoint is {} (step {}): continue from it with --restart",
+                self.checkpoint.display(),
+                c.step
+            ),
+            None => "no checkpoint was written (output.checkpoint_every keeps one)".into(),
+        };
+        let output = match self.last {
+            Some(s) => format!("; the outputs up to step {s} are listed in {}", self.pvd.display()),
+            None => String::new(),
+        };
+        checkpoint + &output
+    }
+
+    /// A failed write (a full disk, a lost folder) as the error that stops the run, saying
+    /// what is kept.
+    fn stopped(&self, e: SolverError, clock: &Clock) -> SolverError {
+        match e {
+            SolverError::Io { .. } | SolverError::Other(_) => SolverError::Stopped {
+                step: clock.step,
+                cause: Box::new(e),
+                kept: self.kept(),
+            },
+            other => other,
+        }
+    }
+
+    /// Stop the run with what is wrong where the state is not sound.
+    fn check_health(&self, case: &mut Case, clock: &Clock) -> Result<()> {
+        let Some(bad) = case.sim.health()? else {
+            return Ok(());
+        };
+        let kept = match self.last {
+            Some(s) => format!(" (step {s} in {})", self.pvd.display()),
+            None => String::new(),
+        };
+        let kept = match self.last_checkpoint {
+            Some(c) => format!(
+                "{kept}, and the checkpoint of step {} in {}",
+                c.step,
+                self.checkpoint.display()
+            ),
+            None => kept,
+        };
+        Err(SolverError::Diverged {
+            step: clock.step,
+            time: clock.time,
+            field: bad.field,
+            what: bad.what,
+            kept,
+        })
+    }
+
+    /// Continue from the checkpoint, refusing one whose physics differs (naming the keys), and
+    /// a damaged one naming the file (and the previous one where that reads well).
+    fn restart(&mut self, case: &mut Case, doc: &CaseDoc, from: RestartFrom) -> Result<Clock> {
+        let path = match from {
+            RestartFrom::Latest => self.checkpoint.clone(),
+            RestartFrom::Previous => checkpoint::previous(&self.checkpoint),
+        };
+        let c = match checkpoint::read(&path) {
+            Ok(c) => c,
+            Err(SolverError::Checkpoint { path, message }) if from == RestartFrom::Latest => {
+                return Err(SolverError::Checkpoint {
+                    message: message + &previous_hint(&path),
+                    path,
+                })
+            }
+            Err(e) => return Err(e),
+        };
         let changed = checkpoint::changed_keys(&c.physics, &case.physics());
         if !changed.is_empty() {
             return Err(doc.error(
@@ -126,7 +213,45 @@ impl Outputs {
         }
         case.sim.load_state(&c.state)?;
         self.series = Series::reopen(&self.pvd, c.clock.time);
+        // Restarted from the previous checkpoint, the latest is damaged: it is replaced, not kept.
+        self.checkpoint_good = from == RestartFrom::Latest;
+        self.last_checkpoint = Some(c.clock);
         Ok(c.clock)
+    }
+}
+
+/// The advice after a damaged latest checkpoint `path`: the previous one, where it reads well.
+fn previous_hint(path: &Path) -> String {
+    let prev = checkpoint::previous(path);
+    match checkpoint::read(&prev) {
+        Ok(p) => format!(
+            ". The checkpoint before it, {} (step {}, t = {:.6e}), reads well: continue from it with --restart=previous",
+            prev.display(),
+            p.clock.step,
+            p.clock.time
+        ),
+        Err(_) => ". No earlier checkpoint reads well: run without --restart".into(),
+    }
+}
+
+/// Remove the temporary files (`.tmp-*`) that a killed run left in its output folder: the
+/// writes they belonged to never completed, and the files they would have replaced are whole.
+fn remove_stale_temporaries(dir: &Path, quiet: bool) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let stale: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    let removed = stale.iter().filter(|p| std::fs::remove_file(p).is_ok()).count();
+    if removed > 0 && !quiet {
+        eprintln!(
+            "removed {removed} temporary file(s) of an interrupted write from {}",
+            dir.display()
+        );
     }
 }
 
@@ -159,8 +284,15 @@ fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
 pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
     // Under mpirun, each rank of a machine takes its own devices.
     let device = doc.run.device + ranks::local_rank() * doc.run.gpus;
-    let target = Target::resolve(doc.run.backend, device, opts.quiet || !ranks::is_root())?;
-    run_case(Case::prepare(doc, target)?, doc, opts)
+    let quiet = opts.quiet || !ranks::is_root();
+    let setup = case::parse_setup(doc)?;
+    // Memory is checked before anything is built; the CPU time of a fallback before any step.
+    let (target, fell_back) = budget::resolve(doc, &*setup, device, quiet)?;
+    let mut case = Case::from_setup(setup, doc, target)?;
+    if let Some(why) = fell_back {
+        budget::check_cpu_time(&mut case, doc, &why, quiet)?;
+    }
+    run_case(case, doc, opts)
 }
 
 /// Run a prepared case to its end, writing into the output folder; the summary.
@@ -183,19 +315,24 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         dir,
         last: None,
         seconds: 0.0,
+        last_checkpoint: None,
+        checkpoint_good: false,
     };
+    if root {
+        remove_stale_temporaries(&out.dir, quiet);
+    }
     let mut clock = Clock::default();
-    if opts.restart {
-        clock = out.restart(&mut case, doc)?;
+    if let Some(from) = opts.restart {
+        clock = out.restart(&mut case, doc, from)?;
         if !quiet {
             eprintln!("restart: from step {} (t = {:.6e})", clock.step, clock.time);
         }
     }
     if root {
-        case.sim.open_series(&out.dir, opts.restart.then_some(clock.time))?;
+        case.sim.open_series(&out.dir, opts.restart.map(|_| clock.time))?;
     }
-    if !opts.restart {
-        out.write(&mut case, &clock)?;
+    if opts.restart.is_none() {
+        out.write(&mut case, &clock).map_err(|e| out.stopped(e, &clock))?;
     }
     install_interrupt_handler();
     let start = clock;
@@ -212,7 +349,8 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
     let loop_output = out.seconds - initial_output_seconds;
-    let mut summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, opts.restart)?;
+    let restarted = opts.restart.is_some();
+    let mut summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, restarted)?;
     add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
     if !root {
         return Ok(summary);
@@ -220,7 +358,8 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),
-    )?;
+    )
+    .map_err(|e| out.stopped(e, &clock))?;
     Ok(summary)
 }
 
@@ -235,50 +374,28 @@ fn time_loop(
     bar: &ProgressBar,
     quiet: bool,
 ) -> Result<()> {
+    let nan = faults::nan_at()?;
     while !case.schedule.done(clock) {
-        // Batches (on devices that find their own steps) end where the loop has work to do.
-        let due = [doc.output.every, doc.time.check_every, doc.output.checkpoint_every]
-            .into_iter()
-            .filter(|&e| e > 0)
-            .map(|e| e - clock.step % e)
-            .fold(BATCH_STEPS, u64::min);
-        let next = case.advance_batch(clock, due)?;
+        let next = case.advance_batch(clock, batch_steps(doc, clock, nan.as_ref()))?;
         let converged = case.sim.converged();
         let is_output = case.schedule.is_output(clock, &next) || converged;
         *clock = next;
-        if is_output || clock.step.is_multiple_of(doc.time.check_every) {
-            if let Some(bad) = case.sim.health()? {
-                let kept = match out.last {
-                    Some(s) => format!(" (step {s} in {})", out.pvd.display()),
-                    None => String::new(),
-                };
-                return Err(SolverError::Diverged {
-                    step: clock.step,
-                    time: clock.time,
-                    field: bad.field,
-                    what: bad.what,
-                    kept,
-                });
-            }
-        }
-        if is_output {
-            out.write(case, clock)?;
-            let totals = case.sim.totals()?;
-            if !totals.is_empty() && !quiet {
-                let shown: Vec<String> = totals.iter().map(|(k, v)| format!("{k} {v:.12e}")).collect();
-                let line = format!("t = {:.6e}: {}", clock.time, shown.join(", "));
-                // Above the bar on a terminal; plainly into a log otherwise.
-                if bar.is_hidden() {
-                    eprintln!("{line}");
-                } else {
-                    bar.println(line);
-                }
-            }
+        if let Some(at) = nan.as_ref().filter(|a| a.step == clock.step) {
+            faults::inject(case, at)?;
         }
         let interrupted = INTERRUPTED.load(Ordering::SeqCst);
         let every = doc.output.checkpoint_every;
-        if interrupted || (every > 0 && clock.step.is_multiple_of(every)) {
-            out.checkpoint(case, clock)?;
+        let checkpoint = interrupted || (every > 0 && clock.step.is_multiple_of(every));
+        // Nothing unsound is written: outputs and checkpoints follow a health check.
+        if is_output || checkpoint || clock.step.is_multiple_of(doc.time.check_every) {
+            out.check_health(case, clock)?;
+        }
+        if is_output {
+            out.write(case, clock).map_err(|e| out.stopped(e, clock))?;
+            print_totals(case, clock, bar, quiet)?;
+        }
+        if checkpoint {
+            out.checkpoint(case, clock).map_err(|e| out.stopped(e, clock))?;
             if interrupted {
                 return Err(SolverError::Interrupted {
                     step: clock.step,
@@ -290,6 +407,34 @@ fn time_loop(
         if converged {
             break;
         }
+    }
+    Ok(())
+}
+
+/// The most steps to the next step where the loop has work to do (output, health check,
+/// checkpoint, an injected fault): batches on devices that find their own steps end there.
+fn batch_steps(doc: &CaseDoc, clock: &Clock, nan: Option<&NanAt>) -> u64 {
+    let fault = nan.filter(|a| a.step > clock.step).map(|a| a.step - clock.step);
+    [doc.output.every, doc.time.check_every, doc.output.checkpoint_every]
+        .into_iter()
+        .filter(|&e| e > 0)
+        .map(|e| e - clock.step % e)
+        .chain(fault)
+        .fold(BATCH_STEPS, u64::min)
+}
+
+/// The conserved totals at an output, above the progress bar (or plainly into a log).
+fn print_totals(case: &mut Case, clock: &Clock, bar: &ProgressBar, quiet: bool) -> Result<()> {
+    let totals = case.sim.totals()?;
+    if totals.is_empty() || quiet {
+        return Ok(());
+    }
+    let shown: Vec<String> = totals.iter().map(|(k, v)| format!("{k} {v:.12e}")).collect();
+    let line = format!("t = {:.6e}: {}", clock.time, shown.join(", "));
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
     }
     Ok(())
 }
@@ -369,6 +514,7 @@ fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Target;
     use crate::framework::clock::{DtPolicy, Schedule};
     use crate::framework::{Setup, Simulation, Unhealthy};
     use crate::output::{Centring, Field, Geometry};
@@ -443,12 +589,12 @@ mod tests {
             schedule: Schedule::new(&doc.time, &doc.output, DtPolicy::Adaptive, None),
             geometry: WavySetup.geometry(),
         };
-        let opts = |out: &str, restart| RunOptions {
+        let opts = |out: &str, restart: bool| RunOptions {
             case: "wavy.toml".into(),
             backend: None,
             set: vec![],
             output: Some(dir.path().join(out)),
-            restart,
+            restart: restart.then_some(RestartFrom::Latest),
             quiet: true,
         };
         let full = run_case(case(&doc), &doc, &opts("full", false)).unwrap();

@@ -62,7 +62,7 @@ pub fn write_fields(path_stem: &Path, geometry: &Geometry, fields: &[Field]) -> 
             )
         }
     };
-    write_atomic(data, &path)?;
+    write_atomic(data, &path).map_err(write_error)?;
     Ok(path.file_name().unwrap().to_string_lossy().into_owned())
 }
 
@@ -81,7 +81,16 @@ fn array(f: &Field) -> Attribute {
 
 /// Write text atomically.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    meshtool::atomic::write_with(path, |w| w.write_all(text.as_bytes())).map_err(|e| SolverError::Other(e.to_string()))
+    meshtool::atomic::write_with(path, |w| w.write_all(text.as_bytes())).map_err(write_error)
+}
+
+/// A failed write of an output as the run's error: a failed run (exit 1) that names the file
+/// and keeps the I/O error (e.g. a full disk), never bad input.
+pub fn write_error(e: meshtool::MeshError) -> SolverError {
+    match e {
+        meshtool::MeshError::Io { path, source } => SolverError::Io { path, source },
+        other => SolverError::Other(other.to_string()),
+    }
 }
 
 /// Relative L1, L2 and Linf differences of `a` from `reference`, the first two weighted

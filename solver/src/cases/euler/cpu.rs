@@ -163,6 +163,17 @@ impl<R: Real> Simulation for CpuEuler<R> {
         Ok(())
     }
 
+    /// The density of interior cell `cell` (x fastest) becomes NaN.
+    fn inject_nan(&mut self, cell: usize) -> Result<bool> {
+        let mut v = self.interior();
+        if cell >= self.setup.grid.points() {
+            return Ok(false);
+        }
+        v[cell] = R::nan();
+        self.u = self.setup.grid.pad(&v);
+        Ok(true)
+    }
+
     fn bytes_per_step(&self) -> f64 {
         min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }

@@ -253,4 +253,13 @@ impl Setup for HeatSetup {
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({"grid": self.grid.cells, "points": self.grid.n})
     }
+    /// Three padded arrays on the device (the field and two RK3 stages; a fourth for the naive
+    /// kernel); 6.7e-8 CPU core-seconds a point-update (2.8-3.5e7 point-updates/s on the 2-core
+    /// CI machine, 64^3 and 128^3).
+    fn footprint(&self, precision: Precision) -> Option<crate::framework::Footprint> {
+        let arrays = if self.kernel == HeatKernel::Naive { 4.0 } else { 3.0 };
+        let padded = self.grid.padded_len() as f64 / self.grid.points() as f64;
+        let per_point = arrays * padded * precision.bytes() as f64;
+        Some(crate::framework::Footprint::per_cell(self.grid.points(), per_point, 6.7e-8))
+    }
 }

@@ -49,10 +49,31 @@ impl<T: Real> Simulation for Exec<T> {
             Exec::Cpu(c) => crate::backend::max_abs_host(&c.phi),
             Exec::Cuda(c) => c.max_abs()?,
         };
-        Ok((!m.is_finite() || m > 1e100).then(|| Unhealthy {
+        if m.is_finite() && m <= 1e100 {
+            return Ok(None);
+        }
+        // Only on failure: the first point at fault, from the host's copy.
+        let phi = self.interior()?;
+        let bad = phi.iter().position(|v| !v.is_finite() || v.f64().abs() > 1e100).unwrap_or(0);
+        let [nx, ny, _] = self.setup().grid.n;
+        let at = (bad % nx, (bad / nx) % ny, bad / (nx * ny));
+        Ok(Some(Unhealthy {
             field: "phi".into(),
-            what: format!("max |phi| = {m:e}"),
+            what: format!("phi {:e} at point {bad} {at:?} (max |phi| = {m:e})", phi[bad].f64()),
         }))
+    }
+
+    fn inject_nan(&mut self, cell: usize) -> Result<bool> {
+        let mut phi = self.interior()?;
+        let Some(v) = phi.get_mut(cell) else {
+            return Ok(false);
+        };
+        *v = T::nan();
+        match self {
+            Exec::Cpu(c) => c.set_interior(&phi),
+            Exec::Cuda(c) => c.set_interior(&phi)?,
+        }
+        Ok(true)
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {

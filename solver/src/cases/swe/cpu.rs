@@ -177,8 +177,8 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let n = self.setup.grid.points();
         let bad = (0..n).find(|&i| values[i] < R::zero() || (0..4).any(|k| !values[k * n + i].is_finite()));
         let offset = self.slab.start * self.whole[0];
-        let mine = bad.map(|i| (offset + i, values[i].f64()));
-        Ok(slab::first_bad(self.ranks, mine).map(|(cell, depth)| super::unhealthy(cell, depth)))
+        let mine = bad.map(|i| (offset + i, std::array::from_fn(|k| values[k * n + i].f64())));
+        Ok(slab::first_bad(self.ranks, mine).map(super::unhealthy))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
@@ -189,6 +189,19 @@ impl<R: Real> Simulation for CpuSwe<R> {
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
         Ok(slab::gather_state(self.ranks, &self.interior()))
+    }
+
+    /// The depth of cell `cell` of the whole grid (x fastest) becomes NaN on the rank whose
+    /// slab holds it.
+    fn inject_nan(&mut self, cell: usize) -> Result<bool> {
+        let [nx, ny] = self.whole;
+        let (i, j) = (cell % nx, cell / nx);
+        if j >= ny || j < self.slab.start || j >= self.slab.end {
+            return Ok(false);
+        }
+        let p = self.setup.grid.at(i as isize, (j - self.slab.start) as isize, 0);
+        self.w[p] = R::nan();
+        Ok(true)
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {

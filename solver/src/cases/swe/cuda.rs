@@ -425,8 +425,8 @@ impl<R: Real> Part<R> {
         Ok(self.setup.grid.unpad(&self.dev.download(&self.w)?))
     }
 
-    /// The first bad interior cell of the slab (x fastest) and its depth, if any.
-    fn first_bad(&self) -> Result<Option<(usize, f64)>> {
+    /// The first interior cell whose state is not sound (x fastest) and its (h, q_x, q_y, hC).
+    fn first_bad(&self) -> Result<Option<(usize, [f64; 4])>> {
         let first = self.dev.stream.clone_htod(&[u64::MAX])?;
         let (w, out) = (self.dev.ptr(&self.w), self.dev.ptr(&first));
         let cfg = LaunchConfig {
@@ -440,7 +440,8 @@ impl<R: Real> Part<R> {
         if cell == u64::MAX {
             return Ok(None);
         }
-        Ok(Some((cell as usize, self.interior()?[cell as usize].f64())))
+        let (values, n) = (self.interior()?, self.setup.grid.points());
+        Ok(Some((cell as usize, std::array::from_fn(|k| values[k * n + cell as usize].f64()))))
     }
 }
 
@@ -734,12 +735,12 @@ impl<R: Real> Simulation for CudaSwe<R> {
     fn health(&mut self) -> Result<Option<Unhealthy>> {
         let mut mine = None;
         for p in &self.parts {
-            if let Some((cell, depth)) = p.first_bad()? {
-                mine = Some((p.slab.start * self.whole[0] + cell, depth));
+            if let Some((cell, state)) = p.first_bad()? {
+                mine = Some((p.slab.start * self.whole[0] + cell, state));
                 break;
             }
         }
-        Ok(slab::first_bad(self.ranks, mine).map(|(cell, depth)| super::unhealthy(cell, depth)))
+        Ok(slab::first_bad(self.ranks, mine).map(super::unhealthy))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {

@@ -148,15 +148,31 @@ pub fn cut_state<R: Real>(nx: usize, ny: usize, slab: &Slab, whole: &[R]) -> Vec
     rows_of(whole, nx, ny, COMPONENTS, slab)
 }
 
-/// The first bad cell of the whole grid (x fastest) and its depth, from each rank's first bad
-/// cell (numbered in the whole grid), if any.
-pub fn first_bad(ranks: &dyn Ranks, mine: Option<(usize, f64)>) -> Option<(usize, f64)> {
+/// The first bad cell of the whole grid (x fastest), its state (h, q_x, q_y, hC) and the rank
+/// that holds it, from each rank's first bad cell (numbered in the whole grid) and its state,
+/// if any. Every rank gets the same answer.
+pub fn first_bad(ranks: &dyn Ranks, mine: Option<(usize, [f64; 4])>) -> Option<BadCell> {
     let first = -ranks.max(mine.map_or(f64::NEG_INFINITY, |(cell, _)| -(cell as f64)));
     if !first.is_finite() {
         return None;
     }
-    let depth = mine.filter(|&(cell, _)| cell as f64 == first).map_or(0.0, |(_, d)| d);
-    Some((first as usize, ranks.sum(&[depth])[0]))
+    let owner = mine.filter(|&(cell, _)| cell as f64 == first);
+    let mut local = owner.map_or([0.0; 4], |(_, v)| v).to_vec();
+    local.push(owner.map_or(0.0, |_| ranks.rank() as f64));
+    let all = ranks.sum(&local);
+    Some(BadCell {
+        cell: first as usize,
+        state: [all[0], all[1], all[2], all[3]],
+        rank: (ranks.size() > 1).then_some(all[4] as usize),
+    })
+}
+
+/// A cell whose state is not sound: where, what it holds, on which rank (of several).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BadCell {
+    pub cell: usize,
+    pub state: [f64; 4],
+    pub rank: Option<usize>,
 }
 
 /// Named totals summed over the ranks.
