@@ -6,6 +6,7 @@ from one cell to the next, measure the oscillations (at the contact and the shoc
 Usage: /usr/bin/python3 scripts/euler_monotone.py [SOLVER]   (needs python3-vtk9, numpy)"""
 import glob
 import subprocess
+import os
 import sys
 import tempfile
 
@@ -13,7 +14,7 @@ import numpy as np
 import vtk
 from vtk.util.numpy_support import vtk_to_numpy
 
-solver = sys.argv[1] if len(sys.argv) > 1 else "target/release/solver"
+solver = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "solver")
 print("| scheme | Riemann | limiter | TV excess | largest rise |")
 print("|---|---|---|---|---|")
 with tempfile.TemporaryDirectory() as d:

@@ -5,12 +5,13 @@ as a Markdown table (VALIDATION.md).
 Usage: scripts/euler_toro_table.py [--solver BIN] [--scheme muscl-hancock|plm-rk3]
        [--riemann exact|hllc|hll] [--limiters first-order,minbee,van-leer,superbee,minmod]"""
 import argparse
+import os
 import json
 import subprocess
 import tempfile
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--solver", default="target/release/solver")
+ap.add_argument("--solver", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "solver"))
 ap.add_argument("--scheme", default="muscl-hancock")
 ap.add_argument("--riemann", default="exact")
 ap.add_argument("--limiters", default="first-order,minbee,van-leer,superbee,minmod")

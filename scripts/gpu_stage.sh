@@ -3,15 +3,16 @@
 # which has the NVIDIA driver and CUDA (libnvrtc) but no Rust toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 # One process per GPU under mpirun needs the MPI build (it links the host's libmpi.so.40).
 cargo build --release -q -p solver --bin solver --features mpi
 mkdir -p .gpu
-cp target/release/solver .gpu/solver-mpi
+cp "$CFD_BIN/solver" .gpu/solver-mpi
 strip .gpu/solver-mpi
 cargo build --release -q -p solver --bin solver
 cargo build --release -q -p meshtool --bin meshtool   # without the gmsh feature: no libgmsh there
 mkdir -p .gpu
-cp target/release/solver target/release/meshtool .gpu/
+cp "$CFD_BIN/solver" "$CFD_BIN/meshtool" .gpu/
 strip .gpu/solver .gpu/meshtool   # debug info stays here; the carry limit is 64 MiB
 cp scripts/gpu_run.sh scripts/gpu_euler.sh scripts/gpu_swe.sh scripts/gpu_swe_multi.sh scripts/gpu_cg.sh scripts/gpu_ns.sh scripts/gpu_dfg_family.sh .gpu/
 # The advection test mesh (Gmsh is not on the device): the ~40k-tet duct, binary MSH 4.1.

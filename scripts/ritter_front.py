@@ -26,7 +26,7 @@ def exact_position(eps):
 
 
 def main():
-    solver = sys.argv[1] if len(sys.argv) > 1 else "target/release/solver"
+    solver = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "solver")
     work = tempfile.mkdtemp()
     case = os.path.join(work, "ritter.toml")
     with open(case, "w") as f:

@@ -3,6 +3,7 @@
 # Idempotent: re-running only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -18,13 +19,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # NVRTC without a GPU, so CI can compile every CUDA kernel (PyPI wheel, no driver needed).
-NVRTC_DIR="$PWD/target/nvrtc"
+NVRTC_DIR="$CFD_TARGET/nvrtc"
 if ! ls "$NVRTC_DIR"/nvidia/cu13/lib/libnvrtc.so* >/dev/null 2>&1 && ! ls "$NVRTC_DIR"/nvidia/cuda_nvrtc/lib/libnvrtc.so* >/dev/null 2>&1; then
-  echo "setup: fetching NVRTC (PyPI nvidia-cuda-nvrtc 13.0) into target/nvrtc"
+  echo "setup: fetching NVRTC (PyPI nvidia-cuda-nvrtc 13.0) into $NVRTC_DIR"
   python3 -m pip install -q --disable-pip-version-check --target "$NVRTC_DIR" "nvidia-cuda-nvrtc==13.0.*" \
     || echo "setup: warning: NVRTC not installed; kernel compile checks will be skipped"
 fi
 
 echo "setup: building release binaries"
 cargo build --release --features meshtool/gmsh,solver/mpi --bins -q
-echo "setup: done (target/release/meshtool, target/release/solver)"
+echo "setup: done ($CFD_BIN/meshtool, $CFD_BIN/solver)"

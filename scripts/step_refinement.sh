@@ -9,13 +9,13 @@ source scripts/env.sh
 cargo build --release -q -p meshtool -p solver
 W=${1:-$(mktemp -d)}
 mkdir -p "$W"
-S=target/release/solver
-target/release/solver cases advect-step > "$W/step.toml"
+S=$CFD_BIN/solver
+$S cases advect-step > "$W/step.toml"
 printf "%-8s %9s %-13s %9s %10s %10s\n" size cells interpolation "L1" final_min final_max
 for size in 0.037 0.0262 0.0185; do
   [ -f "$W/duct$size.pmesh" ] || {
     gmsh -3 meshes/duct.geo -setnumber size $size -format msh41 -bin -v 1 -nt 2 -o "$W/duct$size.msh"
-    target/release/meshtool prepare "$W/duct$size.msh" -o "$W/duct$size.pmesh" > /dev/null 2>&1
+    "$CFD_BIN/meshtool" prepare "$W/duct$size.msh" -o "$W/duct$size.pmesh" > /dev/null 2>&1
   }
   for interp in quadratic voronoi voronoi-grad linear; do
     $S run "$W/step.toml" -q --set mesh="\"$W/duct$size.pmesh\"" --set advect.interpolation=$interp \

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Run every built-in template on the CPU (f64 and f32) on small shipped meshes and print a SHA-256 of
 # each VTK/PVD file it writes: a refactoring of the solver must leave these unchanged.
-# Usage: scripts/template_hashes.sh [BIN_DIR] > hashes.txt   (BIN_DIR default target/release)
+# Usage: scripts/template_hashes.sh [BIN_DIR] > hashes.txt   (BIN_DIR default $CARGO_TARGET_DIR/release, else target/release)
 # The heat benchmark runs 20 steps instead of 2000 (seconds on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=$(realpath "${1:-target/release}")
+source scripts/env.sh
+B=$(realpath "${1:-$CFD_BIN}")
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 gmsh -3 meshes/duct.geo -format msh41 -bin -v 1 -o "$W/duct.msh"

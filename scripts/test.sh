@@ -12,10 +12,10 @@ cargo clippy --release --all-targets --features meshtool/gmsh,solver/mpi -q -- -
 log=$(mktemp)
 cargo test --release --features meshtool/gmsh,solver/mpi --workspace 2>&1 | tee "$log"
 # GPU checks run on a device (scripts/gpu_stage.sh, then bash .gpu/gpu_run.sh there); say so here.
-if target/release/solver devices | grep -q "^no CUDA devices"; then
-  echo "GPU checks: SKIPPED on this machine ($(target/release/solver devices | sed 's/^no CUDA devices: //')); CUDA kernels were compiled with NVRTC above"
+if "$CFD_BIN/solver" devices | grep -q "^no CUDA devices"; then
+  echo "GPU checks: SKIPPED on this machine ($("$CFD_BIN/solver" devices | sed 's/^no CUDA devices: //')); CUDA kernels were compiled with NVRTC above"
 else
-  target/release/solver check all --steps 20
+  "$CFD_BIN/solver" check all --steps 20
 fi
 # One closing line with the totals over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
