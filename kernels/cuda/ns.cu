@@ -409,3 +409,19 @@ extern "C" __global__ void ns_gather(u32 m, const u32* idx, const REAL* src, REA
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < m) dst[i] = src[idx[i]];
 }
+
+// out = a x + b y over the cells (the velocity at the half step, 3/2 u^n - 1/2 u^(n-1)).
+extern "C" __global__ void ns_axpby(u32 n, REAL a, const REAL* x, REAL b, const REAL* y, REAL* out) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + b * y[i];
+}
+
+// The running sums of a field: sum += w x, squares += w x^2 (the time averages and RMS).
+extern "C" __global__ void ns_accumulate(u32 n, REAL w, const REAL* x, REAL* sum, REAL* squares) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const REAL v = x[i];
+        sum[i] += w * v;
+        squares[i] += w * (v * v);
+    }
+}

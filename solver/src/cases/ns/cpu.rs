@@ -392,6 +392,16 @@ impl NsOps for CpuNs {
     fn zeros(&mut self) -> Result<Vec<f64>> {
         Ok(vec![0.0; self.geo.num_cells()])
     }
+    fn axpby(&mut self, a: f64, x: &Vec<f64>, b: f64, y: &Vec<f64>) -> Result<Vec<f64>> {
+        Ok(x.par_iter().zip(y).map(|(x, y)| a * x + b * y).collect())
+    }
+    fn accumulate(&mut self, w: f64, x: &Vec<f64>, sum: &mut Vec<f64>, squares: &mut Vec<f64>) -> Result<()> {
+        sum.par_iter_mut().zip(squares.par_iter_mut()).zip(x).for_each(|((s, q), x)| {
+            *s += w * x;
+            *q += w * (x * x);
+        });
+        Ok(())
+    }
 
     fn gradient(&mut self, phi: &Vec<f64>, var: Var) -> Result<Vec<[f64; 3]>> {
         Ok(gradient(&self.geo, &self.faces, phi, var))

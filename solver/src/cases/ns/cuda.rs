@@ -271,6 +271,8 @@ struct Functions {
     change: CudaFunction,
     divergence: CudaFunction,
     gather: CudaFunction,
+    axpby: CudaFunction,
+    accumulate: CudaFunction,
 }
 
 impl Functions {
@@ -288,6 +290,8 @@ impl Functions {
             change: f(k::CHANGE)?,
             divergence: f(k::DIVERGENCE)?,
             gather: f(k::GATHER)?,
+            axpby: f(k::AXPBY)?,
+            accumulate: f(k::ACCUMULATE)?,
         })
     }
 }
@@ -536,6 +540,40 @@ impl NsOps for CudaNs {
     }
     fn zeros(&mut self) -> Result<CudaSlice<f64>> {
         self.dev.zeros(self.n)
+    }
+    fn axpby(&mut self, a: f64, x: &CudaSlice<f64>, b: f64, y: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        let out = self.uninit(self.n)?;
+        let (n, xp, yp, op) = (self.n as u32, self.dev.ptr(x), self.dev.ptr(y), self.dev.ptr(&out));
+        // SAFETY: x, y and out hold ncells values.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.fns.axpby)
+                .arg(&n)
+                .arg(&a)
+                .arg(&xp)
+                .arg(&b)
+                .arg(&yp)
+                .arg(&op)
+                .launch(self.cells())?
+        };
+        Ok(out)
+    }
+    fn accumulate(&mut self, w: f64, x: &CudaSlice<f64>, sum: &mut CudaSlice<f64>, squares: &mut CudaSlice<f64>) -> Result<()> {
+        let (n, xp, sp, qp) = (self.n as u32, self.dev.ptr(x), self.dev.ptr(sum), self.dev.ptr(squares));
+        // SAFETY: x, sum and squares hold ncells values.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.fns.accumulate)
+                .arg(&n)
+                .arg(&w)
+                .arg(&xp)
+                .arg(&sp)
+                .arg(&qp)
+                .launch(self.cells())?
+        };
+        Ok(())
     }
 
     fn gradient(&mut self, phi: &CudaSlice<f64>, var: Var) -> Result<CudaSlice<f64>> {

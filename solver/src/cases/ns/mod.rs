@@ -8,9 +8,11 @@
 //! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
 //! `mesh` (`forces`, `probes`, `derived`).
 
+pub mod averages;
 pub mod cpu;
 pub mod cuda;
 pub mod faces;
+pub mod history;
 pub mod section;
 pub mod setup;
 pub mod sim;

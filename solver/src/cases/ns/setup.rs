@@ -5,8 +5,9 @@
 use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, FaceGradients, Initial, NsSection, Preconditioner, Profile, Viscous, WallShear};
-use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
+use super::section::{Bc, FaceGradients, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
+use super::history::PROBE_NAMES;
+use super::sim::{Common, ForceSpec, NsSim, Report};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
@@ -53,6 +54,8 @@ pub struct NsSetup {
     /// The vertex fits of the viscous face gradients (`face_gradients = "fits"` or "wall-fits").
     face_fits: Option<Arc<FaceFits>>,
     u0: [Vec<f64>; 3],
+    /// The initial pressure (0, or the Taylor-Green vortex's).
+    p0: Vec<f64>,
     h: f64,
     u_ref: f64,
     force: Option<(u32, Normalisation)>,
@@ -189,12 +192,40 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
     let n = mesh.num_cells();
     match &s.initial {
         Initial::Rest => Ok(std::array::from_fn(|_| vec![0.0; n])),
+        Initial::TaylorGreen { velocity, length } => {
+            let x = &mesh.topo.centroids;
+            Ok(std::array::from_fn(|k| {
+                x.iter()
+                    .map(|c| {
+                        let (sx, cx) = (c[0] / length).sin_cos();
+                        let (sy, cy) = (c[1] / length).sin_cos();
+                        match k {
+                            0 => velocity * sx * cy,
+                            1 => -velocity * cx * sy,
+                            _ => 0.0,
+                        }
+                    })
+                    .collect()
+            }))
+        }
         Initial::File { file } => {
             let path = doc.resolve(Path::new(file));
             let key = "navier-stokes.initial.file";
             let v = crate::cases::advect::velocity::load_cell_velocity(&path, "velocity", mesh, &|m| doc.error(key, m))?;
             Ok(std::array::from_fn(|k| v.v.iter().map(|x| x[k]).collect()))
         }
+    }
+}
+
+/// The initial pressure: the Taylor-Green vortex's rho U^2 / 4 (cos 2x/L + cos 2y/L), else 0.
+fn initial_pressure(s: &NsSection, mesh: &PreparedMesh) -> Vec<f64> {
+    let x = &mesh.topo.centroids;
+    match s.initial {
+        Initial::TaylorGreen { velocity, length } => x
+            .iter()
+            .map(|c| 0.25 * s.density * velocity * velocity * ((2.0 * c[0] / length).cos() + (2.0 * c[1] / length).cos()))
+            .collect(),
+        _ => vec![0.0; x.len()],
     }
 }
 
@@ -205,9 +236,20 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
             return Err(doc.error(&format!("navier-stokes.{key}"), format!("{v}: must be positive")));
         }
     }
-    if !(0.5..=1.0).contains(&s.theta) {
-        let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta);
+    if !(0.5..=1.0).contains(&s.theta()) {
+        let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta());
         return Err(doc.error("navier-stokes.theta", msg));
+    }
+    if let Initial::TaylorGreen { velocity, length } = s.initial {
+        if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
+            let msg = format!("velocity {velocity}, length {length}: give a finite velocity and a positive length");
+            return Err(doc.error("navier-stokes.initial", msg));
+        }
+    }
+    if let Some(st) = &s.statistics {
+        if !(st.start >= 0.0 && st.start.is_finite()) {
+            return Err(doc.error("navier-stokes.statistics.start", format!("{}: must be a time >= 0", st.start)));
+        }
     }
     if s.interpolation == Interpolation::Linear {
         let msg = "\"linear\" pins wall vertices to one value for all components; use \"quadratic\" or \"voronoi\"";
@@ -293,6 +335,7 @@ impl NsSetup {
         let mut mesh = load_mesh(doc, &mesh_file)?;
         let (roles, sl_bc) = roles(doc, &section, &mesh)?;
         let u0 = initial_velocity(doc, &section, &mesh)?;
+        let p0 = initial_pressure(&section, &mesh);
         let h = length_scale(&mesh);
         let geo = TetGeometry::<f64>::take(&mut mesh, &sl_bc[0]);
         let mut faces = Faces::build(&geo, &roles, section.nonorthogonal);
@@ -333,6 +376,7 @@ impl NsSetup {
             quad_fit,
             face_fits,
             u0,
+            p0,
             h,
             u_ref: if u_ref > 0.0 { u_ref } else { 1.0 },
             force,
@@ -402,7 +446,7 @@ impl NsSetup {
         let names = toml::Value::try_from((s.viscous, s.nonorthogonal)).ok();
         let names = names.and_then(|v| v.as_array().cloned()).unwrap_or_default();
         let name = |i: usize| names.get(i).and_then(|v| v.as_str()).unwrap_or("?").to_string();
-        let theta = s.theta;
+        let theta = s.theta();
         let fit = if s.interpolation == Interpolation::Quadratic { format!("-{}", s.fit.name()) } else { String::new() };
         format!("{}+{}{fit}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
@@ -584,7 +628,10 @@ impl Setup for NsSetup {
             mode: s.mode,
             steady: s.steady.clone(),
             nonorth: s.nonorth_correctors,
-            theta: s.theta,
+            theta: s.theta(),
+            transient: s.mode == Mode::Transient,
+            statistics_start: s.statistics.as_ref().map(|st| st.start),
+            strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,
             fail: [s.pressure_solver.fail_residual, s.momentum_solver.fail_residual],
             h: self.h,
@@ -596,8 +643,8 @@ impl Setup for NsSetup {
         };
         *self.report.lock().unwrap() = Report::default();
         Ok(match target {
-            Target::Cpu => Box::new(NsSim::new(self.ops()?, self.u0.clone(), common)?),
-            Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), common)?),
+            Target::Cpu => Box::new(NsSim::new(self.ops()?, self.u0.clone(), &self.p0, common)?),
+            Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), &self.p0, common)?),
         })
     }
 
@@ -616,6 +663,7 @@ impl Setup for NsSetup {
             "solves": {"pressure": r.pressure_solves, "momentum": r.momentum_solves},
             "pressure_amg": r.pressure_amg,
             "other_wall_shear": r.other_wall_shear,
+            "signals": r.signals,
         });
         let ours = [("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
         let mut errors = serde_json::Map::new();
