@@ -762,3 +762,45 @@ fn a_transient_run_decays_the_taylor_green_vortex_and_restarts_bit_identically()
     let vtu = |d: &Path| std::fs::read(d.join("step_0000020.vtu")).unwrap();
     assert!(vtu(&full) == vtu(&part), "the restarted run's last output differs");
 }
+
+/// The 2D-2 template runs as shipped (its built-in slab) and reports the benchmark's
+/// quantities over its statistics window against their intervals (here a short run with the
+/// window moved to its second half: cd_max and cl_max are there, each with `inside` and
+/// `relative_miss`); an interval whose bounds are the wrong way round is refused naming it.
+#[test]
+fn the_dfg_2d_2_template_reports_its_quantities_against_the_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = common::write_template(dir.path(), "dfg-2d-2");
+    let out = dir.path().join("run");
+    let sets = [
+        "--set",
+        "time.end_time=0.04",
+        "--set",
+        "navier-stokes.statistics.start=0.02",
+    ];
+    let o = run_cpu(&case, &out, &sets);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = common::summary(&out);
+    for k in ["cd_max", "cl_max"] {
+        let b = &s["bounds"][k];
+        assert_eq!(b["value"], s[k], "{s}");
+        assert!(b["inside"].is_boolean() && b["relative_miss"].as_f64().is_some(), "{s}");
+    }
+    assert_eq!(s["steps"], 20, "{s}");
+    // A row of forces.csv for every step, from step 0.
+    let forces = std::fs::read_to_string(out.join("forces.csv")).unwrap();
+    assert_eq!(forces.lines().count(), 22);
+    let bad = [
+        "--set",
+        "navier-stokes.reference_bounds.st=[0.31, 0.29]",
+        "--set",
+        "time.end_time=0.004",
+    ];
+    let o = run_cpu(&case, &dir.path().join("bad"), &bad);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("navier-stokes.reference_bounds.st"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -97,9 +97,14 @@ pub struct NsSection {
     /// Pressure difference p(a) - p(b) between two points (summary.json `dp`).
     #[serde(default)]
     pub dp_probes: Option<[[f64; 3]; 2]>,
-    /// Reference values of cd, cl and dp: summary.json `errors` gives our relative errors.
+    /// Reference values of cd, cl and dp (and, for a transient run, cd_max, cl_max, cd_mean
+    /// and st): summary.json `errors` gives our relative errors.
     #[serde(default)]
     pub reference: BTreeMap<String, f64>,
+    /// Reference intervals of the same quantities, e.g. a benchmark's bounds: summary.json
+    /// `bounds` says for each whether ours lies inside, and by how much it misses.
+    #[serde(default)]
+    pub reference_bounds: BTreeMap<String, [f64; 2]>,
     /// Print the residuals every this many steps [10] (and the first and last).
     #[serde(default = "ten")]
     pub log_every: u64,

@@ -36,9 +36,13 @@ struct View {
     ns: Option<NsSection>,
 }
 
-/// The coarse DFG channel shipped with the solver (`mesh = "builtin:dfg-3d-1z-coarse"`):
-/// `gmsh -3 meshes/channel.geo -setnumber size 0.2`, 3269 tetrahedra.
-const BUILTIN: &[(&str, &[u8])] = &[("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh"))];
+/// The coarse DFG channels shipped with the solver (`mesh = "builtin:NAME"`): the 3D one
+/// (`gmsh -3 meshes/channel.geo -setnumber size 0.2`, 3269 tetrahedra) and the 2D slab
+/// (`gmsh -3 meshes/channel2d.geo -setnumber size 0.05`, 4383 tetrahedra).
+const BUILTIN: &[(&str, &[u8])] = &[
+    ("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh")),
+    ("dfg-2d-coarse", include_bytes!("data/dfg-2d-coarse.msh")),
+];
 
 pub struct NsSetup {
     section: NsSection,
@@ -229,6 +233,10 @@ fn initial_pressure(s: &NsSection, mesh: &PreparedMesh) -> Vec<f64> {
     }
 }
 
+/// What `reference` and `reference_bounds` may name: the steady run's force coefficients and
+/// pressure difference, and a transient run's signal statistics.
+const REFERENCE_KEYS: [&str; 7] = ["cd", "cl", "dp", "cd_max", "cl_max", "cd_mean", "st"];
+
 /// Checks of the section's numbers and choices.
 fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     for (key, v) in [("density", s.density), ("viscosity", s.viscosity)] {
@@ -255,10 +263,17 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         let msg = "\"linear\" pins wall vertices to one value for all components; use \"quadratic\" or \"voronoi\"";
         return Err(doc.error("navier-stokes.interpolation", msg));
     }
-    for k in s.reference.keys() {
-        if !["cd", "cl", "dp"].contains(&k.as_str()) {
-            let msg = format!("unknown reference `{k}` (give cd, cl and dp)");
-            return Err(doc.error("navier-stokes.reference", msg));
+    let keys = s.reference.keys().map(|k| ("reference", k)).chain(s.reference_bounds.keys().map(|k| ("reference_bounds", k)));
+    for (table, k) in keys {
+        if !REFERENCE_KEYS.contains(&k.as_str()) {
+            let msg = format!("unknown reference `{k}` (give any of {})", REFERENCE_KEYS.join(", "));
+            return Err(doc.error(&format!("navier-stokes.{table}"), msg));
+        }
+    }
+    for (k, [lo, hi]) in &s.reference_bounds {
+        if !(lo <= hi) {
+            let msg = format!("[{lo}, {hi}]: the lower bound must not exceed the upper");
+            return Err(doc.error(&format!("navier-stokes.reference_bounds.{k}"), msg));
         }
     }
     if doc.run.precision == Precision::F32 {
@@ -665,14 +680,35 @@ impl Setup for NsSetup {
             "other_wall_shear": r.other_wall_shear,
             "signals": r.signals,
         });
-        let ours = [("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
+        let mut ours = vec![("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
+        if let Some(sig) = &r.signals {
+            // A transient benchmark's dp is the one half a period after the lift maximum.
+            if let Some(dp) = sig.dp_half_period_after_cl_max {
+                out["dp_last"] = json!(r.dp);
+                ours[2].1 = Some(dp);
+            }
+            ours.extend([
+                ("cd_max", sig.cd.map(|s| s.max)),
+                ("cl_max", sig.cl.map(|s| s.max)),
+                ("cd_mean", sig.cd.map(|s| s.mean)),
+                ("st", sig.st),
+            ]);
+        }
         let mut errors = serde_json::Map::new();
+        let mut bounds = serde_json::Map::new();
         for (k, v) in ours {
             let Some(v) = v else { continue };
             out[k] = json!(v);
             if let Some(&want) = self.section.reference.get(k) {
                 errors.insert(k.into(), json!((v - want) / want));
             }
+            if let Some(&[lo, hi]) = self.section.reference_bounds.get(k) {
+                let miss = if v < lo { (v - lo) / lo } else if v > hi { (v - hi) / hi } else { 0.0 };
+                bounds.insert(k.into(), json!({"value": v, "bounds": [lo, hi], "inside": miss == 0.0, "relative_miss": miss}));
+            }
+        }
+        if !bounds.is_empty() {
+            out["bounds"] = serde_json::Value::Object(bounds);
         }
         if let Some(f) = r.force {
             out["force"] = json!(f);
