@@ -271,7 +271,7 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         }
     }
     for (k, [lo, hi]) in &s.reference_bounds {
-        if !(lo <= hi) {
+        if lo > hi || lo.is_nan() || hi.is_nan() {
             let msg = format!("[{lo}, {hi}]: the lower bound must not exceed the upper");
             return Err(doc.error(&format!("navier-stokes.reference_bounds.{k}"), msg));
         }
