@@ -64,9 +64,10 @@ pub struct NsSection {
     pub interpolation: Interpolation,
     /// The range the quadratic interpolation and BFECC's limiter clamp to: "blended" [default],
     /// the four vertex stencils' ranges blended by the departure point's barycentric weights,
-    /// continuous in the point, so that a steady run's iteration converges; or "union", their
+    /// continuous in the point, so that a steady run's iteration converges; "union", their
     /// union (the advection family's), which jumps where a departure point crosses a face and
-    /// on the DFG 3D-1Z meshes kept the velocity change from falling below ~1e-5.
+    /// on the DFG 3D-1Z meshes kept the velocity change from falling below ~1e-5; or "none"
+    /// (no clamp at all: for smooth flows, where clipping the extrema every step damps them).
     #[serde(default = "blended")]
     pub bounds: Bounds,
     /// How the quadratic's fits weigh their stencil points: "wide" [default] (1/|r|^2 over at
