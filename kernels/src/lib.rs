@@ -386,6 +386,8 @@ pub mod ns {
         AXPBY = "ns_axpby",
         /// Running sums and sums of squares of a cell field.
         ACCUMULATE = "ns_accumulate",
+        /// The symmetry planes' face values of the velocity.
+        SYMMETRY = "ns_symmetry",
     }
 }
 

@@ -448,7 +448,7 @@ impl NsSetup {
             if f.neigh[i] != u32::MAX {
                 sum[f.neigh[i] as usize] += f.a[i];
             }
-            if f.neigh[i] != u32::MAX || f.role[i].fixed_velocity() {
+            if f.neigh[i] != u32::MAX || f.role[i].fixed_velocity() || f.role[i] == Role::Symmetry {
                 sum[f.owner[i] as usize] += f.a[i];
             }
         }
@@ -491,11 +491,12 @@ impl NsSetup {
         })
     }
 
-    /// The velocity and pressure matrices (the pressure's with its reference cell).
-    fn matrices(&self) -> (CsMat<f64>, CsMat<f64>) {
+    /// The velocity matrix of each component (they differ on symmetry planes) and the pressure
+    /// one (with its reference cell).
+    fn matrices(&self) -> ([CsMat<f64>; 3], CsMat<f64>) {
         let f = &self.faces;
         let n = self.geo.num_cells();
-        let ku = laplacian(f, n, Role::fixed_velocity, &[]);
+        let ku = std::array::from_fn(|k| laplacian(f, n, Role::fixed_velocity, &super::faces::symmetry_diagonal(f, k)));
         let mut kp = laplacian(f, n, |r| r == Role::Outlet, &[]);
         if let Some(c) = self.ref_cell {
             let diag = crate::numerics::linalg::cg::diagonal(&kp)[c].max(1e-300);
@@ -546,11 +547,12 @@ impl NsSetup {
             inlets: self.inlets.clone(),
             face_fits: self.face_fits.clone(),
             near_inlet: super::cpu::inlet_face_of_cell(&self.faces, &self.inlets, self.geo.num_cells()),
+            values: super::faces::FaceValues::new(&self.faces),
             c: self.constants(),
             ku,
             pressure_pre: self.pressure_preconditioner(&kp)?,
             kp,
-            m: None,
+            m: Default::default(),
             stats: Default::default(),
         })
     }

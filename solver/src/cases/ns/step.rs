@@ -75,6 +75,9 @@ pub trait NsOps {
     fn accumulate(&mut self, w: f64, x: &Self::Cells, sum: &mut Self::Cells, squares: &mut Self::Cells) -> Result<()>;
     /// Least-squares cell gradient with the variable's boundary values.
     fn gradient(&mut self, phi: &Self::Cells, var: Var) -> Result<Self::Vectors>;
+    /// The symmetry planes' normal velocity u_P . n from u (`FaceValues::refresh`), for the
+    /// step's velocity gradients and viscous fluxes; nothing without symmetry faces.
+    fn symmetry(&mut self, u: &[Self::Cells; 3]) -> Result<()>;
     /// Semi-Lagrangian transport of the three fields q along the velocity u (gradients gu).
     fn advect(
         &mut self,
@@ -209,6 +212,8 @@ fn departure_velocity<O: NsOps>(ops: &mut O, st: &State<O>) -> Result<Option<Hal
 /// One step of the fractional-step scheme from `st` over `span`.
 pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping) -> Result<StepReport> {
     let (nonorth, theta) = (how.nonorth, how.theta);
+    // The symmetry planes' normal velocity, for the step's velocity gradients and viscous fluxes.
+    ops.symmetry(&st.u)?;
     let gu = [
         ops.gradient(&st.u[0], Var::U(0))?,
         ops.gradient(&st.u[1], Var::U(1))?,
