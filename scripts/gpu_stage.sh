@@ -14,9 +14,17 @@ cargo build --release -q -p meshtool --bin meshtool   # without the gmsh feature
 mkdir -p .gpu
 cp "$CFD_BIN/solver" "$CFD_BIN/meshtool" .gpu/
 strip .gpu/solver .gpu/meshtool   # debug info stays here; the carry limit is 64 MiB
-cp scripts/gpu_run.sh scripts/gpu_euler.sh scripts/gpu_swe.sh scripts/gpu_swe_multi.sh scripts/gpu_cg.sh scripts/gpu_ns.sh scripts/gpu_dfg_family.sh .gpu/
+cp scripts/gpu_run.sh scripts/gpu_euler.sh scripts/gpu_swe.sh scripts/gpu_swe_multi.sh scripts/gpu_cg.sh scripts/gpu_ns.sh scripts/gpu_dfg_family.sh scripts/gpu_dfg2d.sh .gpu/
 # The advection test mesh (Gmsh is not on the device): the ~40k-tet duct, binary MSH 4.1.
 [ -f .gpu/duct.msh ] || gmsh -3 meshes/duct.geo -format msh41 -bin -v 1 -o .gpu/duct.msh
 # A ~1M-tet Gmsh mesh of the DFG channel, for the advection benchmark's reordering comparison.
-[ -f .gpu/channel-1m.msh ] || gmsh -3 meshes/channel.geo -setnumber size 0.0122 -format msh41 -bin -v 1 -nt 2 -o .gpu/channel-1m.msh
+[ "${STAGE_NS:-0}" = 1 ] || [ -f .gpu/channel-1m.msh ] || gmsh -3 meshes/channel.geo -setnumber size 0.0122 -format msh41 -bin -v 1 -nt 2 -o .gpu/channel-1m.msh
+# STAGE_NS=1: the DFG meshes of the Navier-Stokes runs (VALIDATION.md), the 3D channel at 274k
+# tets (gpu_dfg_family.sh) and the 2D-2 slab at 72.5k (gpu_dfg2d.sh), instead of the 1M-tet
+# channel (the carry holds 64 MiB).
+if [ "${STAGE_NS:-0}" = 1 ]; then
+  rm -f .gpu/channel-1m.msh
+  [ -f .gpu/dfg-274k.msh ] || gmsh -3 meshes/channel.geo -setnumber size 0.0273 -format msh41 -bin -v 1 -nt 2 -o .gpu/dfg-274k.msh
+  [ -f .gpu/dfg2d-73k.msh ] || gmsh -3 meshes/channel2d.geo -setnumber size 0.012 -format msh41 -bin -v 1 -o .gpu/dfg2d-73k.msh
+fi
 echo "staged: $(ls .gpu | tr '\n' ' ')"

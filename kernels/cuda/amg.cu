@@ -156,19 +156,16 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
                 const REAL* __restrict__ d_old, REAL c1, REAL c2, const double* __restrict__ r_cg,
                 double* __restrict__ z, double* sc, double* partial, u32* counter) {
     if (sc[SC_DONE] != 0.0) return;
-    double acc[1] = {0.0};
+    double rz = 0.0;
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
         const REAL ad = d_old[i] + sell_row(a, i, [&](u32 j) { return d_old[j]; });
         const REAL ri = r[i] - ad;
         const REAL dn = c1 * d_old[i] + c2 * at_or_one(dinv, i) * ri;
         const double zi = (double)(x[i] + dn);
         z[i] = zi;
-        acc[0] += r_cg[i] * zi;
+        rz += r_cg[i] * zi;
     }
-    if (!publish<1>(acc, partial, counter)) return;
-    double t[1];
-    totals<1>(t, partial, counter);
-    if (threadIdx.x == 0) finish_rz(sc, t[0]);
+    reduce_rz(rz, sc, partial, counter);
 }
 
 // z = x in double with r_cg . z and beta, for a cycle whose last kernel is not amg_step_cg
@@ -177,16 +174,13 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_finish_z(u64 n, const REAL* __restrict__ x, const double* __restrict__ r_cg, double* __restrict__ z, double* sc,
                  double* partial, u32* counter) {
     if (sc[SC_DONE] != 0.0) return;
-    double acc[1] = {0.0};
+    double rz = 0.0;
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
         const double zi = (double)x[i];
         z[i] = zi;
-        acc[0] += r_cg[i] * zi;
+        rz += r_cg[i] * zi;
     }
-    if (!publish<1>(acc, partial, counter)) return;
-    double t[1];
-    totals<1>(t, partial, counter);
-    if (threadIdx.x == 0) finish_rz(sc, t[0]);
+    reduce_rz(rz, sc, partial, counter);
 }
 
 // The coarsest level: x = A^-1 b by the dense inverse (row-major, nc x nc), one warp a row.

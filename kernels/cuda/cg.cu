@@ -175,11 +175,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_cheb_step(
         z_new[i] = zn;
         acc[0] += r[i] * zn;
     }
-    if (!(flags & F_Z_DONE)) return;
-    if (!publish<1>(acc, partial, counter)) return;
-    double t[1];
-    totals<1>(t, partial, counter);
-    if (threadIdx.x == 0) finish_rz(sc, t[0]);
+    if (flags & F_Z_DONE) reduce_rz(acc[0], sc, partial, counter);
 }
 
 // x = D^-1/2 y (x = 0 when b = 0, as the CPU solver does).

@@ -72,3 +72,13 @@ __device__ __forceinline__ void finish_rz(double* sc, double rz_new) {
     sc[SC_BETA] = rz_old > 0.0 ? rz_new / rz_old : 0.0;
     sc[SC_RZ] = rz_new;
 }
+
+// Sums each thread's share of r.z over the grid (publish, then the last block's totals) and
+// finishes beta with it: the tail of a kernel that writes the final z.
+__device__ __forceinline__ void reduce_rz(double rz, double* sc, double* partial, u32* counter) {
+    double acc[1] = {rz};
+    if (!publish<1>(acc, partial, counter)) return;
+    double t[1];
+    totals<1>(t, partial, counter);
+    if (threadIdx.x == 0) finish_rz(sc, t[0]);
+}

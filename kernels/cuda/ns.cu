@@ -56,8 +56,10 @@ __device__ inline REAL boundary_value(const Faces& f, u32 i, int var, int comp) 
     return K(0);
 }
 
-// Least-squares gradient of phi (cpu::gradient).
-extern "C" __global__ void ns_gradient(Mesh m, Faces f, const REAL* phi, int var, int comp, REAL* g) {
+// Least-squares gradient of phi (cpu::gradient); wsym: the symmetry faces' normal velocity
+// (their mirror rows for the velocity components).
+extern "C" __global__ void ns_gradient(Mesh m, Faces f, const REAL* phi, int var, int comp, const REAL* wsym,
+                                       REAL* g) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL a[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, b[3] = {0, 0, 0};
@@ -80,6 +82,14 @@ extern "C" __global__ void ns_gradient(Mesh m, Faces f, const REAL* phi, int var
             const REAL* n = f.normal + 3 * (u64)i;
             for (int p = 0; p < 3; ++p)
                 for (int q = 0; q < 3; ++q) a[p][q] += n[p] * n[q];
+            if (var == V_U && f.role[i] == R_SYMMETRY) {
+                // The mirror row: r = 2 d_n n and a change of -2 w n_k, weighted 1 / |r|^2.
+                const REAL* x = f.centre + 3 * (u64)i;
+                REAL dn = K(0);
+                for (int q = 0; q < 3; ++q) dn += n[q] * (x[q] - xc[q]);
+                REAL sc = -wsym[i] * n[comp] / dn;
+                for (int q = 0; q < 3; ++q) b[q] += sc * n[q];
+            }
             continue;
         }
         REAL w = K(1) / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
@@ -263,8 +273,8 @@ extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, c
 // another order than the CPU's CSR product). def: the faces' deferred parts from
 // ns_fit_deferred, or null for the cell gradients gu's.
 extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho, REAL nu, const REAL* ua,
-                                      const REAL* gp, const REAL* gu, const REAL* def, const REAL* un, int expl,
-                                      REAL* out) {
+                                      const REAL* gp, const REAL* gu, const REAL* def, const REAL* un,
+                                      const REAL* wsym, int expl, REAL* out) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL src = def ? outward(f, def, c) : outward_deferred(f, gu, c, V_U);
@@ -276,6 +286,11 @@ extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho,
         if (nb == NO_CELL && fixed_on(V_U, f.role[i])) {
             src += f.a[i] * f.ub[3 * (u64)i + k];
             ku += f.a[i] * un[c];
+        } else if (nb == NO_CELL && f.role[i] == R_SYMMETRY) {
+            // -a n_k (u_P . n): its own component implicit (faces::symmetry_diagonal), the rest here.
+            REAL nk = f.normal[3 * (u64)i + k];
+            src -= f.a[i] * nk * (wsym[i] - nk * un[c]);
+            ku += f.a[i] * nk * nk * un[c];
         } else if (nb != NO_CELL) {
             u32 o = (e & NOT_OWN) ? f.owner[i] : nb;
             ku += f.a[i] * (un[c] - un[o]);
@@ -408,4 +423,29 @@ extern "C" __global__ void ns_divergence(Faces f, const REAL* flux, REAL* partia
 extern "C" __global__ void ns_gather(u32 m, const u32* idx, const REAL* src, REAL* dst) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < m) dst[i] = src[idx[i]];
+}
+
+// out = a x + b y over the cells (the velocity at the half step, 3/2 u^n - 1/2 u^(n-1)).
+extern "C" __global__ void ns_axpby(u32 n, REAL a, const REAL* x, REAL b, const REAL* y, REAL* out) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + b * y[i];
+}
+
+// The running sums of a field: sum += w x, squares += w x^2 (the time averages and RMS).
+extern "C" __global__ void ns_accumulate(u32 n, REAL w, const REAL* x, REAL* sum, REAL* squares) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const REAL v = x[i];
+        sum[i] += w * v;
+        squares[i] += w * (v * v);
+    }
+}
+
+// The symmetry planes' normal velocity w = u_P . n (faces::FaceValues::refresh).
+extern "C" __global__ void ns_symmetry(Faces f, const REAL* u0, const REAL* u1, const REAL* u2, REAL* w) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= f.nfaces || f.role[i] != R_SYMMETRY) return;
+    u32 o = f.owner[i];
+    const REAL* n = f.normal + 3 * (u64)i;
+    w[i] = u0[o] * n[0] + u1[o] * n[1] + u2[o] * n[2];
 }

@@ -130,8 +130,8 @@ __device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch,
 }
 
 // interp: 0 voronoi, 1 voronoi-grad, 2 linear, 3 quadratic clamped to the union of the vertex
-// ranges, 4 quadratic clamped to the ranges blended by the weights (numerics::sl::quadratic::
-// Bounds; fv: the fit records of sl_quad_fit). bc[patch]: Dirichlet value, NaN for Neumann.
+// ranges, 4 quadratic clamped to the ranges blended by the weights, 5 quadratic unclamped
+// (numerics::sl::quadratic::Bounds; fv: the fit records of sl_quad_fit). bc[patch]: Dirichlet value, NaN for Neumann.
 extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
                                          const REAL* f, const REAL* fv, const REAL* grad, const REAL* rlo,
                                          const REAL* rhi, const REAL* bc, REAL* out, REAL* olo, REAL* ohi) {
@@ -155,7 +155,7 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
         out[i] = s / norm; olo[i] = lo; ohi[i] = hi;
         return;
     }
-    if (interp == 3 || interp == 4) {
+    if (interp >= 3 && interp <= 5) {
         REAL l[4];
         barycentric(m, c, p, l);
         REAL s = K(0), norm = K(0), lo = BIG, hi = -BIG, wlo = K(0), whi = K(0);
@@ -177,6 +177,7 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
             wlo += w * r[10]; whi += w * r[11];
         }
         if (interp == 4) { lo = wlo / norm; hi = whi / norm; }
+        if (interp == 5) { lo = -BIG; hi = BIG; }
         out[i] = fmin(fmax(s / norm, lo), hi); olo[i] = lo; ohi[i] = hi;
         return;
     }

@@ -382,6 +382,12 @@ pub mod ns {
         DIVERGENCE = "ns_divergence",
         /// A field's values at a list of cells (what the forces and probes read).
         GATHER = "ns_gather",
+        /// a x + b y over the cells.
+        AXPBY = "ns_axpby",
+        /// Running sums and sums of squares of a cell field.
+        ACCUMULATE = "ns_accumulate",
+        /// The symmetry planes' face values of the velocity.
+        SYMMETRY = "ns_symmetry",
     }
 }
 

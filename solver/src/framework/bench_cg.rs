@@ -266,27 +266,50 @@ fn measure(
     if let Some(w) = rep.warning(&settings) {
         eprintln!("warning: {label} {}: {w}", cg.name());
     }
-    let per_it = best / rep.iterations.max(1) as f64;
     let spmv = cg.spmv_seconds(reps.max(3))?;
-    Ok(CgRow {
-        backend: "cuda",
-        matrix: label.into(),
-        unknowns: a.rows(),
-        nnz: a.nnz(),
-        preconditioner: cg.name(),
-        layout: cg.layout(),
-        setup_seconds: setup,
-        upload_seconds: upload,
-        iterations: rep.iterations,
-        rel_residual: rep.rel_residual,
-        seconds_per_solve: best,
-        seconds_per_iteration: per_it,
-        bytes_per_iteration: cg.bytes_per_iteration(),
-        fraction_of_copy_bandwidth: cg.bytes_per_iteration() / per_it / copy_bw,
-        spmv_seconds: spmv,
-        spmv_fraction_of_copy_bandwidth: cg.spmv_bytes() / spmv / copy_bw,
-        hierarchy: pre.hierarchy().map(|h| h.stats()),
-    })
+    let mut row = CgRow::new("cuda", label, a, pre, cg.name(), &rep, best, cg.bytes_per_iteration());
+    row.layout = cg.layout();
+    row.setup_seconds = setup;
+    row.upload_seconds = upload;
+    row.fraction_of_copy_bandwidth = row.bytes_per_iteration / row.seconds_per_iteration / copy_bw;
+    row.spmv_seconds = spmv;
+    row.spmv_fraction_of_copy_bandwidth = cg.spmv_bytes() / spmv / copy_bw;
+    Ok(row)
+}
+
+impl CgRow {
+    /// A row of one solve: what both backends fill alike (the device's own columns NaN).
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        backend: &'static str,
+        label: &str,
+        a: &CsMat<f64>,
+        pre: &CgPreconditioner,
+        name: String,
+        rep: &CgReport,
+        seconds: f64,
+        bytes_per_iteration: f64,
+    ) -> CgRow {
+        CgRow {
+            backend,
+            matrix: label.into(),
+            unknowns: a.rows(),
+            nnz: a.nnz(),
+            preconditioner: name,
+            layout: "csr".into(),
+            setup_seconds: 0.0,
+            upload_seconds: 0.0,
+            iterations: rep.iterations,
+            rel_residual: rep.rel_residual,
+            seconds_per_solve: seconds,
+            seconds_per_iteration: seconds / rep.iterations.max(1) as f64,
+            bytes_per_iteration,
+            fraction_of_copy_bandwidth: f64::NAN,
+            spmv_seconds: f64::NAN,
+            spmv_fraction_of_copy_bandwidth: f64::NAN,
+            hierarchy: pre.hierarchy().map(|h| h.stats()),
+        }
+    }
 }
 
 /// The same solve on the CPU (all threads), the best of `reps`.
@@ -308,27 +331,18 @@ fn measure_cpu(
         rep = solve_cg(a, b, &mut x, &*m, &settings);
         best = best.min(t.elapsed().as_secs_f64());
     }
-    let bytes = pre.cpu_bytes_per_iteration(a);
-    let per_it = best / rep.iterations.max(1) as f64;
-    Ok(CgRow {
-        backend: "cpu",
-        matrix: label.into(),
-        unknowns: a.rows(),
-        nnz: a.nnz(),
-        preconditioner: pre.name(),
-        layout: "csr".into(),
-        setup_seconds: setup,
-        upload_seconds: 0.0,
-        iterations: rep.iterations,
-        rel_residual: rep.rel_residual,
-        seconds_per_solve: best,
-        seconds_per_iteration: per_it,
-        bytes_per_iteration: bytes,
-        fraction_of_copy_bandwidth: f64::NAN,
-        spmv_seconds: f64::NAN,
-        spmv_fraction_of_copy_bandwidth: f64::NAN,
-        hierarchy: pre.hierarchy().map(|h| h.stats()),
-    })
+    let mut row = CgRow::new(
+        "cpu",
+        label,
+        a,
+        pre,
+        pre.name(),
+        &rep,
+        best,
+        pre.cpu_bytes_per_iteration(a),
+    );
+    row.setup_seconds = setup;
+    Ok(row)
 }
 
 /// CPU vs CUDA for every preconditioner (`linalg::cuda::agreement`); one line each.

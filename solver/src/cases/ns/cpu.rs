@@ -3,7 +3,7 @@
 //! the case asks): the reference for the CUDA execution
 //! (`cuda.rs`), which implements the same `NsOps` with the same arithmetic per cell and face.
 
-use super::faces::{Faces, InletProfile, Role};
+use super::faces::{FaceValues, Faces, InletProfile, Role};
 use meshtool::topology::FACE_VERTS;
 use super::step::{NsOps, Predict, SolveStats, Var};
 use crate::error::Result;
@@ -86,16 +86,18 @@ pub struct CpuNs {
     pub face_fits: Option<Arc<FaceFits>>,
     /// Per cell, one of its faces on a profiled inlet (`inlet_face_of_cell`, built once).
     pub near_inlet: Vec<u32>,
+    /// The face values of the velocity, the symmetry planes' refreshed every step.
+    pub values: FaceValues,
     pub c: Constants,
     /// The velocity Laplacian (walls and inlets Dirichlet) and the pressure one (outlets, and
     /// the reference cell).
-    pub ku: CsMat<f64>,
+    pub ku: [CsMat<f64>; 3],
     pub kp: CsMat<f64>,
     /// The pressure solve's preconditioner (`pressure_solver.preconditioner`), built once on
     /// `kp` (AMG's hierarchy, Chebyshev's bounds).
     pub pressure_pre: CgPreconditioner,
-    /// The momentum matrix V/dt + nu K_u of the last dt, with its preconditioner.
-    pub m: Option<(f64, CsMat<f64>, Jacobi)>,
+    /// Each component's momentum matrix V/dt + nu K_u,k of the last dt, with its preconditioner.
+    pub m: [Option<(f64, CsMat<f64>, Jacobi)>; 3],
     pub stats: SolveStats,
 }
 
@@ -167,8 +169,11 @@ fn boundary_value(faces: &Faces, f: usize, var: Var) -> f64 {
 }
 
 /// Least-squares gradient of phi in every cell: face neighbours and the faces where `var` is
-/// given (weights 1/|r|^2), and a zero normal derivative on the other boundary faces.
-pub fn gradient(geo: &TetGeometry<f64>, faces: &Faces, phi: &[f64], var: Var) -> Vec<[f64; 3]> {
+/// given (weights 1/|r|^2), and a zero normal derivative on the other boundary faces; on a
+/// symmetry plane a velocity component's row is that of the cell's mirror image (the plane
+/// reflects the normal velocity `values.w`): the zero normal derivative for a tangential
+/// component, u . n = 0 for the normal one.
+pub fn gradient(geo: &TetGeometry<f64>, faces: &Faces, values: &FaceValues, phi: &[f64], var: Var) -> Vec<[f64; 3]> {
     (0..geo.num_cells())
         .into_par_iter()
         .map(|c| {
@@ -190,6 +195,13 @@ pub fn gradient(geo: &TetGeometry<f64>, faces: &Faces, phi: &[f64], var: Var) ->
                         for j in 0..3 {
                             a[i][j] += n[i] * n[j];
                         }
+                    }
+                    if let (Var::U(k), Role::Symmetry) = (var, faces.role[f]) {
+                        // The mirror row, r = 2 d_n n and a change of -2 w n_k, weighted 1/|r|^2.
+                        let x = faces.centre[f];
+                        let dn = (0..3).map(|i| n[i] * (x[i] - xc[i])).sum::<f64>();
+                        let s = -values.w[f] * n[k] / dn;
+                        (0..3).for_each(|i| b[i] += s * n[i]);
                     }
                     continue;
                 };
@@ -258,11 +270,11 @@ pub fn outward_sum(faces: &Faces, x: &[f64]) -> Vec<f64> {
 
 impl CpuNs {
     /// The momentum matrix at dt and its preconditioner, rebuilt when dt changes.
-    fn ensure_momentum(&mut self, dt: f64) {
-        if self.m.as_ref().is_none_or(|m| m.0 != dt) {
-            let m = momentum_matrix(&self.ku, self.c.nu, &self.geo.volumes, dt);
+    fn ensure_momentum(&mut self, k: usize, dt: f64) {
+        if self.m[k].as_ref().is_none_or(|m| m.0 != dt) {
+            let m = momentum_matrix(&self.ku[k], self.c.nu, &self.geo.volumes, dt);
             let j = Jacobi::new(&m);
-            self.m = Some((dt, m, j));
+            self.m[k] = Some((dt, m, j));
         }
     }
 
@@ -312,8 +324,16 @@ impl CpuNs {
         };
         let mut s = outward_sum(f, &def);
         for i in 0..f.len() {
-            if f.neigh[i] == u32::MAX && f.role[i].fixed_velocity() {
-                s[f.owner[i] as usize] += f.a[i] * f.ub[i][k];
+            if f.neigh[i] != u32::MAX {
+                continue;
+            }
+            let o = f.owner[i] as usize;
+            if f.role[i].fixed_velocity() {
+                s[o] += f.a[i] * f.ub[i][k];
+            } else if f.role[i] == Role::Symmetry {
+                // The explicit part of -a n_k (u_P . n): the other components' share.
+                let nk = f.normal[i][k];
+                s[o] -= f.a[i] * nk * (self.values.w[i] - nk * un[o]);
             }
         }
         s.iter_mut().for_each(|v| *v *= self.c.nu);
@@ -349,7 +369,7 @@ impl CpuNs {
 
     fn explicit_predict(&self, p: &Predict<'_, Self>, src: &[f64], x: &mut [f64]) -> CgReport {
         let mut ku = vec![0.0; x.len()];
-        spmv(&self.ku, p.un, &mut ku);
+        spmv(&self.ku[p.k], p.un, &mut ku);
         let (dt, nu, rho, k) = (p.dt, self.c.nu, self.c.rho, p.k);
         let vol = &self.geo.volumes;
         x.par_iter_mut().enumerate().for_each(|(c, x)| {
@@ -392,9 +412,24 @@ impl NsOps for CpuNs {
     fn zeros(&mut self) -> Result<Vec<f64>> {
         Ok(vec![0.0; self.geo.num_cells()])
     }
+    fn axpby(&mut self, a: f64, x: &Vec<f64>, b: f64, y: &Vec<f64>) -> Result<Vec<f64>> {
+        Ok(x.par_iter().zip(y).map(|(x, y)| a * x + b * y).collect())
+    }
+    fn accumulate(&mut self, w: f64, x: &Vec<f64>, sum: &mut Vec<f64>, squares: &mut Vec<f64>) -> Result<()> {
+        sum.par_iter_mut().zip(squares.par_iter_mut()).zip(x).for_each(|((s, q), x)| {
+            *s += w * x;
+            *q += w * (x * x);
+        });
+        Ok(())
+    }
+
+    fn symmetry(&mut self, u: &[Vec<f64>; 3]) -> Result<()> {
+        self.values.refresh(&self.faces, [&u[0], &u[1], &u[2]]);
+        Ok(())
+    }
 
     fn gradient(&mut self, phi: &Vec<f64>, var: Var) -> Result<Vec<[f64; 3]>> {
-        Ok(gradient(&self.geo, &self.faces, phi, var))
+        Ok(gradient(&self.geo, &self.faces, &self.values, phi, var))
     }
 
     fn advect(
@@ -452,8 +487,8 @@ impl NsOps for CpuNs {
             .map(|c| vol[c] / dt * p.ua[c] - vol[c] / rho * p.gp[c][k] + src[c])
             .collect();
         let settings = self.c.momentum.clone();
-        self.ensure_momentum(dt);
-        let (_, m, j) = self.m.as_ref().unwrap();
+        self.ensure_momentum(k, dt);
+        let (_, m, j) = self.m[k].as_ref().unwrap();
         Ok(timed_cg(m, &b, x, j, &settings, &mut self.stats))
     }
 

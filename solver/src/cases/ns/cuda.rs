@@ -271,6 +271,9 @@ struct Functions {
     change: CudaFunction,
     divergence: CudaFunction,
     gather: CudaFunction,
+    axpby: CudaFunction,
+    accumulate: CudaFunction,
+    symmetry: CudaFunction,
 }
 
 impl Functions {
@@ -288,6 +291,9 @@ impl Functions {
             change: f(k::CHANGE)?,
             divergence: f(k::DIVERGENCE)?,
             gather: f(k::GATHER)?,
+            axpby: f(k::AXPBY)?,
+            accumulate: f(k::ACCUMULATE)?,
+            symmetry: f(k::SYMMETRY)?,
         })
     }
 }
@@ -306,8 +312,8 @@ pub struct Inputs<'a> {
     pub face_fits: Option<&'a FaceFits>,
     pub max_walk: u32,
     pub c: Constants,
-    /// The velocity and pressure matrices (`cpu::laplacian`).
-    pub ku: CsMat<f64>,
+    /// The velocity matrix of each component and the pressure one (`cpu::laplacian`).
+    pub ku: [CsMat<f64>; 3],
     pub kp: CsMat<f64>,
     /// The pressure solve's preconditioner, the CPU's (`NsSetup::pressure_preconditioner`).
     pub pressure_pre: CgPreconditioner,
@@ -334,13 +340,16 @@ pub struct CudaNs {
     fits: Option<DeviceFits>,
     fns: Functions,
     c: Constants,
-    ku: CsMat<f64>,
+    ku: [CsMat<f64>; 3],
     vol: Vec<f64>,
     pressure: CudaCg,
-    /// The momentum solver of the last dt.
-    momentum: Option<(f64, CudaCg)>,
+    /// Each component's momentum solver of the last dt (their matrices differ on symmetry planes).
+    momentum: [Option<(f64, CudaCg)>; 3],
     partial: CudaSlice<f64>,
     stats: SolveStats,
+    /// The symmetry faces' normal velocity (`FaceValues::w`); whether there are any.
+    wsym: CudaSlice<f64>,
+    symmetry: bool,
 }
 
 impl CudaNs {
@@ -374,9 +383,11 @@ impl CudaNs {
             ku: inp.ku,
             vol: inp.geo.volumes.clone(),
             pressure,
-            momentum: None,
+            momentum: Default::default(),
             partial: dev.zeros(2 * RED_GRID as usize)?,
             stats: SolveStats::default(),
+            wsym: dev.zeros(inp.faces.len().max(1))?,
+            symmetry: inp.faces.role.contains(&Role::Symmetry),
             mesh,
             dev: dev.clone(),
         })
@@ -420,14 +431,15 @@ impl CudaNs {
     }
 
     /// The momentum solver at dt (the matrix assembled on the host and uploaded when dt changes).
-    fn momentum_at(&mut self, dt: f64) -> Result<&mut CudaCg> {
-        if self.momentum.as_ref().is_none_or(|m| m.0 != dt) {
-            self.momentum = None;
-            let m = momentum_matrix(&self.ku, self.c.nu, &self.vol, dt);
+    /// Component k's momentum solver at dt (built anew when dt changes).
+    fn momentum_at(&mut self, k: usize, dt: f64) -> Result<&mut CudaCg> {
+        if self.momentum[k].as_ref().is_none_or(|m| m.0 != dt) {
+            self.momentum[k] = None;
+            let m = momentum_matrix(&self.ku[k], self.c.nu, &self.vol, dt);
             let cg = CudaCg::new(&self.dev, &m, CgPreconditioner::Jacobi, self.c.momentum.clone())?;
-            self.momentum = Some((dt, cg));
+            self.momentum[k] = Some((dt, cg));
         }
-        Ok(&mut self.momentum.as_mut().unwrap().1)
+        Ok(&mut self.momentum[k].as_mut().unwrap().1)
     }
 
     /// One CG solve, timed from an idle stream, its work added to the statistics.
@@ -469,15 +481,15 @@ impl CudaNs {
         let def = self.fit_deferred(p.k, p.un, p.gu)?;
         let d = &self.dev;
         let (kk, dt, rho, nu, expl) = (p.k as i32, p.dt, self.c.rho, self.c.nu, expl as i32);
-        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(out)];
+        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(&self.wsym), d.ptr(out)];
         let mut b = d.stream.launch_builder(&self.fns.predict);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
-        for x in &a[..5] {
+        for x in &a[..6] {
             b.arg(x);
         }
-        b.arg(&expl).arg(&a[5]);
-        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell, def (or null) nfaces;
-        // out is none of the inputs (the kernel writes it only).
+        b.arg(&expl).arg(&a[6]);
+        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell, def (or null) and
+        // wsym nfaces; out is none of the inputs (the kernel writes it only).
         unsafe { b.launch(self.cells())? };
         Ok(())
     }
@@ -537,6 +549,61 @@ impl NsOps for CudaNs {
     fn zeros(&mut self) -> Result<CudaSlice<f64>> {
         self.dev.zeros(self.n)
     }
+    fn axpby(&mut self, a: f64, x: &CudaSlice<f64>, b: f64, y: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        let out = self.uninit(self.n)?;
+        let (n, xp, yp, op) = (self.n as u32, self.dev.ptr(x), self.dev.ptr(y), self.dev.ptr(&out));
+        // SAFETY: x, y and out hold ncells values.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.fns.axpby)
+                .arg(&n)
+                .arg(&a)
+                .arg(&xp)
+                .arg(&b)
+                .arg(&yp)
+                .arg(&op)
+                .launch(self.cells())?
+        };
+        Ok(out)
+    }
+    fn accumulate(&mut self, w: f64, x: &CudaSlice<f64>, sum: &mut CudaSlice<f64>, squares: &mut CudaSlice<f64>) -> Result<()> {
+        let (n, xp, sp, qp) = (self.n as u32, self.dev.ptr(x), self.dev.ptr(sum), self.dev.ptr(squares));
+        // SAFETY: x, sum and squares hold ncells values.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.fns.accumulate)
+                .arg(&n)
+                .arg(&w)
+                .arg(&xp)
+                .arg(&sp)
+                .arg(&qp)
+                .launch(self.cells())?
+        };
+        Ok(())
+    }
+
+    fn symmetry(&mut self, u: &[CudaSlice<f64>; 3]) -> Result<()> {
+        if !self.symmetry {
+            return Ok(());
+        }
+        let d = &self.dev;
+        let (u0, u1, u2) = (d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]));
+        let w = d.ptr(&self.wsym);
+        // SAFETY: u holds ncells values each, wsym one per face.
+        unsafe {
+            d.stream
+                .launch_builder(&self.fns.symmetry)
+                .arg(&self.faces.c)
+                .arg(&u0)
+                .arg(&u1)
+                .arg(&u2)
+                .arg(&w)
+                .launch(self.face_cfg())?
+        };
+        Ok(())
+    }
 
     fn gradient(&mut self, phi: &CudaSlice<f64>, var: Var) -> Result<CudaSlice<f64>> {
         let g = self.uninit(3 * self.n)?;
@@ -545,10 +612,11 @@ impl NsOps for CudaNs {
             Var::P => (1, 0),
             Var::Correction => (2, 0),
         };
-        let (pp, gp) = (self.dev.ptr(phi), self.dev.ptr(&g));
+        let (pp, gp, wp) = (self.dev.ptr(phi), self.dev.ptr(&g), self.dev.ptr(&self.wsym));
         let mut b = self.dev.stream.launch_builder(&self.fns.gradient);
-        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&pp).arg(&v).arg(&comp).arg(&gp);
-        // SAFETY: phi holds ncells values, g 3 per cell; the mesh and faces are live.
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&pp).arg(&v).arg(&comp).arg(&wp).arg(&gp);
+        // SAFETY: phi holds ncells values, g 3 per cell, wsym one per face; the mesh and faces
+        // are live.
         unsafe { b.launch(self.cells())? };
         Ok(g)
     }
@@ -605,7 +673,7 @@ impl NsOps for CudaNs {
         };
         let dev = self.dev.clone();
         let mut stats = self.stats;
-        let cg = self.momentum_at(dt)?;
+        let cg = self.momentum_at(p.k, dt)?;
         let r = Self::solve(&dev, cg, &mut stats, &rhs, x)?;
         self.stats = stats;
         Ok(r)

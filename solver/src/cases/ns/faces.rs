@@ -28,6 +28,41 @@ impl Role {
     pub fn fixed_velocity(self) -> bool {
         matches!(self, Role::Wall | Role::Inlet)
     }
+
+}
+
+/// The symmetry planes' normal velocity w = u_P . n of the step's u (refreshed every step):
+/// a plane reflects the velocity, so a component's viscous flux through it is
+/// -a n_k (u_P . n), zero for the tangential components (their normal derivative vanishes) and
+/// u . n = 0 for the normal one; its part -a n_k^2 u_P,k is implicit (`symmetry_diagonal`),
+/// the coupling to the other components explicit; the cell gradients take the mirror image's row.
+#[derive(Clone)]
+pub struct FaceValues {
+    pub w: Vec<f64>,
+}
+
+impl FaceValues {
+    pub fn new(f: &Faces) -> FaceValues {
+        FaceValues { w: vec![0.0; f.len()] }
+    }
+
+    pub fn refresh(&mut self, f: &Faces, u: [&[f64]; 3]) {
+        for i in 0..f.len() {
+            if f.role[i] == Role::Symmetry {
+                let o = f.owner[i] as usize;
+                self.w[i] = dot([u[0][o], u[1][o], u[2][o]], f.normal[i]);
+            }
+        }
+    }
+}
+
+/// The implicit part of the symmetry planes' viscous flux of component k, a n_k^2 per face on
+/// its owner's diagonal (`cpu::laplacian`'s extra entries).
+pub fn symmetry_diagonal(f: &Faces, k: usize) -> Vec<(usize, f64)> {
+    (0..f.len())
+        .filter(|&i| f.role[i] == Role::Symmetry)
+        .map(|i| (f.owner[i] as usize, f.a[i] * f.normal[i][k] * f.normal[i][k]))
+        .collect()
 }
 
 /// Faces as arrays (structure of arrays, `u32` connectivity).

@@ -8,9 +8,11 @@
 //! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
 //! `mesh` (`forces`, `probes`, `derived`).
 
+pub mod averages;
 pub mod cpu;
 pub mod cuda;
 pub mod faces;
+pub mod history;
 pub mod section;
 pub mod setup;
 pub mod sim;
@@ -18,11 +20,18 @@ pub mod step;
 
 use crate::framework::{BenchSpec, CheckSpec, FamilyInfo, Sizes, Template};
 
-static TEMPLATES: &[Template] = &[Template::new(
-    "dfg-3d-1z",
-    "Schaefer & Turek's 3D-1Z: steady flow past a cylinder in a channel at Re 20 (cd, cl, dp against the reference)",
-    include_str!("templates/dfg-3d-1z.toml"),
-)];
+static TEMPLATES: &[Template] = &[
+    Template::new(
+        "dfg-3d-1z",
+        "Schaefer & Turek's 3D-1Z: steady flow past a cylinder in a channel at Re 20 (cd, cl, dp against the reference)",
+        include_str!("templates/dfg-3d-1z.toml"),
+    ),
+    Template::new(
+        "dfg-2d-2",
+        "Schaefer & Turek's 2D-2: periodic shedding behind a cylinder at Re 100, a one-cell slab (cd max, cl max, St, dp against the bounds)",
+        include_str!("templates/dfg-2d-2.toml"),
+    ),
+];
 
 /// The linear solves of the check, to 1e-14 (pressure) and 1e-15 (momentum): both backends'
 /// CG then stop near rounding of the exact solve, so what is compared is the step's
@@ -92,7 +101,9 @@ pub const CHECK_SOLVES_FITS: &[&str] = &[
 /// device; again with f64 cycles, with Jacobi, with the
 /// Chebyshev pressure preconditioner (the device's own Chebyshev steps against the CPU's), and
 /// with the cell-gradient viscous face gradients (the family's default) and with the vertex fits
-/// on every face (the template's take them at walls only).
+/// on every face (the template's take them at walls only). The transient 2D-2 template on its
+/// built-in slab, 10 steps from rest, with a restart row (u^(n-1), the averages and the force
+/// history in the checkpoint).
 static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
@@ -108,6 +119,9 @@ static CHECKS: &[CheckSpec] = &[
         .with_restart(),
     CheckSpec::new("dfg-3d-1z coarse fits", "dfg-3d-1z", CHECK_SOLVES_FITS, 20, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"]),
+    CheckSpec::new("dfg-2d-2 coarse", "dfg-2d-2", CHECK_SOLVES, 10, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl", "dp"])
+        .with_restart(),
 ];
 
 /// Steps of the DFG template: on `solver bench --mesh` meshes (with the DFG patches, e.g.

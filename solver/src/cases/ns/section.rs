@@ -30,12 +30,20 @@ pub struct NsSection {
     pub initial: Initial,
     /// The fraction theta of the forcing (viscosity and pressure gradient) taken at the
     /// arrival point, the rest at the departure point of the semi-Lagrangian step, in
-    /// [0.5, 1] [0.6]: 1 is the paper's scheme, whose steady answer carries an
-    /// O(dt) streamwise viscosity |u|^2 dt / 2; 0.5 the trapezoidal rule along the
-    /// trajectory (second order); slightly above 0.5 damps the modes 0.5 leaves undamped,
-    /// leaving 2 theta - 1 of the paper's O(dt) error.
-    #[serde(default = "theta")]
-    pub theta: f64,
+    /// [0.5, 1] [steady 0.6, transient 0.5]: 1 is the paper's scheme, whose steady answer
+    /// carries an O(dt) streamwise viscosity |u|^2 dt / 2; 0.5 the trapezoidal rule along the
+    /// trajectory (second order in time, the transient default); slightly above 0.5 damps the
+    /// modes 0.5 leaves undamped at the steady runs' large pseudo-steps, leaving 2 theta - 1 of
+    /// the paper's O(dt) error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theta: Option<f64>,
+    /// Running time averages and RMS of velocity and pressure (fields `velocity_mean`,
+    /// `velocity_rms`, `pressure_mean`, `pressure_rms`) from time `start`, and the force
+    /// signals' statistics over the same window (summary.json `signals`): `{ start = 5.0 }`.
+    /// Without it a transient run's signals cover the second half of the run and no field
+    /// averages are kept.
+    #[serde(default)]
+    pub statistics: Option<Statistics>,
     /// Viscous term: "implicit" [default, CG, unconditionally stable] or "explicit" (stable
     /// for nu dt sum(a_f) / V < 1/2 per cell: the CFL step is cut to that; a larger fixed
     /// `time.dt` diverges and the health check stops the run).
@@ -56,9 +64,10 @@ pub struct NsSection {
     pub interpolation: Interpolation,
     /// The range the quadratic interpolation and BFECC's limiter clamp to: "blended" [default],
     /// the four vertex stencils' ranges blended by the departure point's barycentric weights,
-    /// continuous in the point, so that a steady run's iteration converges; or "union", their
+    /// continuous in the point, so that a steady run's iteration converges; "union", their
     /// union (the advection family's), which jumps where a departure point crosses a face and
-    /// on the DFG 3D-1Z meshes kept the velocity change from falling below ~1e-5.
+    /// on the DFG 3D-1Z meshes kept the velocity change from falling below ~1e-5; or "none"
+    /// (no clamp at all: for smooth flows, where clipping the extrema every step damps them).
     #[serde(default = "blended")]
     pub bounds: Bounds,
     /// How the quadratic's fits weigh their stencil points: "wide" [default] (1/|r|^2 over at
@@ -89,9 +98,14 @@ pub struct NsSection {
     /// Pressure difference p(a) - p(b) between two points (summary.json `dp`).
     #[serde(default)]
     pub dp_probes: Option<[[f64; 3]; 2]>,
-    /// Reference values of cd, cl and dp: summary.json `errors` gives our relative errors.
+    /// Reference values of cd, cl and dp (and, for a transient run, cd_max, cl_max, cd_mean
+    /// and st): summary.json `errors` gives our relative errors.
     #[serde(default)]
     pub reference: BTreeMap<String, f64>,
+    /// Reference intervals of the same quantities, e.g. a benchmark's bounds: summary.json
+    /// `bounds` says for each whether ours lies inside, and by how much it misses.
+    #[serde(default)]
+    pub reference_bounds: BTreeMap<String, [f64; 2]>,
     /// Print the residuals every this many steps [10] (and the first and last).
     #[serde(default = "ten")]
     pub log_every: u64,
@@ -196,6 +210,17 @@ pub struct SteadySettings {
     pub stall_window: u64,
 }
 
+impl NsSection {
+    /// theta as set, else the mode's default: 0.6 steady (damping at large pseudo-steps), 0.5
+    /// transient (second order in time).
+    pub fn theta(&self) -> f64 {
+        self.theta.unwrap_or(match self.mode {
+            Mode::Steady => 0.6,
+            Mode::Transient => 0.5,
+        })
+    }
+}
+
 impl Default for SteadySettings {
     fn default() -> Self {
         SteadySettings {
@@ -207,6 +232,13 @@ impl Default for SteadySettings {
     }
 }
 
+/// When the running statistics start (`NsSection::statistics`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Statistics {
+    pub start: f64,
+}
+
 /// The initial state.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
@@ -214,6 +246,11 @@ pub enum Initial {
     /// u = 0, p = 0 [default].
     #[default]
     Rest,
+    /// The Taylor-Green vortex in the (x, y) plane: u = U sin(x/L) cos(y/L), v = -U cos(x/L)
+    /// sin(y/L), w = 0, with p = rho U^2 / 4 (cos(2x/L) + cos(2y/L)). An exact solution that
+    /// decays as exp(-2 nu t / L^2) (the pressure as its square): on [0, pi L]^2 with symmetry
+    /// planes all round (slip walls, no flux) it is one cell of the periodic vortex array.
+    TaylorGreen { velocity: f64, length: f64 },
     /// The `velocity` cell field of a previous run's output on the same .pmesh (a .vtu, or a
     /// .pvd for its latest file); the pressure starts at 0 and is rebuilt by the first steps.
     File { file: String },
@@ -283,6 +320,10 @@ pub struct Forces {
     pub drag: [f64; 3],
     #[serde(default = "y_axis")]
     pub lift: [f64; 3],
+    /// The reference length D of the Strouhal number St = f D / U (summary.json `signals.st`;
+    /// without it the shedding frequency is reported alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<f64>,
     /// The wall shear of the viscous part: "distance" (the wall cell's tangential velocity over
     /// its wall distance, first order in that distance: OpenFOAM's snGrad) or "fits" (the
     /// face gradients of the vertex quadratic fits, second order; with face_gradients = "fits"
@@ -297,9 +338,6 @@ fn blended() -> Bounds {
 }
 fn wide() -> Weighting {
     Weighting::Wide
-}
-fn theta() -> f64 {
-    0.6
 }
 fn one() -> f64 {
     1.0

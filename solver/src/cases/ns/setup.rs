@@ -5,8 +5,9 @@
 use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, FaceGradients, Initial, NsSection, Preconditioner, Profile, Viscous, WallShear};
-use super::sim::{Common, ForceSpec, NsSim, Report, PROBE_NAMES};
+use super::section::{Bc, FaceGradients, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
+use super::history::PROBE_NAMES;
+use super::sim::{Common, ForceSpec, NsSim, Report};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
@@ -35,9 +36,13 @@ struct View {
     ns: Option<NsSection>,
 }
 
-/// The coarse DFG channel shipped with the solver (`mesh = "builtin:dfg-3d-1z-coarse"`):
-/// `gmsh -3 meshes/channel.geo -setnumber size 0.2`, 3269 tetrahedra.
-const BUILTIN: &[(&str, &[u8])] = &[("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh"))];
+/// The coarse DFG channels shipped with the solver (`mesh = "builtin:NAME"`): the 3D one
+/// (`gmsh -3 meshes/channel.geo -setnumber size 0.2`, 3269 tetrahedra) and the 2D slab
+/// (`gmsh -3 meshes/channel2d.geo -setnumber size 0.05`, 4383 tetrahedra).
+const BUILTIN: &[(&str, &[u8])] = &[
+    ("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh")),
+    ("dfg-2d-coarse", include_bytes!("data/dfg-2d-coarse.msh")),
+];
 
 pub struct NsSetup {
     section: NsSection,
@@ -53,6 +58,8 @@ pub struct NsSetup {
     /// The vertex fits of the viscous face gradients (`face_gradients = "fits"` or "wall-fits").
     face_fits: Option<Arc<FaceFits>>,
     u0: [Vec<f64>; 3],
+    /// The initial pressure (0, or the Taylor-Green vortex's).
+    p0: Vec<f64>,
     h: f64,
     u_ref: f64,
     force: Option<(u32, Normalisation)>,
@@ -189,6 +196,22 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
     let n = mesh.num_cells();
     match &s.initial {
         Initial::Rest => Ok(std::array::from_fn(|_| vec![0.0; n])),
+        Initial::TaylorGreen { velocity, length } => {
+            let x = &mesh.topo.centroids;
+            Ok(std::array::from_fn(|k| {
+                x.iter()
+                    .map(|c| {
+                        let (sx, cx) = (c[0] / length).sin_cos();
+                        let (sy, cy) = (c[1] / length).sin_cos();
+                        match k {
+                            0 => velocity * sx * cy,
+                            1 => -velocity * cx * sy,
+                            _ => 0.0,
+                        }
+                    })
+                    .collect()
+            }))
+        }
         Initial::File { file } => {
             let path = doc.resolve(Path::new(file));
             let key = "navier-stokes.initial.file";
@@ -198,6 +221,22 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
     }
 }
 
+/// The initial pressure: the Taylor-Green vortex's rho U^2 / 4 (cos 2x/L + cos 2y/L), else 0.
+fn initial_pressure(s: &NsSection, mesh: &PreparedMesh) -> Vec<f64> {
+    let x = &mesh.topo.centroids;
+    match s.initial {
+        Initial::TaylorGreen { velocity, length } => x
+            .iter()
+            .map(|c| 0.25 * s.density * velocity * velocity * ((2.0 * c[0] / length).cos() + (2.0 * c[1] / length).cos()))
+            .collect(),
+        _ => vec![0.0; x.len()],
+    }
+}
+
+/// What `reference` and `reference_bounds` may name: the steady run's force coefficients and
+/// pressure difference, and a transient run's signal statistics.
+const REFERENCE_KEYS: [&str; 7] = ["cd", "cl", "dp", "cd_max", "cl_max", "cd_mean", "st"];
+
 /// Checks of the section's numbers and choices.
 fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     for (key, v) in [("density", s.density), ("viscosity", s.viscosity)] {
@@ -205,18 +244,36 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
             return Err(doc.error(&format!("navier-stokes.{key}"), format!("{v}: must be positive")));
         }
     }
-    if !(0.5..=1.0).contains(&s.theta) {
-        let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta);
+    if !(0.5..=1.0).contains(&s.theta()) {
+        let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta());
         return Err(doc.error("navier-stokes.theta", msg));
+    }
+    if let Initial::TaylorGreen { velocity, length } = s.initial {
+        if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
+            let msg = format!("velocity {velocity}, length {length}: give a finite velocity and a positive length");
+            return Err(doc.error("navier-stokes.initial", msg));
+        }
+    }
+    if let Some(st) = &s.statistics {
+        if !(st.start >= 0.0 && st.start.is_finite()) {
+            return Err(doc.error("navier-stokes.statistics.start", format!("{}: must be a time >= 0", st.start)));
+        }
     }
     if s.interpolation == Interpolation::Linear {
         let msg = "\"linear\" pins wall vertices to one value for all components; use \"quadratic\" or \"voronoi\"";
         return Err(doc.error("navier-stokes.interpolation", msg));
     }
-    for k in s.reference.keys() {
-        if !["cd", "cl", "dp"].contains(&k.as_str()) {
-            let msg = format!("unknown reference `{k}` (give cd, cl and dp)");
-            return Err(doc.error("navier-stokes.reference", msg));
+    let keys = s.reference.keys().map(|k| ("reference", k)).chain(s.reference_bounds.keys().map(|k| ("reference_bounds", k)));
+    for (table, k) in keys {
+        if !REFERENCE_KEYS.contains(&k.as_str()) {
+            let msg = format!("unknown reference `{k}` (give any of {})", REFERENCE_KEYS.join(", "));
+            return Err(doc.error(&format!("navier-stokes.{table}"), msg));
+        }
+    }
+    for (k, [lo, hi]) in &s.reference_bounds {
+        if lo > hi || lo.is_nan() || hi.is_nan() {
+            let msg = format!("[{lo}, {hi}]: the lower bound must not exceed the upper");
+            return Err(doc.error(&format!("navier-stokes.reference_bounds.{k}"), msg));
         }
     }
     if doc.run.precision == Precision::F32 {
@@ -293,6 +350,7 @@ impl NsSetup {
         let mut mesh = load_mesh(doc, &mesh_file)?;
         let (roles, sl_bc) = roles(doc, &section, &mesh)?;
         let u0 = initial_velocity(doc, &section, &mesh)?;
+        let p0 = initial_pressure(&section, &mesh);
         let h = length_scale(&mesh);
         let geo = TetGeometry::<f64>::take(&mut mesh, &sl_bc[0]);
         let mut faces = Faces::build(&geo, &roles, section.nonorthogonal);
@@ -333,6 +391,7 @@ impl NsSetup {
             quad_fit,
             face_fits,
             u0,
+            p0,
             h,
             u_ref: if u_ref > 0.0 { u_ref } else { 1.0 },
             force,
@@ -389,7 +448,7 @@ impl NsSetup {
             if f.neigh[i] != u32::MAX {
                 sum[f.neigh[i] as usize] += f.a[i];
             }
-            if f.neigh[i] != u32::MAX || f.role[i].fixed_velocity() {
+            if f.neigh[i] != u32::MAX || f.role[i].fixed_velocity() || f.role[i] == Role::Symmetry {
                 sum[f.owner[i] as usize] += f.a[i];
             }
         }
@@ -402,7 +461,7 @@ impl NsSetup {
         let names = toml::Value::try_from((s.viscous, s.nonorthogonal)).ok();
         let names = names.and_then(|v| v.as_array().cloned()).unwrap_or_default();
         let name = |i: usize| names.get(i).and_then(|v| v.as_str()).unwrap_or("?").to_string();
-        let theta = s.theta;
+        let theta = s.theta();
         let fit = if s.interpolation == Interpolation::Quadratic { format!("-{}", s.fit.name()) } else { String::new() };
         format!("{}+{}{fit}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
@@ -432,11 +491,12 @@ impl NsSetup {
         })
     }
 
-    /// The velocity and pressure matrices (the pressure's with its reference cell).
-    fn matrices(&self) -> (CsMat<f64>, CsMat<f64>) {
+    /// The velocity matrix of each component (they differ on symmetry planes) and the pressure
+    /// one (with its reference cell).
+    fn matrices(&self) -> ([CsMat<f64>; 3], CsMat<f64>) {
         let f = &self.faces;
         let n = self.geo.num_cells();
-        let ku = laplacian(f, n, Role::fixed_velocity, &[]);
+        let ku = std::array::from_fn(|k| laplacian(f, n, Role::fixed_velocity, &super::faces::symmetry_diagonal(f, k)));
         let mut kp = laplacian(f, n, |r| r == Role::Outlet, &[]);
         if let Some(c) = self.ref_cell {
             let diag = crate::numerics::linalg::cg::diagonal(&kp)[c].max(1e-300);
@@ -487,11 +547,12 @@ impl NsSetup {
             inlets: self.inlets.clone(),
             face_fits: self.face_fits.clone(),
             near_inlet: super::cpu::inlet_face_of_cell(&self.faces, &self.inlets, self.geo.num_cells()),
+            values: super::faces::FaceValues::new(&self.faces),
             c: self.constants(),
             ku,
             pressure_pre: self.pressure_preconditioner(&kp)?,
             kp,
-            m: None,
+            m: Default::default(),
             stats: Default::default(),
         })
     }
@@ -584,7 +645,10 @@ impl Setup for NsSetup {
             mode: s.mode,
             steady: s.steady.clone(),
             nonorth: s.nonorth_correctors,
-            theta: s.theta,
+            theta: s.theta(),
+            transient: s.mode == Mode::Transient,
+            statistics_start: s.statistics.as_ref().map(|st| st.start),
+            strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,
             fail: [s.pressure_solver.fail_residual, s.momentum_solver.fail_residual],
             h: self.h,
@@ -596,8 +660,8 @@ impl Setup for NsSetup {
         };
         *self.report.lock().unwrap() = Report::default();
         Ok(match target {
-            Target::Cpu => Box::new(NsSim::new(self.ops()?, self.u0.clone(), common)?),
-            Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), common)?),
+            Target::Cpu => Box::new(NsSim::new(self.ops()?, self.u0.clone(), &self.p0, common)?),
+            Target::Cuda(dev) => Box::new(NsSim::new(self.cuda_ops(dev)?, self.u0.clone(), &self.p0, common)?),
         })
     }
 
@@ -616,15 +680,37 @@ impl Setup for NsSetup {
             "solves": {"pressure": r.pressure_solves, "momentum": r.momentum_solves},
             "pressure_amg": r.pressure_amg,
             "other_wall_shear": r.other_wall_shear,
+            "signals": r.signals,
         });
-        let ours = [("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
+        let mut ours = vec![("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
+        if let Some(sig) = &r.signals {
+            // A transient benchmark's dp is the one half a period after the lift maximum.
+            if let Some(dp) = sig.dp_half_period_after_cl_max {
+                out["dp_last"] = json!(r.dp);
+                ours[2].1 = Some(dp);
+            }
+            ours.extend([
+                ("cd_max", sig.cd.map(|s| s.max)),
+                ("cl_max", sig.cl.map(|s| s.max)),
+                ("cd_mean", sig.cd.map(|s| s.mean)),
+                ("st", sig.st),
+            ]);
+        }
         let mut errors = serde_json::Map::new();
+        let mut bounds = serde_json::Map::new();
         for (k, v) in ours {
             let Some(v) = v else { continue };
             out[k] = json!(v);
             if let Some(&want) = self.section.reference.get(k) {
                 errors.insert(k.into(), json!((v - want) / want));
             }
+            if let Some(&[lo, hi]) = self.section.reference_bounds.get(k) {
+                let miss = if v < lo { (v - lo) / lo } else if v > hi { (v - hi) / hi } else { 0.0 };
+                bounds.insert(k.into(), json!({"value": v, "bounds": [lo, hi], "inside": miss == 0.0, "relative_miss": miss}));
+            }
+        }
+        if !bounds.is_empty() {
+            out["bounds"] = serde_json::Value::Object(bounds);
         }
         if let Some(f) = r.force {
             out["force"] = json!(f);

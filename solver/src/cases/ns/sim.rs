@@ -6,14 +6,16 @@
 
 use super::faces::Faces;
 use super::section::{Mode, SteadySettings};
-use super::step::{self, NsOps, State, StepReport};
+use super::averages::Averages;
+use super::history::{History, Measured, Signals, PROBE_NAMES};
+use super::step::{self, NsOps, State, StepReport, Stepping};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
 use crate::mesh::{derived_fields, Force, Normalisation, PatchForce, Probes, TetGeometry};
 use crate::numerics::linalg::amg::HierarchyStats;
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
-use crate::output::{Centring, CsvLog, CsvSeries, Field};
+use crate::output::{Centring, CsvLog, Field};
 use std::path::Path;
 use crate::real::{from_bytes, to_bytes};
 use serde::Serialize;
@@ -39,9 +41,6 @@ impl ForceSpec {
     }
 }
 
-/// The names of the two dp probes (dp = p(a) - p(b)), in probes.csv's columns.
-pub const PROBE_NAMES: [&str; 2] = ["a", "b"];
-
 /// What the simulation needs besides the state.
 pub struct Common {
     pub geo: Arc<TetGeometry<f64>>,
@@ -59,6 +58,12 @@ pub struct Common {
     pub nonorth: usize,
     /// The implicit fraction of the forcing (`NsSection::theta`).
     pub theta: f64,
+    /// A time-accurate run: departure points at the half step, and the signals' statistics.
+    pub transient: bool,
+    /// The running averages' and the signals' start (`navier-stokes.statistics`).
+    pub statistics_start: Option<f64>,
+    /// St's reference length and speed (`forces.length`, `forces.velocity`).
+    pub strouhal: Option<(f64, f64)>,
     pub log_every: u64,
     /// Relative residuals beyond which a capped solve stops the run (pressure, momentum).
     pub fail: [f64; 2],
@@ -160,6 +165,8 @@ pub struct Report {
     pub pressure_amg: Option<HierarchyStats>,
     /// cd and cl by the wall-shear measure the case did not choose.
     pub other_wall_shear: Option<OtherMeasure>,
+    /// A transient run's force and probe statistics.
+    pub signals: Option<Signals>,
 }
 
 /// The force coefficients by the other wall-shear measure (`forces.wall_shear`).
@@ -210,48 +217,6 @@ impl Stall {
 /// Host copies of u and p.
 type Host = ([Vec<f64>; 3], Vec<f64>);
 
-/// What `measure` finds: the force with cd and cl, and the probes' p and u with dp.
-#[derive(Debug, PartialEq)]
-struct Measured {
-    force: Option<(Force, [f64; 2])>,
-    probes: Option<(Vec<f64>, [Vec<f64>; 3], f64)>,
-}
-
-/// forces.csv and probes.csv, where the run writes them, and residuals.csv (every step).
-#[derive(Default)]
-struct Series {
-    forces: Option<CsvSeries>,
-    probes: Option<CsvSeries>,
-    residuals: Option<CsvLog>,
-    /// The step of the last row: the fields of one step may be asked for more than once.
-    last: Option<u64>,
-}
-
-const FORCE_COLUMNS: [&str; 13] = [
-    "time",
-    "step",
-    "fx",
-    "fy",
-    "fz",
-    "fx_pressure",
-    "fy_pressure",
-    "fz_pressure",
-    "fx_viscous",
-    "fy_viscous",
-    "fz_viscous",
-    "cd",
-    "cl",
-];
-
-fn probe_columns() -> Vec<String> {
-    let mut cols = vec!["time".to_string(), "step".into()];
-    for n in PROBE_NAMES {
-        cols.extend(["p", "ux", "uy", "uz"].map(|q| format!("{q}_{n}")));
-    }
-    cols.push("dp".into());
-    cols
-}
-
 /// The cells the per-step measurement reads (`PatchForce::cells`, `Probes::stencil_cells`),
 /// on the backend, and each cell's position in that list (u32::MAX: not read).
 struct Gathered<O: NsOps> {
@@ -270,18 +235,25 @@ pub struct NsSim<O: NsOps> {
     calm: u64,
     converged: bool,
     stall: Stall,
-    series: Series,
+    /// forces.csv, probes.csv and the signals; residuals.csv.
+    history: History,
+    residuals: Option<CsvLog>,
+    /// The running averages (with `statistics`).
+    averages: Option<Averages<O>>,
     /// Steps this simulation took (not restored by a restart: the solvers' statistics are not).
     steps: u64,
 }
 
 impl<O: NsOps> NsSim<O> {
-    pub fn new(mut ops: O, u: [Vec<f64>; 3], c: Common) -> Result<Self> {
+    /// The simulation from the initial velocity `u` and pressure `p`.
+    pub fn new(mut ops: O, u: [Vec<f64>; 3], p: &[f64], c: Common) -> Result<Self> {
         let n = u[0].len();
+        let statistics_start = c.statistics_start;
         let st = State {
             u: [ops.upload(&u[0])?, ops.upload(&u[1])?, ops.upload(&u[2])?],
-            p: ops.upload(&vec![0.0; n])?,
+            p: ops.upload(p)?,
             flux: ops.upload_faces(&vec![0.0; c.faces.len()])?,
+            u_prev: None,
         };
         let mut cells = c.force.as_ref().map_or(Vec::new(), |fs| fs.patch.cells());
         if let Some(pr) = &c.probes {
@@ -307,7 +279,9 @@ impl<O: NsOps> NsSim<O> {
             calm: 0,
             converged: false,
             stall: Stall::default(),
-            series: Series::default(),
+            history: History::default(),
+            residuals: None,
+            averages: statistics_start.map(Averages::new),
             steps: 0,
         })
     }
@@ -322,7 +296,9 @@ impl<O: NsOps> NsSim<O> {
         Ok((u, self.ops.download(&self.st.p)?))
     }
 
-    /// The force with cd and cl, and the probes with dp, of the host state `h`.
+    /// The force with cd and cl, and the probes with dp, of the host state `h` (the tests'
+    /// reference for the gathered measurement).
+    #[cfg(test)]
     fn measure_host(&self, h: &Host) -> Result<Measured> {
         let (u, p) = h;
         self.measure_by(|c| p[c], |k, c| u[k][c])
@@ -359,12 +335,14 @@ impl<O: NsOps> NsSim<O> {
         self.measure_by(|c| at(3, c), at)
     }
 
-    /// The force, cd, cl and dp of the current state into the report; the force.
-    fn measure(&mut self) -> Result<Option<[f64; 3]>> {
+    /// The force, cd, cl and dp of the state at (time, step) into the report and the history;
+    /// the force.
+    fn measure(&mut self, time: f64, step: u64) -> Result<Option<[f64; 3]>> {
         if self.c.force.is_none() && self.c.probes.is_none() {
             return Ok(None);
         }
         let m = self.measure_gathered()?;
+        self.history.push(time, step, &m)?;
         // The unit tests hold every step's gathered measurement to the whole fields' one.
         #[cfg(test)]
         {
@@ -382,6 +360,17 @@ impl<O: NsOps> NsSim<O> {
         Ok(m.force.map(|(f, _)| f.total()))
     }
 
+    /// A transient run's signal statistics into the report: over t >= `statistics.start`, or the
+    /// second half of the run so far.
+    fn summarise_signals(&self, clock: &Clock) {
+        if !self.c.transient {
+            return;
+        }
+        let from = self.c.statistics_start.unwrap_or(0.5 * clock.time);
+        let signals = self.history.signals(from, self.c.strouhal);
+        self.c.report.lock().unwrap().signals = signals;
+    }
+
     /// cd and cl by the other wall-shear measure, into the report (at outputs and at the end:
     /// the per-step criterion needs the case's measure only).
     fn measure_other(&self, h: &Host) {
@@ -391,32 +380,6 @@ impl<O: NsOps> NsSim<O> {
         let f = patch.force_by(&*self.c.geo, self.c.mu, [0.0; 3], |c| p[c], |k, c| u[k][c]);
         let [cd, cl] = fs.coefficients(&f);
         self.c.report.lock().unwrap().other_wall_shear = Some(OtherMeasure { wall_shear: name, cd, cl });
-    }
-
-    /// A row of forces.csv and probes.csv at the clock's time (where they are open).
-    fn write_series(&mut self, clock: &Clock, h: &Host) -> Result<()> {
-        if self.series.forces.is_none() && self.series.probes.is_none() || self.series.last == Some(clock.step) {
-            return Ok(());
-        }
-        self.series.last = Some(clock.step);
-        let m = self.measure_host(h)?;
-        let head = [clock.time, clock.step as f64];
-        if let (Some(csv), Some((f, [cd, cl]))) = (&mut self.series.forces, &m.force) {
-            let mut row = head.to_vec();
-            row.extend(f.total().into_iter().chain(f.pressure).chain(f.viscous).chain([*cd, *cl]));
-            csv.push(&row)?;
-            csv.flush()?;
-        }
-        if let (Some(csv), Some((p, u, dp))) = (&mut self.series.probes, &m.probes) {
-            let mut row = head.to_vec();
-            for i in 0..p.len() {
-                row.extend([p[i], u[0][i], u[1][i], u[2][i]]);
-            }
-            row.push(*dp);
-            csv.push(&row)?;
-            csv.flush()?;
-        }
-        Ok(())
     }
 
     /// Warn about a capped solve, or stop the run where its residual is beyond `fail`.
@@ -527,12 +490,20 @@ impl<O: NsOps> Simulation for NsSim<O> {
             dt,
             step: clock.step,
         };
-        let rep = step::step(&mut self.ops, &mut self.st, span, self.c.nonorth, self.c.theta)?;
+        let how = Stepping {
+            nonorth: self.c.nonorth,
+            theta: self.c.theta,
+            transient: self.c.transient,
+        };
+        let rep = step::step(&mut self.ops, &mut self.st, span, how)?;
         self.steps += 1;
         let mut warnings = self.check_solves(clock.step + 1, "pressure", &rep.pressure, self.c.fail[0])?;
         warnings += self.check_solves(clock.step + 1, "momentum", &rep.momentum, self.c.fail[1])?;
-        let force = self.measure()?;
+        let force = self.measure(clock.time + dt, clock.step + 1)?;
         let change = self.steady_check(&rep, force);
+        if let Some(a) = &mut self.averages {
+            a.add(&mut self.ops, clock.time + dt, dt, &self.st.u, &self.st.p)?;
+        }
         let div = self.ops.divergence(&self.st.flux)?;
         // Before the report reads `converged`: a stall stops the run without converging it.
         let converged = self.converged;
@@ -541,7 +512,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
         // fluxes' imbalance (plus the deferred part, zero in the first solve).
         let mass = rep.pressure.first().map_or(0.0, |p| p.rhs_norm) * self.c.theta * dt / self.c.rho / self.c.flow_scale;
         let row = row(clock.step + 1, clock.time + dt, &rep, change, mass);
-        if let Some(log) = &mut self.series.residuals {
+        if let Some(log) = &mut self.residuals {
             log.push(&row.values())?;
         }
         {
@@ -584,35 +555,36 @@ impl<O: NsOps> Simulation for NsSim<O> {
     }
 
     fn open_series(&mut self, dir: &Path, resume: Option<f64>) -> Result<()> {
-        let open = |name: &str, cols: &[&str]| match resume {
-            Some(t) => CsvSeries::resume(&dir.join(name), cols, t),
-            None => CsvSeries::create(&dir.join(name), cols),
-        };
-        if self.c.force.is_some() {
-            self.series.forces = Some(open("forces.csv", &FORCE_COLUMNS)?);
-        }
-        if self.c.probes.is_some() {
-            let cols = probe_columns();
-            self.series.probes = Some(open("probes.csv", &cols.iter().map(String::as_str).collect::<Vec<_>>())?);
+        let (force, probes) = (self.c.force.is_some(), self.c.probes.is_some());
+        self.history.open(dir, force, probes, resume)?;
+        if resume.is_none() {
+            // The initial state's row (the state of step 0).
+            self.measure(0.0, 0)?;
         }
         let cols = StepRow::columns(self.c.nonorth + 1);
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
-        self.series.residuals = Some(CsvLog::open(&dir.join("residuals.csv"), &cols, resume)?);
+        self.residuals = Some(CsvLog::open(&dir.join("residuals.csv"), &cols, resume)?);
         Ok(())
     }
 
     fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>> {
         let h = self.host()?;
-        self.write_series(clock, &h)?;
         self.measure_other(&h);
+        self.summarise_signals(clock);
         let (u, p) = h;
         let vel: Vec<f64> = (0..p.len()).flat_map(|c| [u[0][c], u[1][c], u[2][c]]).collect();
         let mut out = derived_fields(&*self.c.geo, [&u[0], &u[1], &u[2]]);
         out.insert(0, Field::scalar("pressure", Centring::Cell, p));
         out.insert(0, Field::vector("velocity", 3, Centring::Cell, vel));
+        if let Some(a) = &self.averages {
+            out.extend(a.fields(&mut self.ops)?);
+        }
         Ok(out)
     }
 
+    /// The checkpoint: u, p, the face fluxes, the steady criterion's state; then u^(n-1) (a
+    /// transient run's), the running averages and the force history, each led by a count or
+    /// a flag.
     fn save_state(&mut self) -> Result<Vec<u8>> {
         let mut all = Vec::new();
         for k in 0..3 {
@@ -622,19 +594,36 @@ impl<O: NsOps> Simulation for NsSim<O> {
         all.extend(self.ops.download_faces(&self.st.flux)?);
         all.extend(self.prev_force.unwrap_or([f64::NAN; 3]));
         all.extend([self.calm as f64, self.converged as u8 as f64]);
+        match &self.st.u_prev {
+            None => all.push(0.0),
+            Some(prev) => {
+                all.push(1.0);
+                for u in prev {
+                    all.extend(self.ops.download(u)?);
+                }
+            }
+        }
+        match &self.averages {
+            None => all.push(f64::NAN),
+            Some(a) => a.save(&mut self.ops, &mut all)?,
+        }
+        self.history.save(&mut all);
         Ok(to_bytes(&all))
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
         let (n, nf) = (self.c.geo.num_cells(), self.c.faces.len());
-        let want = 4 * n + nf + 5;
-        if bytes.len() != want * 8 {
-            return Err(SolverError::Other(format!(
-                "the checkpoint holds {} bytes, not the {want} values of this mesh's state",
-                bytes.len()
-            )));
-        }
+        let base = 4 * n + nf + 5;
         let all: Vec<f64> = from_bytes(bytes);
+        let short = || {
+            SolverError::Other(format!(
+                "the checkpoint holds {} values, fewer than this mesh's state needs ({base} and more)",
+                all.len()
+            ))
+        };
+        if all.len() < base + 1 {
+            return Err(short());
+        }
         for k in 0..3 {
             self.st.u[k] = self.ops.upload(&all[k * n..(k + 1) * n])?;
         }
@@ -644,6 +633,28 @@ impl<O: NsOps> Simulation for NsSim<O> {
         self.prev_force = (!tail[0].is_nan()).then(|| [tail[0], tail[1], tail[2]]);
         self.calm = tail[3] as u64;
         self.converged = tail[4] != 0.0;
+        let mut at = base;
+        self.st.u_prev = None;
+        if all[at] == 1.0 {
+            if all.len() < at + 1 + 3 * n {
+                return Err(short());
+            }
+            let part = |k: usize| &all[at + 1 + k * n..at + 1 + (k + 1) * n];
+            self.st.u_prev = Some([self.ops.upload(part(0))?, self.ops.upload(part(1))?, self.ops.upload(part(2))?]);
+            at += 3 * n;
+        }
+        at += 1;
+        at += match &mut self.averages {
+            Some(a) => a.load(&mut self.ops, &all[at..], n)?,
+            None => 1,
+        };
+        at += self.history.load(&all[at.min(all.len())..])?;
+        if at != all.len() {
+            return Err(SolverError::Other(format!(
+                "the checkpoint holds {} values, not the {at} of this case's state",
+                all.len()
+            )));
+        }
         Ok(())
     }
 

@@ -69,8 +69,15 @@ pub trait NsOps {
     fn gather(&mut self, fields: &[&Self::Cells], idx: &Self::Index) -> Result<Vec<f64>>;
     fn copy(&mut self, x: &Self::Cells) -> Result<Self::Cells>;
     fn zeros(&mut self) -> Result<Self::Cells>;
+    /// a x + b y.
+    fn axpby(&mut self, a: f64, x: &Self::Cells, b: f64, y: &Self::Cells) -> Result<Self::Cells>;
+    /// The running sums of a field: sum += w x, squares += w x^2.
+    fn accumulate(&mut self, w: f64, x: &Self::Cells, sum: &mut Self::Cells, squares: &mut Self::Cells) -> Result<()>;
     /// Least-squares cell gradient with the variable's boundary values.
     fn gradient(&mut self, phi: &Self::Cells, var: Var) -> Result<Self::Vectors>;
+    /// The symmetry planes' normal velocity u_P . n from u (`FaceValues::refresh`), for the
+    /// step's velocity gradients and viscous fluxes; nothing without symmetry faces.
+    fn symmetry(&mut self, u: &[Self::Cells; 3]) -> Result<()>;
     /// Semi-Lagrangian transport of the three fields q along the velocity u (gradients gu).
     fn advect(
         &mut self,
@@ -152,11 +159,13 @@ pub struct Predict<'a, O: NsOps + ?Sized> {
     pub un: &'a O::Cells,
 }
 
-/// The state: velocity components, pressure, face fluxes.
+/// The state: velocity components, pressure, face fluxes; in a transient run also the previous
+/// step's velocity, from which the departure points take the velocity at the half step.
 pub struct State<O: NsOps> {
     pub u: [O::Cells; 3],
     pub p: O::Cells,
     pub flux: O::Faces,
+    pub u_prev: Option<[O::Cells; 3]>,
 }
 
 /// What a step's linear solves did.
@@ -168,22 +177,56 @@ pub struct StepReport {
     pub change: (f64, f64),
 }
 
+/// How a step is taken: the non-orthogonal correctors, theta, and whether it is one step of a
+/// time-accurate run (the departure points then follow the velocity extrapolated to the half
+/// step, 3/2 u^n - 1/2 u^(n-1), and u^n is kept for the next step).
+#[derive(Clone, Copy, Debug)]
+pub struct Stepping {
+    pub nonorth: usize,
+    pub theta: f64,
+    pub transient: bool,
+}
+
+/// The velocity at the half step and its gradients.
+type HalfStep<O> = ([<O as NsOps>::Cells; 3], [<O as NsOps>::Vectors; 3]);
+
+/// The velocity the departure points follow over a step, and its gradients: u^n (steady runs,
+/// and the first step), or u^(n+1/2) = 3/2 u^n - 1/2 u^(n-1) (second order in time).
+fn departure_velocity<O: NsOps>(ops: &mut O, st: &State<O>) -> Result<Option<HalfStep<O>>> {
+    let Some(prev) = &st.u_prev else {
+        return Ok(None);
+    };
+    let half = [
+        ops.axpby(1.5, &st.u[0], -0.5, &prev[0])?,
+        ops.axpby(1.5, &st.u[1], -0.5, &prev[1])?,
+        ops.axpby(1.5, &st.u[2], -0.5, &prev[2])?,
+    ];
+    let grads = [
+        ops.gradient(&half[0], Var::U(0))?,
+        ops.gradient(&half[1], Var::U(1))?,
+        ops.gradient(&half[2], Var::U(2))?,
+    ];
+    Ok(Some((half, grads)))
+}
+
 /// One step of the fractional-step scheme from `st` over `span`.
-pub fn step<O: NsOps>(
-    ops: &mut O,
-    st: &mut State<O>,
-    span: Span,
-    nonorth: usize,
-    theta: f64,
-) -> Result<StepReport> {
+pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping) -> Result<StepReport> {
+    let (nonorth, theta) = (how.nonorth, how.theta);
+    // The symmetry planes' normal velocity, for the step's velocity gradients and viscous fluxes.
+    ops.symmetry(&st.u)?;
     let gu = [
         ops.gradient(&st.u[0], Var::U(0))?,
         ops.gradient(&st.u[1], Var::U(1))?,
         ops.gradient(&st.u[2], Var::U(2))?,
     ];
     let gp = ops.gradient(&st.p, Var::P)?;
+    let half = if how.transient { departure_velocity(ops, st)? } else { None };
+    let (uv, gv) = match &half {
+        Some((u, g)) => (u, g),
+        None => (&st.u, &gu),
+    };
     let ua = if theta == 1.0 {
-        ops.advect(span, &st.u, &gu, &st.u)?
+        ops.advect(span, uv, gv, &st.u)?
     } else {
         let departure_part = (1.0 - theta) * span.dt;
         let mut forcing = |k: usize| {
@@ -197,7 +240,7 @@ pub fn step<O: NsOps>(
             })
         };
         let q = [forcing(0)?, forcing(1)?, forcing(2)?];
-        ops.advect(span, &st.u, &gu, &q)?
+        ops.advect(span, uv, gv, &q)?
     };
     // The arrival point's share: predictor, Rhie-Chow and projection all take theta dt.
     let dt = theta * span.dt;
@@ -227,7 +270,10 @@ pub fn step<O: NsOps>(
     let gcell = ops.gradient(&pc, Var::Correction)?;
     ops.correct_cells(dt, &mut us, &mut st.p, &pc, &gcell)?;
     report.change = ops.change(&us, &st.u)?;
-    st.u = us;
+    let un = std::mem::replace(&mut st.u, us);
+    if how.transient {
+        st.u_prev = Some(un);
+    }
     st.flux = flux;
     Ok(report)
 }

@@ -597,6 +597,7 @@ impl<R: Real> DeviceSl<R> {
             Interpolation::VoronoiGrad => 1,
             Interpolation::Linear => 2,
             Interpolation::Quadratic if self.bounds == Bounds::Blended => 4,
+            Interpolation::Quadratic if self.bounds == Bounds::None => 5,
             Interpolation::Quadratic => 3,
         };
         let (px, cell, patch) = (p(&deps.px), self.dev.ptr(&deps.cell), self.dev.ptr(&deps.patch));

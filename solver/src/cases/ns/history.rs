@@ -1,0 +1,164 @@
+//! The run's force and probe history, every step: forces.csv and probes.csv (appended whole
+//! lines, resumed on restart) and the in-memory signals (cd, cl, dp) from which a transient run
+//! reports its statistics: the mean and extremes over the window, the shedding frequency from
+//! the lift's crossings of its mean, the Strouhal number, and Δp half a period after the lift's
+//! last maximum (Schäfer & Turek's 2D-2 definition). The signals travel with the checkpoint.
+
+use crate::error::{Result, SolverError};
+use crate::mesh::Force;
+use crate::numerics::signals::{Signal, Summary};
+use crate::output::CsvLog;
+use serde::Serialize;
+use std::path::Path;
+
+/// The names of the two dp probes (dp = p(a) - p(b)), in probes.csv's columns.
+pub const PROBE_NAMES: [&str; 2] = ["a", "b"];
+
+const FORCE_COLUMNS: [&str; 13] = [
+    "time",
+    "step",
+    "fx",
+    "fy",
+    "fz",
+    "fx_pressure",
+    "fy_pressure",
+    "fz_pressure",
+    "fx_viscous",
+    "fy_viscous",
+    "fz_viscous",
+    "cd",
+    "cl",
+];
+
+fn probe_columns() -> Vec<String> {
+    let mut cols = vec!["time".to_string(), "step".into()];
+    for n in PROBE_NAMES {
+        cols.extend(["p", "ux", "uy", "uz"].map(|q| format!("{q}_{n}")));
+    }
+    cols.push("dp".into());
+    cols
+}
+
+/// One step's measurement: the force with (cd, cl), and the probes' p, u and dp.
+#[derive(Debug, PartialEq)]
+pub struct Measured {
+    pub force: Option<(Force, [f64; 2])>,
+    pub probes: Option<(Vec<f64>, [Vec<f64>; 3], f64)>,
+}
+
+/// The history: the CSV logs (where the run writes them) and the signals.
+#[derive(Default)]
+pub struct History {
+    forces: Option<CsvLog>,
+    probes: Option<CsvLog>,
+    t: Vec<f64>,
+    cd: Vec<f64>,
+    cl: Vec<f64>,
+    dp: Vec<f64>,
+}
+
+/// A transient run's signal statistics over its window (summary.json `signals`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Signals {
+    /// The window [from, to] the statistics cover.
+    pub window: [f64; 2],
+    pub cd: Option<Summary>,
+    pub cl: Option<Summary>,
+    pub dp: Option<Summary>,
+    /// The lift's frequency (whole periods between its first and last upward crossings of its
+    /// mean, over the time between them), the periods it rests on, and St = f D / U.
+    pub frequency: Option<f64>,
+    pub periods: usize,
+    pub st: Option<f64>,
+    /// Δp at t_0 + 1 / (2 f), t_0 the lift's last maximum in the window (where it falls inside).
+    pub dp_half_period_after_cl_max: Option<f64>,
+}
+
+impl History {
+    /// forces.csv (with a force) and probes.csv (with probes) in `dir`, new or resumed at time
+    /// `resume` (their rows past it dropped).
+    pub fn open(&mut self, dir: &Path, force: bool, probes: bool, resume: Option<f64>) -> Result<()> {
+        if force {
+            self.forces = Some(CsvLog::open(&dir.join("forces.csv"), &FORCE_COLUMNS, resume)?);
+        }
+        if probes {
+            let cols = probe_columns();
+            let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+            self.probes = Some(CsvLog::open(&dir.join("probes.csv"), &cols, resume)?);
+        }
+        Ok(())
+    }
+
+    /// The measurement after the step that ended at (time, step).
+    pub fn push(&mut self, time: f64, step: u64, m: &Measured) -> Result<()> {
+        let head = [time, step as f64];
+        if let (Some(csv), Some((f, [cd, cl]))) = (&mut self.forces, &m.force) {
+            let mut row = head.to_vec();
+            row.extend(f.total().into_iter().chain(f.pressure).chain(f.viscous).chain([*cd, *cl]));
+            csv.push(&row)?;
+        }
+        if let (Some(csv), Some((p, u, dp))) = (&mut self.probes, &m.probes) {
+            let mut row = head.to_vec();
+            for i in 0..p.len() {
+                row.extend([p[i], u[0][i], u[1][i], u[2][i]]);
+            }
+            row.push(*dp);
+            csv.push(&row)?;
+        }
+        let (cd, cl) = m.force.as_ref().map_or((f64::NAN, f64::NAN), |(_, c)| (c[0], c[1]));
+        self.t.push(time);
+        self.cd.push(cd);
+        self.cl.push(cl);
+        self.dp.push(m.probes.as_ref().map_or(f64::NAN, |p| p.2));
+        Ok(())
+    }
+
+    /// The statistics over t >= from (None with fewer than two samples there); St with the
+    /// reference length and speed.
+    pub fn signals(&self, from: f64, length_and_speed: Option<(f64, f64)>) -> Option<Signals> {
+        let (cd, cl, dp) = (
+            Signal::new(&self.t, &self.cd).since(from),
+            Signal::new(&self.t, &self.cl).since(from),
+            Signal::new(&self.t, &self.dp).since(from),
+        );
+        if cl.len() < 2 {
+            return None;
+        }
+        let finite = |s: &Signal| s.x.iter().all(|v| v.is_finite());
+        let summary = |s: &Signal| if finite(s) { s.summary() } else { None };
+        let lift = finite(&cl).then(|| cl.frequency()).flatten();
+        let half_after_max = lift.and_then(|(f, _)| {
+            let t0 = cl.time_of_max()?;
+            finite(&dp).then(|| dp.at(t0 + 0.5 / f)).flatten()
+        });
+        Some(Signals {
+            window: [cl.t[0], cl.t[cl.len() - 1]],
+            cd: summary(&cd),
+            cl: summary(&cl),
+            dp: summary(&dp),
+            frequency: lift.map(|l| l.0),
+            periods: lift.map_or(0, |l| l.1),
+            st: lift.zip(length_and_speed).map(|((f, _), (d, u))| f * d / u),
+            dp_half_period_after_cl_max: half_after_max,
+        })
+    }
+
+    /// The checkpoint's part: the sample count, then the times and the three signals.
+    pub fn save(&self, out: &mut Vec<f64>) {
+        out.push(self.t.len() as f64);
+        for v in [&self.t, &self.cd, &self.cl, &self.dp] {
+            out.extend(v.iter().copied());
+        }
+    }
+
+    /// Restores `save`'s part; the values it used.
+    pub fn load(&mut self, data: &[f64]) -> Result<usize> {
+        let m = data.first().map_or(usize::MAX, |&m| m as usize);
+        if m == usize::MAX || data.len() < 1 + 4 * m {
+            return Err(SolverError::Other("the checkpoint ends inside the force history".into()));
+        }
+        let part = |k: usize| data[1 + k * m..1 + (k + 1) * m].to_vec();
+        (self.t, self.cd, self.cl, self.dp) = (part(0), part(1), part(2), part(3));
+        Ok(1 + 4 * m)
+    }
+}

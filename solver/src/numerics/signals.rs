@@ -1,0 +1,153 @@
+//! Time signals of a run (a force coefficient, a probe's value, sampled every step): their
+//! mean and extremes over a window, the frequency of an oscillation from its upward crossings of
+//! the mean, and a value at a given time. What a shedding benchmark reports (Schäfer & Turek's
+//! Cd max, Cl max, Strouhal number, Δp half a period after the lift maximum).
+
+/// A sampled signal: times ascending, one value each.
+#[derive(Clone, Debug, Default)]
+pub struct Signal<'a> {
+    pub t: &'a [f64],
+    pub x: &'a [f64],
+}
+
+/// Mean, minimum and maximum of a signal over a window (the mean weighted by the time each
+/// sample stands for, the trapezoidal rule).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Summary {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl<'a> Signal<'a> {
+    pub fn new(t: &'a [f64], x: &'a [f64]) -> Self {
+        assert_eq!(t.len(), x.len(), "a signal has one value per time");
+        Signal { t, x }
+    }
+
+    /// The samples with t >= from.
+    pub fn since(&self, from: f64) -> Signal<'a> {
+        let k = self.t.partition_point(|&t| t < from);
+        Signal {
+            t: &self.t[k..],
+            x: &self.x[k..],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.t.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+
+    /// Mean (trapezoidal in time), min and max; None for fewer than two samples.
+    pub fn summary(&self) -> Option<Summary> {
+        if self.len() < 2 {
+            return None;
+        }
+        let mut area = 0.0;
+        for k in 1..self.len() {
+            area += 0.5 * (self.x[k] + self.x[k - 1]) * (self.t[k] - self.t[k - 1]);
+        }
+        let span = self.t[self.len() - 1] - self.t[0];
+        Some(Summary {
+            mean: if span > 0.0 { area / span } else { self.x[0] },
+            min: self.x.iter().copied().fold(f64::INFINITY, f64::min),
+            max: self.x.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+
+    /// The times where the signal crosses `level` upwards, each located by linear interpolation
+    /// between the two samples around it.
+    pub fn upward_crossings(&self, level: f64) -> Vec<f64> {
+        (1..self.len())
+            .filter(|&k| self.x[k - 1] < level && self.x[k] >= level)
+            .map(|k| {
+                let (x0, x1) = (self.x[k - 1] - level, self.x[k] - level);
+                self.t[k - 1] + (self.t[k] - self.t[k - 1]) * (-x0 / (x1 - x0))
+            })
+            .collect()
+    }
+
+    /// The oscillation's frequency from its upward crossings of its mean: (whole periods
+    /// between the first and the last crossing) / (the time between them). None with fewer
+    /// than two crossings.
+    pub fn frequency(&self) -> Option<(f64, usize)> {
+        let mean = self.summary()?.mean;
+        let c = self.upward_crossings(mean);
+        (c.len() >= 2).then(|| ((c.len() - 1) as f64 / (c[c.len() - 1] - c[0]), c.len() - 1))
+    }
+
+    /// The time of the largest sample (the last one if several are equal).
+    pub fn time_of_max(&self) -> Option<f64> {
+        let k = (0..self.len()).max_by(|&a, &b| self.x[a].total_cmp(&self.x[b]).then(a.cmp(&b)))?;
+        Some(self.t[k])
+    }
+
+    /// The value at time `t` by linear interpolation between samples; None outside the
+    /// signal's span.
+    pub fn at(&self, t: f64) -> Option<f64> {
+        if self.is_empty() || t < self.t[0] || t > self.t[self.len() - 1] {
+            return None;
+        }
+        let k = self.t.partition_point(|&s| s < t);
+        if self.t[k] == t || k == 0 {
+            return Some(self.x[k]);
+        }
+        let w = (t - self.t[k - 1]) / (self.t[k] - self.t[k - 1]);
+        Some(self.x[k - 1] + w * (self.x[k] - self.x[k - 1]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sampled sine of frequency f around a mean, with a transient before t = 1.
+    fn sine(f: f64, mean: f64, amp: f64, dt: f64, end: f64) -> (Vec<f64>, Vec<f64>) {
+        let t: Vec<f64> = (0..=(end / dt) as usize).map(|k| k as f64 * dt).collect();
+        let x = t
+            .iter()
+            .map(|&t| {
+                if t < 1.0 {
+                    5.0
+                } else {
+                    mean + amp * (2.0 * std::f64::consts::PI * f * t).sin()
+                }
+            })
+            .collect();
+        (t, x)
+    }
+
+    #[test]
+    fn a_sampled_sine_gives_its_frequency_mean_extremes_and_values() {
+        let (t, x) = sine(3.0, 1.5, 0.25, 1e-3, 11.0);
+        let s = Signal::new(&t, &x).since(1.0);
+        let sum = s.summary().unwrap();
+        assert!((sum.mean - 1.5).abs() < 1e-4, "{sum:?}");
+        assert!(
+            (sum.max - 1.75).abs() < 1e-5 && (sum.min - 1.25).abs() < 1e-5,
+            "{sum:?}"
+        );
+        let (f, periods) = s.frequency().unwrap();
+        assert!((f - 3.0).abs() < 1e-4, "{f}");
+        assert_eq!(periods, 29);
+        // The maximum of sin(6 pi t) nearest the end: t = (k + 1/4) / 3.
+        let tm = s.time_of_max().unwrap();
+        assert!(((tm * 3.0 - 0.25).round() - (tm * 3.0 - 0.25)).abs() < 3e-3, "{tm}");
+        assert!((s.at(2.0 + 1.0 / 12.0).unwrap() - 1.75).abs() < 1e-5);
+        assert!(s.at(0.5).is_none() && s.at(12.0).is_none());
+        // The transient before t = 1 is out of the window; over the whole run it would spoil the mean.
+        assert!((Signal::new(&t, &x).summary().unwrap().mean - 1.5).abs() > 0.1);
+    }
+
+    #[test]
+    fn a_constant_has_no_frequency() {
+        let t = [0.0, 1.0, 2.0];
+        let x = [1.0; 3];
+        assert_eq!(Signal::new(&t, &x).frequency(), None);
+        assert_eq!(Signal::new(&t[..1], &x[..1]).summary(), None);
+    }
+}
