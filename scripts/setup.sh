@@ -7,7 +7,7 @@ source scripts/env.sh
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-pkgs=(libgmsh-dev gmsh python3-gmsh python3-numpy python3-vtk9 pkg-config libopenmpi-dev openmpi-bin libclang-dev)
+pkgs=(libgmsh-dev gmsh python3-gmsh python3-numpy python3-vtk9 python3-matplotlib pkg-config libopenmpi-dev openmpi-bin libclang-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -26,8 +26,8 @@ SCHEMES=${SCHEMES:-upwind-euler lu-euler lu-cn dc-superbee muscl-euler lu-backwa
 PROFILES=${PROFILES:-step sine-ellipse}
 OURS=${OURS:-quadratic voronoi-grad voronoi}
 LIMIT=${LIMIT:-900}
-MESHTOOL=${MESHTOOL:-$ROOT/target/release/meshtool}
-SOLVER=${SOLVER:-$ROOT/target/release/solver}
+MESHTOOL=${MESHTOOL:-${CARGO_TARGET_DIR:-$ROOT/target}/release/meshtool}
+SOLVER=${SOLVER:-${CARGO_TARGET_DIR:-$ROOT/target}/release/solver}
 PY="$P3 $ROOT/benchmarks/peers/foam.py"
 if ! command -v scalarTransportFoam > /dev/null || ! command -v gmshToFoam > /dev/null; then
   echo "OpenFOAM not found: apt-get install openfoam (Debian's v1912), then run this again" >&2

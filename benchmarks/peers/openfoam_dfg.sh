@@ -25,8 +25,8 @@ P3=${PYTHON:-/usr/bin/python3}   # python3-numpy, python3-vtk9 (scripts/setup.sh
 SIZE=${1:-0.06}
 W=${2:-$(mktemp -d)}
 W=$(mkdir -p "$W" && cd "$W" && pwd)
-MESHTOOL=${MESHTOOL:-$ROOT/target/release/meshtool}
-SOLVER=${SOLVER:-$ROOT/target/release/solver}
+MESHTOOL=${MESHTOOL:-${CARGO_TARGET_DIR:-$ROOT/target}/release/meshtool}
+SOLVER=${SOLVER:-${CARGO_TARGET_DIR:-$ROOT/target}/release/solver}
 PY="$P3 $ROOT/benchmarks/peers/foam.py"
 if ! command -v simpleFoam > /dev/null || ! command -v gmshToFoam > /dev/null; then
   echo "OpenFOAM not found: apt-get install openfoam (Debian's v1912), then run this again" >&2
