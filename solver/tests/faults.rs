@@ -36,20 +36,7 @@ fn solver_env(args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// `solver run CASE --backend cpu -q -o OUT` with `--set` overrides and more arguments.
 fn run_args<'a>(case: &'a Path, out: &'a Path, sets: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
-    let mut a = vec![
-        "run",
-        case.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "-q",
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    a.extend_from_slice(extra);
-    for s in sets {
-        a.extend(["--set", s.as_str()]);
-    }
-    a
+    common::cpu_run_args(case, out, extra, sets)
 }
 
 fn sets(s: &[&str]) -> Vec<String> {

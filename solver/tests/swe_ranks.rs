@@ -44,19 +44,7 @@ fn available() -> bool {
 /// `solver run CASE --backend cpu -o OUT` on `ranks` ranks with `--set` overrides and `extra`
 /// arguments.
 fn solver_run(ranks: usize, case: &Path, out: &Path, sets: &[&str], extra: &[&str]) -> Output {
-    let mut args = vec![
-        "run",
-        case.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "-q",
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    for s in sets {
-        args.extend(["--set", s]);
-    }
+    let args = common::cpu_run_args(case, out, extra, sets);
     mpirun(ranks, &args)
 }
 

@@ -31,8 +31,14 @@ pub fn vtk_python(script: &str, file: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
-/// `solver run CASE --backend cpu -q -o OUT` with more arguments.
-pub fn run_cpu(case: &Path, out: &Path, extra: &[&str]) -> Output {
+/// The arguments of `solver run CASE --backend cpu -q -o OUT`, then `extra`, then one `--set`
+/// per override.
+pub fn cpu_run_args<'a, S: AsRef<str>>(
+    case: &'a Path,
+    out: &'a Path,
+    extra: &[&'a str],
+    sets: &'a [S],
+) -> Vec<&'a str> {
     let mut a = vec![
         "run",
         case.to_str().unwrap(),
@@ -43,7 +49,15 @@ pub fn run_cpu(case: &Path, out: &Path, extra: &[&str]) -> Output {
         out.to_str().unwrap(),
     ];
     a.extend_from_slice(extra);
-    solver(&a)
+    for s in sets {
+        a.extend(["--set", s.as_ref()]);
+    }
+    a
+}
+
+/// `solver run CASE --backend cpu -q -o OUT` with more arguments.
+pub fn run_cpu(case: &Path, out: &Path, extra: &[&str]) -> Output {
+    solver(&cpu_run_args::<&str>(case, out, extra, &[]))
 }
 
 /// The template's text written to DIR/TEMPLATE.toml.
