@@ -197,3 +197,25 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         assert!(!out.exists(), "nothing is written");
     }
 }
+
+/// `mpirun -np 2 solver run` of a family that does not decompose: refused (exit 2, saying
+/// so, before anything is written) instead of each rank computing the whole case.
+#[test]
+fn families_that_do_not_decompose_refuse_several_ranks() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (template, sets) in [("euler-toro-1", &[][..]), ("heat-decay", &["grid.dims=[16,16,16]"][..])] {
+        let case = write_template(dir.path(), template);
+        let out = dir.path().join(template);
+        let o = solver_run(2, &case, &out, sets, &[]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{template}: {e}");
+        assert!(
+            e.contains("does not decompose across ranks") && e.contains("2 ranks"),
+            "{template}: {e}"
+        );
+        assert!(!out.join("summary.json").exists(), "{template}: it ran");
+    }
+}

@@ -48,6 +48,16 @@ impl Case {
 
     /// The case of a parsed setup, built on `target`.
     pub fn from_setup(setup: Box<dyn Setup>, doc: &CaseDoc, target: Target) -> Result<Case> {
+        let ranks = super::ranks::world().size();
+        if ranks > 1 && !setup.decomposes_across_ranks() {
+            return Err(doc.error(
+                "case.kind",
+                format!(
+                    "\"{}\" does not decompose across ranks yet: each of the {ranks} ranks would compute the whole case; run it as one process (without mpirun; run.gpus = 1), or use a family that decomposes (shallow-water)",
+                    doc.case.kind
+                ),
+            ));
+        }
         if doc.run.gpus > setup.max_gpus() {
             return Err(doc.error(
                 "run.gpus",

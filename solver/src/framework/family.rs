@@ -117,6 +117,11 @@ pub trait Setup: Send + Sync {
     fn max_gpus(&self) -> usize {
         1
     }
+    /// Whether the family splits its grid across processes (`mpirun -np N`). One that does
+    /// not is refused on more than one rank rather than computing the whole case N times.
+    fn decomposes_across_ranks(&self) -> bool {
+        false
+    }
     /// Family-specific entries for summary.json.
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({})

@@ -436,6 +436,9 @@ impl Setup for SweSetup {
     fn max_gpus(&self) -> usize {
         usize::MAX
     }
+    fn decomposes_across_ranks(&self) -> bool {
+        true
+    }
     /// The state (h, q_x, q_y, hC) twice and the bed, padded; 1.8e-7 CPU core-seconds a
     /// cell-update (1.1e7 cell-updates/s on the 2-core CI machine, 200^2 and 400^2).
     fn footprint(&self, precision: Precision) -> Option<crate::framework::Footprint> {
