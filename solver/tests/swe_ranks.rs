@@ -199,7 +199,7 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         (
             &["grid.dims=[40,12,1]", "shallow-water.ghost_rows=4"],
             "shallow-water.ghost_rows",
-            "own 3 rows at the least; set at most 3",
+            "own 3 rows at the least, and each step reads 2 rows beyond a slab; set at most 1",
         ),
     ] {
         let o = solver_run(4, &case, &out, sets, &[]);
