@@ -222,9 +222,12 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let read = slab::read_rows(&rows, &self.slab);
         s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources, read);
         halo::fill(&s.grid, &s.bc, &mut self.w);
-        let ghost_rows: Vec<isize> = (lo..0).chain(ny..hi).collect();
+        // The x ghosts of the ghost rows updated, and of the row beyond them (the donors'
+        // shares of its cells are read), as their owner fills them.
+        let filled = slab::filled_rows(&rows, &self.slab);
+        let ghost_rows: Vec<isize> = (filled.start..0).chain(ny..filled.end).collect();
         halo::fill_x_of_rows(&s.grid, &s.bc, &mut self.w, &ghost_rows);
-        s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time, lo..hi);
+        s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time, filled);
         if arrive {
             slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
         }

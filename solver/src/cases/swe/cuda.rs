@@ -704,8 +704,10 @@ impl<R: Real> CudaSwe<R> {
             let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
             let beside = split.then(|| [p.slab.has_below(), p.slab.has_above()]);
             let [before, after] = tile_plan(rows.clone(), ny(p), Part::<R>::tile_rows(), beside);
+            // The x ghosts of the updated rows and of the row beyond them (`slab::filled_rows`).
+            let filled = slab::filled_rows(&rows, &p.slab);
             if !split {
-                p.queue_ghost_fill(&rows)?;
+                p.queue_ghost_fill(&filled)?;
             }
             let ring = if p.setup.axes().contains(&1) { rows.start - 1..rows.end + 1 } else { rows.clone() };
             p.queue_shares(&ring)?;
@@ -715,7 +717,7 @@ impl<R: Real> CudaSwe<R> {
                 p.dev.stream.wait(&p.arrived)?;
             }
             if split {
-                p.queue_ghost_fill(&rows)?;
+                p.queue_ghost_fill(&filled)?;
             }
             p.queue_plan(&after)?;
         }

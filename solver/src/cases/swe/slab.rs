@@ -90,6 +90,12 @@ pub fn read_rows(rows: &std::ops::Range<isize>, slab: &Slab) -> std::ops::Range<
     rows.start - reach * isize::from(slab.has_below())..rows.end + reach * isize::from(slab.has_above())
 }
 
+/// The rows whose x ghosts (and open x sides) an update of rows `rows` needs: one more beside
+/// each other slab (the donors' shares of the row beyond the updated ones are found).
+pub fn filled_rows(rows: &std::ops::Range<isize>, slab: &Slab) -> std::ops::Range<isize> {
+    rows.start - isize::from(slab.has_below())..rows.end + isize::from(slab.has_above())
+}
+
 /// Exchange the ghost rows of the padded state `w` (grid `g`, `g.halo[1]` ghost rows) with the
 /// ranks below and above: each sends as many of its first and last owned rows, every component,
 /// and receives the neighbours'.
