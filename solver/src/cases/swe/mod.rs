@@ -546,7 +546,7 @@ mod tests {
     /// 0 <= hC <= C_max h, C_max = 1 the largest initial or inflowing concentration: hC / h within
     /// [0, 1] wherever there is water, to the last bit (no tolerance). Returns the totals at the
     /// start and the end, and the steps taken.
-    fn bounded_run<R: Real>(template: &str, sets: &[&str], precision: Precision, steps: usize) -> (Vec<(String, f64)>, Vec<(String, f64)>, usize) {
+    fn bounded_run<R: Real>(template: &str, sets: &[&str], precision: Precision, steps: usize) -> (Totals, Totals, usize) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let setup = SweSetup::parse(&spec_doc(template, &sets, None, precision).unwrap()).unwrap();
         let mut sim = setup.build_in::<R>(&Target::Cpu).unwrap();
@@ -581,6 +581,8 @@ mod tests {
         println!("{template}: {} steps, polluted cell-steps {wet_polluted} wet, {dry_polluted} at or below the dry depth", clock.step);
         (start, sim.totals().unwrap(), clock.step as usize)
     }
+
+    type Totals = Vec<(String, f64)>;
 
     fn total(t: &[(String, f64)], name: &str) -> f64 {
         t.iter().find(|(k, _)| k == name).unwrap_or_else(|| panic!("no total {name}")).1
