@@ -20,6 +20,7 @@ struct SweParams {
     REAL dry;
     REAL thin;
     int active;        // bit a: axis a has more than one cell
+    int faces[4];      // face (a, side) at 2a + side: 0 a face of the grid, 1 periodic, 2 another slab's
 };
 
 // The device clock (doubles): time, the step about to be taken (0: none), steps taken, a flag
@@ -30,15 +31,17 @@ struct SweParams {
 #define CLOCK_BAD 3
 #define CLOCK_BAD_DT 4
 
-// A cell's state as the edges read it: the conserved (h, q_x, q_y, hC), the velocities and the
-// concentration (q / h, 0 in dry cells: roe.rs, `velocities`), sqrt(max(h, 0)) and the bed H.
-// Each cell's are found once per tile and shared by its four edges; the values are those the
-// CPU finds anew at each edge, so the arithmetic is the same.
+// A cell's state as the edges read it: the conserved (h, q_x, q_y, hC), the velocities (q / h,
+// 0 in dry cells: roe.rs, `velocities`), sqrt(max(h, 0)), the bed H and the concentration
+// hC / h (0 without water: cpu.rs, `concentration`). Each cell's are found once per tile and
+// shared by its four edges; the values are those the CPU finds anew at each edge, so the
+// arithmetic is the same.
 struct CellState {
     REAL w[4];
-    REAL vel[3];
+    REAL vel[2];
     REAL root;
     REAL bed;
+    REAL conc;
 };
 
 __device__ __forceinline__ CellState cell_state(const SweParams& s, const REAL* w, const REAL* bed, u64 p) {
@@ -46,16 +49,17 @@ __device__ __forceinline__ CellState cell_state(const SweParams& s, const REAL* 
     const u64 cs = s.g.cstride;
     for (int k = 0; k < 4; ++k) c.w[k] = w[k * cs + p];
     const REAL inv = (REAL)1 / c.w[0];  // reciprocal, then products (roe.rs, `velocities`)
-    for (int k = 0; k < 3; ++k) c.vel[k] = c.w[0] > s.dry ? c.w[k + 1] * inv : (REAL)0;
+    for (int k = 0; k < 2; ++k) c.vel[k] = c.w[0] > s.dry ? c.w[k + 1] * inv : (REAL)0;
     c.root = sqrt(fmax(c.w[0], (REAL)0));
     c.bed = bed[p];
+    c.conc = c.w[0] > (REAL)0 ? c.w[3] / c.w[0] : (REAL)0;  // a true division (cpu.rs)
     return c;
 }
 
-// A state in an edge's frame: (h, q_n, q_t, hC), velocities (u_n, u_t, C), sqrt(h), bed.
+// A state in an edge's frame: (h, q_n, q_t, hC), velocities (u_n, u_t), sqrt(h), bed.
 struct Frame {
     REAL w[4];
-    REAL vel[3];
+    REAL vel[2];
     REAL root;
     REAL bed;
 };
@@ -71,66 +75,166 @@ __device__ __forceinline__ Frame in_frame(const CellState& c, int a, bool mirror
     f.w[3] = c.w[3];
     f.vel[0] = sign * (a == 0 ? c.vel[0] : c.vel[1]);
     f.vel[1] = a == 0 ? c.vel[1] : c.vel[0];
-    f.vel[2] = c.vel[2];
     f.root = c.root;
     f.bed = c.bed;
     return f;
 }
 
 // The Roe contributions of an edge (roe.rs, `roe`): fm = F^- to the cell below, fp = b - F^-
-// to the cell above.
-__device__ __forceinline__ void roe(const Frame& lo, const Frame& hi, REAL g, REAL* fm, REAL* fp) {
+// to the cell above (the pollutant's entries 0), and the mass flux from lo to hi.
+__device__ __forceinline__ REAL roe(const Frame& lo, const Frame& hi, REAL g, REAL* fm, REAL* fp) {
     const REAL half = (REAL)0.5, two = (REAL)2, zero = (REAL)0;
     const REAL sl = lo.root, sh = hi.root;
     const REAL inv = (REAL)1 / (sl + sh);
     const REAL u = (sl * lo.vel[0] + sh * hi.vel[0]) * inv;
     const REAL v = (sl * lo.vel[1] + sh * hi.vel[1]) * inv;
-    const REAL conc = (sl * lo.vel[2] + sh * hi.vel[2]) * inv;
     const REAL depth = half * (lo.w[0] + hi.w[0]);
     const REAL c = sqrt(g * depth);
-    REAL d[4];
+    REAL d[3];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) d[k] = hi.w[k] - lo.w[k];
+    for (int k = 0; k < 3; ++k) d[k] = hi.w[k] - lo.w[k];
     const REAL d_bed = hi.bed - lo.bed;
-    REAL b[4];
+    REAL b[3];
     b[0] = d[1];
     b[1] = g * depth * (d[0] - d_bed) - u * u * d[0] + two * u * d[1];
     b[2] = -u * v * d[0] + v * d[1] + u * d[2];
-    b[3] = -u * conc * d[0] + conc * d[1] + u * d[3];
     const REAL inv_2c = (REAL)1 / (two * c);
     const REAL a1 = ((u + c) * b[0] - b[1]) * inv_2c;
     const REAL a4 = (b[1] - (u - c) * b[0]) * inv_2c;
-    const REAL a2 = b[2] - v * b[0], a3 = b[3] - conc * b[0];
+    const REAL a2 = b[2] - v * b[0];
 #define TOWARDS_LO(speed) ((speed) < zero ? (REAL)1 : ((speed) == zero ? half : zero))
     const REAL w1 = TOWARDS_LO(u - c) * a1, w23 = TOWARDS_LO(u), w4 = TOWARDS_LO(u + c) * a4;
 #undef TOWARDS_LO
     fm[0] = w1 + w4;
     fm[1] = w1 * (u - c) + w4 * (u + c);
     fm[2] = (w1 + w4) * v + w23 * a2;
-    fm[3] = (w1 + w4) * conc + w23 * a3;
+    fm[3] = zero;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) fp[k] = b[k] - fm[k];
+    for (int k = 0; k < 3; ++k) fp[k] = b[k] - fm[k];
+    fp[3] = zero;
+#define SIGN(speed) ((speed) < zero ? (REAL)-1 : ((speed) > zero ? (REAL)1 : zero))
+    return half * (lo.w[1] + hi.w[1]) - half * (SIGN(u - c) * a1 + SIGN(u + c) * a4);
+#undef SIGN
 }
 
-// The edge of axis a between cells lo and hi with its wet/dry rules (roe.rs, `edge`).
-__device__ __forceinline__ void edge(const CellState& clo, const CellState& chi, int a, REAL g, REAL dry, REAL* fm, REAL* fp) {
+// The edge of axis a between cells lo and hi with its wet/dry rules (roe.rs, `edge`); returns
+// its mass flux (0 between dry cells and at a wall).
+__device__ __forceinline__ REAL edge(const CellState& clo, const CellState& chi, int a, REAL g, REAL dry, REAL* fm, REAL* fp) {
     REAL unused[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) fm[k] = fp[k] = (REAL)0;
     const bool wet_lo = clo.w[0] > dry, wet_hi = chi.w[0] > dry;
-    if (!wet_lo && !wet_hi) return;
+    if (!wet_lo && !wet_hi) return (REAL)0;
     const Frame lo = in_frame(clo, a, false), hi = in_frame(chi, a, false);
     if (wet_lo && !wet_hi && lo.w[0] - lo.bed < -hi.bed) {  // a wall for the wet cell below
         Frame m = in_frame(clo, a, true);
         roe(lo, m, g, fm, unused);
-        return;
+        return (REAL)0;
     }
     if (!wet_lo && wet_hi && hi.w[0] - hi.bed < -lo.bed) {  // a wall for the wet cell above
         Frame m = in_frame(chi, a, true);
         roe(m, hi, g, unused, fp);
-        return;
+        return (REAL)0;
     }
-    roe(lo, hi, g, fm, fp);
+    return roe(lo, hi, g, fm, fp);
+}
+
+// What a cell would give away over the step (cpu.rs, `outflow`): phi[a][0] / phi[a][1] the
+// mass fluxes of its edges below / above along axis a.
+__device__ __forceinline__ REAL outflow(const REAL phi[2][2], const REAL lam[2]) {
+    REAL out = (REAL)0;
+    for (int a = 0; a < 2; ++a) out = out + lam[a] * (fmax(-phi[a][0], (REAL)0) + fmax(phi[a][1], (REAL)0));
+    return out;
+}
+
+// The shares of the donors of the edges below and above a cell (cpu.rs, `edge_shares`).
+__device__ __forceinline__ void edge_shares(const REAL phi[2], REAL lo, REAL me, REAL hi, REAL t[2]) {
+    const REAL zero = (REAL)0;
+    t[0] = phi[0] > zero ? lo : (phi[0] < zero ? me : (REAL)1);
+    t[1] = phi[1] > zero ? me : (phi[1] < zero ? hi : (REAL)1);
+}
+
+// The water and the pollutant after the step (cpu.rs, `transport`, which says why hC / h stays
+// within its donors' bounds): theta[a][side], conc[a][side] of the cells below and above,
+// theta_p the cell's share.
+__device__ __forceinline__ void transport(REAL& h, REAL& hc, const REAL phi[2][2], const REAL theta[2][2],
+    const REAL conc[2][2], REAL theta_p, const REAL lam[2]) {
+    const REAL zero = (REAL)0;
+    const REAL out = outflow(phi, lam);
+    const REAL rest = out > h ? zero : h - out;
+    const REAL c = h > zero ? hc / h : zero;
+    REAL gained = rest;
+    REAL pollutant = out == zero ? hc : c * rest;
+    REAL bound = (rest > zero || out == zero) ? c : zero;
+    REAL depth = h;
+    for (int a = 0; a < 2; ++a) {
+        const REAL f_lo = lam[a] * phi[a][0], f_hi = lam[a] * phi[a][1];
+        const REAL g_lo = phi[a][0] > zero ? theta[a][0] * f_lo : theta_p * f_lo;
+        const REAL g_hi = phi[a][1] > zero ? theta_p * f_hi : theta[a][1] * f_hi;
+        depth = depth - (g_hi - g_lo);
+        for (int side = 0; side < 2; ++side) {
+            const REAL flux = side == 0 ? phi[a][0] : -phi[a][1];
+            const REAL given = theta[a][side] * (lam[a] * fmax(flux, zero));
+            gained = gained + given;
+            pollutant = pollutant + conc[a][side] * given;
+            if (given > zero) bound = fmax(bound, conc[a][side]);
+        }
+    }
+    if (out > h) depth = gained;
+    h = depth;
+    hc = fmin(pollutant, bound * fmax(depth, zero));
+}
+
+// The step's lam_a = dt / h_a, as the CPU rounds it.
+__device__ __forceinline__ void step_ratios(const SweParams& s, double dt, REAL lam[2]) {
+    lam[0] = (REAL)(dt / s.h[0]);
+    lam[1] = (REAL)(dt / s.h[1]);
+}
+
+// Where the share of cell (i, j) is found (cpu.rs, `share_source`); false: share 1.
+__device__ __forceinline__ bool share_source(const SweParams& s, int& i, int& j) {
+    const int nx = s.g.n[0], ny = s.g.n[1];
+    if (i < 0 || i >= nx) {
+        if (s.faces[i >= nx ? 1 : 0] != 1) return false;
+        i = ((i % nx) + nx) % nx;
+    }
+    if (j < 0 || j >= ny) {
+        const int f = s.faces[2 + (j >= ny ? 1 : 0)];
+        if (f == 1) j = ((j % ny) + ny) % ny;
+        else if (f != 2) return false;
+    }
+    return true;
+}
+
+// The donors' shares (cpu.rs, `shares`) of rows row0..row_end, x ghosts included, into theta,
+// for the clock's step: one thread a cell.
+extern "C" __global__ void swe_shares(SweParams s, const REAL* __restrict__ w, const REAL* __restrict__ bed,
+    REAL* __restrict__ theta, const double* __restrict__ clock, int row0, int row_end) {
+    const double dt = clock[CLOCK_DT];
+    if (!(dt > 0.0)) return;
+    const int width = s.g.n[0] + 2;
+    const u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+    if (t >= (u64)width * (u64)(row_end - row0)) return;
+    const int i0 = (int)(t % width) - 1, j0 = row0 + (int)(t / width);
+    int i = i0, j = j0;
+    REAL value = (REAL)1;
+    if (share_source(s, i, j)) {
+        REAL lam[2];
+        step_ratios(s, dt, lam);
+        REAL phi[2][2] = {{0, 0}, {0, 0}}, fm[4], fp[4];
+        const CellState me = cell_state(s, w, bed, grid_at(s.g, i, j, 0));
+        for (int a = 0; a < 2; ++a) {
+            if (!((s.active >> a) & 1)) continue;
+            const int di = a == 0 ? 1 : 0, dj = a == 0 ? 0 : 1;
+            const CellState below = cell_state(s, w, bed, grid_at(s.g, i - di, j - dj, 0));
+            const CellState above = cell_state(s, w, bed, grid_at(s.g, i + di, j + dj, 0));
+            phi[a][0] = edge(below, me, a, s.grav, s.dry, fm, fp);
+            phi[a][1] = edge(me, above, a, s.grav, s.dry, fm, fp);
+        }
+        const REAL out = outflow(phi, lam);
+        value = out > me.w[0] ? me.w[0] / out : (REAL)1;
+    }
+    theta[grid_at(s.g, i0, j0, 0)] = value;
 }
 
 // The wave-speed rate of the state at p: sum over active axes of (|u_a| + sqrt(g h)) / h_a; 0
@@ -185,9 +289,13 @@ constexpr int TY = sizeof(REAL) == 4 ? 8 : 4;
 // inside the halo). Tile rows first_row + blockIdx.y * row_step: a decomposed run updates the
 // rows beside other ranks apart (the first and the last, row_step apart), once their ghost rows
 // have arrived. Only owned cells count towards the clipped water and the rate.
+// The water and the pollutant move with the edges' mass fluxes at the donors' shares `theta`
+// (swe_shares, for these rows and the ring around them: `transport`); what crosses the grid's
+// faces in owned cells is added to ledger[4] (water in, out, pollutant in, out: cpu.rs,
+// `crossing`).
 extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const REAL* __restrict__ w,
     const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped,
-    int first_row, int row_step, int row0, int row_end) {
+    const REAL* __restrict__ theta, double* ledger, u64* bounds, int first_row, int row_step, int row0, int row_end) {
     const Layout& g = s.g;
     const int ti = threadIdx.x % TX, tj = threadIdx.x / TX;
     const int tile_row = first_row + (int)blockIdx.y * row_step;
@@ -206,9 +314,10 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
     }
     const bool x_on = s.active & 1, y_on = (s.active >> 1) & 1;
     __shared__ CellState cells[TY + 2][TX + 2];
-    // Edge contributions: [k][row][edge] to the cell below (F^-) and above (b - F^-).
-    __shared__ REAL xm[4][TY][TX + 1], xp[4][TY][TX + 1];
-    __shared__ REAL ym[4][TY + 1][TX], yp[4][TY + 1][TX];
+    // Edge contributions: [k][row][edge] to the cell below (F^-) and above (b - F^-), the
+    // momentum's (k = 1, 2); k = 0 of xm, ym: the edge's mass flux.
+    __shared__ REAL xm[3][TY][TX + 1], xp[3][TY][TX + 1];
+    __shared__ REAL ym[3][TY + 1][TX], yp[3][TY + 1][TX];
     for (int t = threadIdx.x; t < (TX + 2) * (TY + 2); t += blockDim.x) {
         const int ci = blockIdx.x * TX + t % (TX + 2) - 1, cj = j0 + t / (TX + 2) - 1;
         // The tile's ring reaches one ghost layer on active axes only.
@@ -222,11 +331,12 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
             const int ci = blockIdx.x * TX + ex, cj = j0 + ey;  // the cell above the edge
             if (ci > g.n[0] || cj >= row_end) continue;
             REAL fm[4], fp[4];
-            edge(cells[ey + 1][ex], cells[ey + 1][ex + 1], 0, s.grav, s.dry, fm, fp);
-            for (int k = 0; k < 4; ++k) {
+            const REAL phi = edge(cells[ey + 1][ex], cells[ey + 1][ex + 1], 0, s.grav, s.dry, fm, fp);
+            for (int k = 1; k < 3; ++k) {
                 xm[k][ey][ex] = fm[k];
                 xp[k][ey][ex] = fp[k];
             }
+            xm[0][ey][ex] = phi;
         }
     }
     if (y_on) {
@@ -235,44 +345,82 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
             const int ci = blockIdx.x * TX + ex, cj = j0 + ey;
             if (ci >= g.n[0] || cj > row_end) continue;
             REAL fm[4], fp[4];
-            edge(cells[ey][ex + 1], cells[ey + 1][ex + 1], 1, s.grav, s.dry, fm, fp);
-            for (int k = 0; k < 4; ++k) {
+            const REAL phi = edge(cells[ey][ex + 1], cells[ey + 1][ex + 1], 1, s.grav, s.dry, fm, fp);
+            for (int k = 1; k < 3; ++k) {
                 ym[k][ey][ex] = fm[k];
                 yp[k][ey][ex] = fp[k];
             }
+            ym[0][ey][ex] = phi;
         }
     }
     __syncthreads();
-    double r = 0.0;
+    double r = 0.0, c_max = 0.0, c_below = 0.0;
     if (inside) {
         const u64 p = grid_at(g, i, j, 0);
         const CellState& me = cells[tj + 1][ti + 1];
         REAL v[4] = {me.w[0], me.w[1], me.w[2], me.w[3]};
+        REAL lam[2];
+        step_ratios(s, dt, lam);
+        REAL phi[2][2] = {{0, 0}, {0, 0}}, th[2][2] = {{0, 0}, {0, 0}}, conc[2][2] = {{0, 0}, {0, 0}};
+        const REAL theta_p = theta[p];
         if (x_on) {
-            // Frame (h, q_x, q_y, hC) is the cell's own order along x.
-            const REAL ratio = (REAL)(dt / s.h[0]);
+            // Frame (h, q_x, q_y) is the cell's own order along x; each edge's contributions
+            // times its donor's share (cpu.rs, `edge_shares`: 1 unless the donor gives all).
+            const REAL ratio = lam[0];
+            phi[0][0] = xm[0][tj][ti];
+            phi[0][1] = xm[0][tj][ti + 1];
+            th[0][0] = theta[grid_at(g, i - 1, j, 0)];
+            th[0][1] = theta[grid_at(g, i + 1, j, 0)];
+            conc[0][0] = cells[tj + 1][ti].conc;
+            conc[0][1] = cells[tj + 1][ti + 2].conc;
+            REAL t[2];
+            edge_shares(phi[0], th[0][0], theta_p, th[0][1], t);
 #pragma unroll
-            for (int k = 0; k < 4; ++k) v[k] = v[k] - ratio * (xp[k][tj][ti] + xm[k][tj][ti + 1]);
+            for (int k = 1; k < 3; ++k) v[k] = v[k] - ratio * (t[0] * xp[k][tj][ti] + t[1] * xm[k][tj][ti + 1]);
         }
         if (y_on) {
-            // Frame (h, q_y, q_x, hC): components 1 and 2 swap back.
-            const REAL ratio = (REAL)(dt / s.h[1]);
-            v[0] = v[0] - ratio * (yp[0][tj][ti] + ym[0][tj + 1][ti]);
-            v[2] = v[2] - ratio * (yp[1][tj][ti] + ym[1][tj + 1][ti]);
-            v[1] = v[1] - ratio * (yp[2][tj][ti] + ym[2][tj + 1][ti]);
-            v[3] = v[3] - ratio * (yp[3][tj][ti] + ym[3][tj + 1][ti]);
+            // Frame (h, q_y, q_x): components 1 and 2 swap back.
+            const REAL ratio = lam[1];
+            phi[1][0] = ym[0][tj][ti];
+            phi[1][1] = ym[0][tj + 1][ti];
+            th[1][0] = theta[grid_at(g, i, j - 1, 0)];
+            th[1][1] = theta[grid_at(g, i, j + 1, 0)];
+            conc[1][0] = cells[tj][ti + 1].conc;
+            conc[1][1] = cells[tj + 2][ti + 1].conc;
+            REAL t[2];
+            edge_shares(phi[1], th[1][0], theta_p, th[1][1], t);
+            v[2] = v[2] - ratio * (t[0] * yp[1][tj][ti] + t[1] * ym[1][tj + 1][ti]);
+            v[1] = v[1] - ratio * (t[0] * yp[2][tj][ti] + t[1] * ym[2][tj + 1][ti]);
         }
+        if (owned) {
+            // The grid's faces (not periodic, not another slab's): what crosses them.
+            const int at[2] = {i, j};
+            for (int a = 0; a < 2; ++a) {
+                if (!((s.active >> a) & 1)) continue;
+                for (int side = 0; side < 2; ++side) {
+                    if (s.faces[2 * a + side] != 0 || at[a] != (side == 0 ? 0 : g.n[a] - 1)) continue;
+                    const REAL into = side == 0 ? phi[a][0] : -phi[a][1];
+                    const REAL given_in = th[a][side] * (lam[a] * fmax(into, (REAL)0));
+                    const REAL given_out = theta_p * (lam[a] * fmax(-into, (REAL)0));
+                    atomicAdd(&ledger[0], (double)given_in * s.area);
+                    atomicAdd(&ledger[1], (double)given_out * s.area);
+                    atomicAdd(&ledger[2], (double)(conc[a][side] * given_in) * s.area);
+                    atomicAdd(&ledger[3], (double)(me.conc * given_out) * s.area);
+                }
+            }
+        }
+        transport(v[0], v[3], phi, th, conc, theta_p, lam);
         if (owned && v[0] < (REAL)0) atomicAdd(clipped, -(double)v[0] * s.area);
         if (v[0] <= s.dry) {
-            // Dry: no depth below zero, no velocity, no pollutant carried.
+            // Dry: no depth below zero, no velocity; the pollutant stays (cpu.rs).
             v[0] = fmax(v[0], (REAL)0);
-            v[1] = v[2] = v[3] = (REAL)0;
+            v[1] = v[2] = (REAL)0;
         } else if (v[0] < s.thin) {
-            // Kurganov & Petrova's desingularization (cpu.rs).
+            // Kurganov & Petrova's desingularization of the momentum (cpu.rs).
             const REAL thin4 = s.thin * s.thin * s.thin * s.thin;
             const REAL h4 = v[0] * v[0] * v[0] * v[0];
             const REAL scale = (REAL)1.4142135623730951 * v[0] * v[0] / sqrt(h4 + thin4);
-            for (int k = 1; k < 4; ++k) v[k] = v[k] * scale;
+            for (int k = 1; k < 3; ++k) v[k] = v[k] * scale;
         }
         if (s.manning > 0.0) {
             // Semi-implicit Manning friction (cpu.rs, manning_factor).
@@ -288,8 +436,18 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
         }
         for (int k = 0; k < 4; ++k) out[k * cs + p] = v[k];
         if (owned) r = cell_rate(s, out, p);
+        if (owned && v[0] > (REAL)0) {
+            const double c = (double)(v[3] / v[0]);
+            c_max = fmax(c, 0.0);
+            c_below = fmax(-c, 0.0);
+        }
     }
     block_max_into(r, rate);
+    // The concentration's bounds (cpu.rs): block_max_into's shared slots are reused.
+    __syncthreads();
+    block_max_into(c_max, &bounds[0]);
+    __syncthreads();
+    block_max_into(c_below, &bounds[1]);
 }
 
 // After a step: the clock advanced by the step taken (snapped onto `until` within 1e-12, as

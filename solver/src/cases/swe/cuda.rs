@@ -25,7 +25,7 @@ use crate::error::{Result, SolverError};
 use crate::framework::ranks::{Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::cuda::{DeviceHalo, LayoutC};
-use crate::grid::StructuredGrid;
+use crate::grid::{FaceBc, StructuredGrid};
 use crate::output::Field;
 use crate::real::{from_bytes, Real};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -61,6 +61,7 @@ struct ParamsC<R> {
     dry: R,
     thin: R,
     active: i32,
+    faces: [i32; 4],
 }
 
 // SAFETY: plain-old-data with the same layout as the C struct.
@@ -162,15 +163,25 @@ struct Part<R: Real> {
     clock: CudaSlice<f64>,
     rate: CudaSlice<u64>,
     clipped: CudaSlice<f64>,
+    /// The donors' shares of the step (`swe_shares`), padded; what crossed the grid's faces
+    /// (water in, out, pollutant in, out).
+    theta: CudaSlice<R>,
+    ledger: CudaSlice<f64>,
+    /// The largest hC / h and -hC / h seen after any step (bits of non-negative doubles), and
+    /// at the start (`Ledger::conc_bounds`).
+    bounds: CudaSlice<u64>,
+    start_bounds: [f64; 2],
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
     f_rate: CudaFunction,
     f_step: CudaFunction,
+    f_shares: CudaFunction,
     f_clock: CudaFunction,
     f_bad: CudaFunction,
     forcing: DeviceForcing,
-    /// The slab's water at the start of the run (the totals' open-side inflow).
+    /// The slab's water at the start of the run (the totals' open-side inflow), its pollutant.
     start_water: f64,
+    start_pollutant: f64,
     /// The state is complete (compute stream) / the ghost rows have arrived (second stream).
     ready: CudaEvent,
     arrived: CudaEvent,
@@ -199,10 +210,22 @@ impl<R: Real> Part<R> {
             dry: R::of(setup.dry),
             thin: R::of(setup.thin),
             active: setup.axes().iter().map(|&a| 1 << a).sum(),
+            faces: std::array::from_fn(|f| match setup.bc.faces[f / 2][f % 2] {
+                FaceBc::Periodic => 1,
+                FaceBc::Neighbour => 2,
+                _ => 0,
+            }),
         };
         let stream = &dev.stream;
-        let start_water = super::water(&setup, &super::cpu::initial_rounded::<R>(initial));
+        let rounded = super::cpu::initial_rounded::<R>(initial);
+        let (start_water, start_pollutant) = (super::water(&setup, &rounded), super::pollutant(&setup, &rounded));
         Ok(Part {
+            start_pollutant,
+            start_bounds: super::conc_bounds(&setup, &rounded),
+            bounds: stream.alloc_zeros::<u64>(2)?,
+            theta: dev.upload(&vec![R::one(); g.padded_len()])?,
+            ledger: stream.alloc_zeros::<f64>(4)?,
+            f_shares: dev.function::<R>(kernels::swe::SHARES, &[])?,
             forcing: DeviceForcing::new::<R>(&dev, &setup)?,
             start_water,
             w: dev.upload(&host)?,
@@ -259,6 +282,7 @@ impl<R: Real> Part<R> {
         let d = &self.dev;
         let (w, bed, out) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.w2));
         let (clock, rate, clipped) = (d.ptr(&self.clock), d.ptr(&self.rate), d.ptr(&self.clipped));
+        let (theta, ledger, bounds) = (d.ptr(&self.theta), d.ptr(&self.ledger), d.ptr(&self.bounds));
         let ty = Self::tile_rows();
         let cfg = LaunchConfig {
             grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(TX), t.count, 1),
@@ -268,7 +292,8 @@ impl<R: Real> Part<R> {
         let (first, step) = (t.first as i32, t.step as i32);
         let (row0, row_end) = (t.rows.start as i32, t.rows.end as i32);
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
-        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double; tiles of TX x TY cells;
+        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double, theta one value a
+        // padded cell, ledger 4 doubles, bounds 2 u64; tiles of TX x TY cells;
         // the rows (and the ring of one row around them) lie inside the halo (`tile_plan`).
         unsafe {
             d.stream
@@ -280,11 +305,46 @@ impl<R: Real> Part<R> {
                 .arg(&clock)
                 .arg(&rate)
                 .arg(&clipped)
+                .arg(&theta)
+                .arg(&ledger)
+                .arg(&bounds)
                 .arg(&first)
                 .arg(&step)
                 .arg(&row0)
                 .arg(&row_end)
                 .launch(cfg)?
+        };
+        Ok(())
+    }
+
+    /// The donors' shares (`swe_shares`) of rows `rows` (and their x ghosts) for the clock's
+    /// step.
+    fn queue_shares(&self, rows: &std::ops::Range<isize>) -> Result<()> {
+        let d = &self.dev;
+        let (w, bed, theta, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.theta), d.ptr(&self.clock));
+        let threads = ((self.setup.grid.cells[0] + 2) * rows.len()) as u32;
+        if threads == 0 {
+            return Ok(());
+        }
+        let (row0, row_end) = (rows.start as i32, rows.end as i32);
+        // SAFETY: w and bed are this grid's padded state and bed, theta one value a padded cell,
+        // clock CLOCK_LEN doubles; the rows and the ring of one around them lie inside the halo
+        // (`slab::updated_rows` leaves `REACH` rows).
+        unsafe {
+            d.stream
+                .launch_builder(&self.f_shares)
+                .arg(&self.params)
+                .arg(&w)
+                .arg(&bed)
+                .arg(&theta)
+                .arg(&clock)
+                .arg(&row0)
+                .arg(&row_end)
+                .launch(LaunchConfig {
+                    grid_dim: (threads.div_ceil(THREADS), 1, 1),
+                    block_dim: (THREADS, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
         };
         Ok(())
     }
@@ -566,7 +626,7 @@ impl<R: Real> CudaSwe<R> {
     /// the compute stream; one NCCL group for all.
     fn send_ghost_rows(&self, on_aux: bool) -> Result<()> {
         let Some(comms) = &self.halo_comms else { return Ok(()) };
-        let depth = self.ghost_rows;
+        let depth = slab::REACH * self.ghost_rows;
         nccl::group(|| {
             for (k, p) in self.parts.iter().enumerate() {
                 let me = self.first + k;
@@ -574,7 +634,7 @@ impl<R: Real> CudaSwe<R> {
                 let (ny, d) = (p.setup.grid.cells[1] as isize, depth as isize);
                 for c in 0..4 {
                     // SAFETY: rows of this part's padded state (the slab owns at least `depth`
-                    // rows, its halo is `depth` rows deep); the stream orders them after the step
+                    // rows, its halo is `depth` rows deep: `SweSetup::parse`); the stream orders them after the step
                     // that wrote the owned rows and before the one that reads the ghosts.
                     unsafe {
                         if p.slab.has_below() {
@@ -614,7 +674,10 @@ impl<R: Real> CudaSwe<R> {
         self.steps += 1;
         let ny = |p: &Part<R>| p.setup.grid.cells[1];
         let arrive = self.total > 1 && step.is_multiple_of(self.ghost_rows);
-        let split = arrive && self.exchange != Exchange::Serial;
+        // A step reads two rows beyond those it updates (`slab::REACH`: the donors' shares), so
+        // every tile row waits for the ghost rows (they still travel on the second stream; the
+        // split plan of `tile_plan` assumes one row and is not used).
+        let split = false;
         // The sources change the cells the update reads: before the owned rows travel.
         for p in &self.parts {
             let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
@@ -633,21 +696,28 @@ impl<R: Real> CudaSwe<R> {
             self.send_ghost_rows(false)?;
         }
         for p in &self.parts {
+            if arrive && self.exchange == Exchange::Overlap {
+                p.dev.stream.wait(&p.arrived)?;
+            }
             p.halo.fill(p.dev.ptr(&p.w))?;
             p.queue_open(&(0..ny(p) as isize), true)?;
             let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
             let beside = split.then(|| [p.slab.has_below(), p.slab.has_above()]);
             let [before, after] = tile_plan(rows.clone(), ny(p), Part::<R>::tile_rows(), beside);
+            // The x ghosts of the updated rows and of the row beyond them (`slab::filled_rows`).
+            let filled = slab::filled_rows(&rows, &p.slab);
             if !split {
-                p.queue_ghost_fill(&rows)?;
+                p.queue_ghost_fill(&filled)?;
             }
+            let ring = if p.setup.axes().contains(&1) { rows.start - 1..rows.end + 1 } else { rows.clone() };
+            p.queue_shares(&ring)?;
             // Tile rows beside other parts wait for the ghost rows; the rest go first.
             p.queue_plan(&before)?;
             if split && self.exchange == Exchange::Overlap {
                 p.dev.stream.wait(&p.arrived)?;
             }
             if split {
-                p.queue_ghost_fill(&rows)?;
+                p.queue_ghost_fill(&filled)?;
             }
             p.queue_plan(&after)?;
         }
@@ -762,7 +832,12 @@ impl<R: Real> Simulation for CudaSwe<R> {
         let whole = from_bytes::<R>(bytes);
         for p in &mut self.parts {
             let local = slab::cut_state(nx, ny, &p.slab, &whole);
-            p.start_water = super::water(&p.setup, &local.iter().map(|v| v.f64()).collect::<Vec<_>>());
+            let local64: Vec<f64> = local.iter().map(|v| v.f64()).collect();
+            p.start_water = super::water(&p.setup, &local64);
+            p.start_pollutant = super::pollutant(&p.setup, &local64);
+            p.start_bounds = super::conc_bounds(&p.setup, &local64);
+            p.dev.stream.memset_zeros(&mut p.ledger)?;
+            p.dev.stream.memset_zeros(&mut p.bounds)?;
             p.w = p.dev.upload(&p.setup.grid.pad(&local))?;
         }
         // The ghost rows travel at the next step.
@@ -789,12 +864,21 @@ impl<R: Real> Simulation for CudaSwe<R> {
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         // Each part's totals (its own start, clipping, sources), summed over parts and ranks.
         let mut sums: Vec<(String, f64)> = Vec::new();
+        let mut seen = [0.0f64; 2];
         for p in &self.parts {
+            let b = p.dev.stream.clone_dtoh(&p.bounds)?;
+            for k in 0..2 {
+                seen[k] = seen[k].max(p.start_bounds[k]).max(f64::from_bits(b[k]));
+            }
             let added = p.dev.stream.clone_dtoh(&p.forcing.added)?;
+            let crossed = p.dev.stream.clone_dtoh(&p.ledger)?;
             let ledger = Ledger {
                 clipped: p.dev.stream.clone_dtoh(&p.clipped)?[0],
                 sources: [added[0], added[1]],
                 start_water: p.start_water,
+                start_pollutant: p.start_pollutant,
+                boundary: [crossed[0], crossed[1], crossed[2], crossed[3]],
+                conc_bounds: seen,
             };
             let values: Vec<f64> = p.interior()?.iter().map(|v| v.f64()).collect();
             let t = super::totals(&p.setup, &values, &ledger);
@@ -804,7 +888,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
                 sums.iter_mut().zip(t).for_each(|(s, (_, v))| s.1 += v);
             }
         }
-        Ok(slab::sum_totals(self.ranks, sums))
+        Ok(super::with_relative(self.ranks, slab::sum_totals(self.ranks, sums), seen))
     }
 }
 
@@ -825,8 +909,9 @@ mod tests {
 
     /// For every slab position, ghost depth 1 to 4, step of the cycle, tile height and slab size
     /// (fewer rows than a tile too): the launches update each row of `slab::updated_rows` once,
-    /// read (one row beyond) only rows inside the halo, and before the ghost rows arrive only
-    /// owned rows.
+    /// read (`slab::REACH` rows beyond beside another slab) only rows inside the halo, and in the
+    /// split plan (one row's reach; unused since a step reads two) before the ghost rows arrive
+    /// only owned rows.
     #[test]
     fn the_tile_plan_updates_each_row_once_and_waits_for_what_it_reads() {
         for ty in [4, 8] {
@@ -842,8 +927,12 @@ mod tests {
                                 let mut all: Vec<isize> = before.iter().chain(&after).flat_map(|t| updated(t, ty)).collect();
                                 all.sort();
                                 assert_eq!(all, rows.clone().collect::<Vec<_>>(), "{ty} {ny} {depth} {rank}/{size} {step} {split:?}");
-                                let (lo, hi) = (if s.has_below() { -(depth as isize) } else { -1 }, (ny + depth) as isize);
-                                assert!(all.iter().all(|j| j > &lo && j + 1 < hi), "reads below row {lo} or from row {hi}");
+                                // Halo rows: REACH a ghost row beside another slab; one ghost row at a grid's face.
+                                let halo = |beside: bool| if beside { (slab::REACH * depth) as isize } else { 1 };
+                                let (lo, hi) = (-halo(s.has_below()), ny as isize + halo(s.has_above()));
+                                let reach = |beside: bool| if beside { slab::REACH as isize } else { 1 };
+                                let inside = |j: &isize| j - reach(s.has_below()) >= lo && j + reach(s.has_above()) < hi;
+                                assert!(all.iter().all(inside), "reads below row {lo} or from row {hi}");
                                 if split.is_some() {
                                     let own = |j: &isize| (!s.has_below() || *j > 0) && (!s.has_above() || j + 1 < ny as isize);
                                     assert!(before.iter().flat_map(|t| updated(t, ty)).all(|j| own(&j)), "{ty} {ny} {depth} {rank}/{size}");

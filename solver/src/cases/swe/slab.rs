@@ -13,6 +13,12 @@ use crate::real::{from_bytes, to_bytes, Real};
 /// The state's components: (h, q_x, q_y, hC).
 const COMPONENTS: usize = 4;
 
+/// How far beyond the rows it updates a step reads: two rows (a cell's water and pollutant
+/// come from its neighbours at their donors' shares, and a share depends on the donor's
+/// neighbours: `cpu::transport`). A slab holds `REACH` halo rows a ghost row (`ghost_rows` =
+/// steps between exchanges).
+pub const REACH: usize = 2;
+
 /// The setup of `slab`'s rows: its grid (the whole grid's rows start..end), neighbour faces
 /// on the sides where other ranks are.
 pub fn local_setup(setup: &SweSetup, slab: &Slab) -> SweSetup {
@@ -64,21 +70,29 @@ pub fn local_fields(setup: &SweSetup, local: &SweSetup, slab: &Slab, w: &[f64], 
 }
 
 /// Ghost-cell expansion, the same on every backend: at step `step` (counted from the start or
-/// a restart) of a slab of `ny` rows with `depth` ghost rows beside other slabs, the rows it
-/// updates (its own, and `depth - 1 - step % depth` ghost rows beyond each side that has a
-/// neighbour) and whether the ghost rows arrive before the update (every `depth` steps). The
-/// ghost rows updated are those whose neighbours the previous update (or the exchange) left
-/// equal to their owner's: each update reads one row beyond the rows it updates.
+/// a restart) of a slab of `ny` rows with `depth` ghost rows beside other slabs (`REACH * depth`
+/// halo rows), the rows it updates (its own, and `REACH * (depth - 1 - step % depth)` halo rows
+/// beyond each side that has a neighbour) and whether the halo rows arrive before the update
+/// (every `depth` steps). The halo rows updated are those whose neighbours within `REACH` the
+/// previous update (or the exchange) left equal to their owner's: each update reads `REACH`
+/// rows beyond the rows it updates.
 pub fn updated_rows(step: usize, depth: usize, ny: usize, slab: &Slab) -> (std::ops::Range<isize>, bool) {
-    let extra = (depth - 1 - step % depth) as isize;
+    let extra = (REACH * (depth - 1 - step % depth)) as isize;
     let lo = if slab.has_below() { -extra } else { 0 };
     let hi = ny as isize + if slab.has_above() { extra } else { 0 };
     (lo..hi, step.is_multiple_of(depth))
 }
 
-/// The rows that an update of rows `rows` reads: one more beside each other slab (the sources
-/// must change all of them, as their owners do).
+/// The rows that an update of rows `rows` reads: `REACH` more beside each other slab (the
+/// sources must change all of them, as their owners do).
 pub fn read_rows(rows: &std::ops::Range<isize>, slab: &Slab) -> std::ops::Range<isize> {
+    let reach = REACH as isize;
+    rows.start - reach * isize::from(slab.has_below())..rows.end + reach * isize::from(slab.has_above())
+}
+
+/// The rows whose x ghosts (and open x sides) an update of rows `rows` needs: one more beside
+/// each other slab (the donors' shares of the row beyond the updated ones are found).
+pub fn filled_rows(rows: &std::ops::Range<isize>, slab: &Slab) -> std::ops::Range<isize> {
     rows.start - isize::from(slab.has_below())..rows.end + isize::from(slab.has_above())
 }
 
@@ -199,13 +213,13 @@ mod tests {
                     let (rows, arrive) = updated_rows(step, depth, ny, &slab);
                     assert_eq!(arrive, step % depth == 0);
                     if arrive {
-                        let d = depth as isize;
+                        let d = (REACH * depth) as isize;
                         valid = valid.start.min(if slab.has_below() { -d } else { 0 })
                             ..valid.end.max(ny as isize + if slab.has_above() { d } else { 0 });
                     }
                     let read = read_rows(&rows, &slab);
                     assert!(valid.start <= read.start && read.end <= valid.end, "{depth} {step}: {read:?} {valid:?}");
-                    assert!(read.start >= -(depth as isize) && read.end <= (ny + depth) as isize);
+                    assert!(read.start >= -((REACH * depth) as isize) && read.end <= (ny + REACH * depth) as isize);
                     assert!(rows.start <= 0 && rows.end >= ny as isize);
                     valid = rows;
                 }
