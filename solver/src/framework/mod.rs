@@ -15,6 +15,7 @@ pub mod family;
 pub mod ranks;
 pub mod run;
 pub mod specs;
+pub mod timing;
 
 pub use case::Case;
 pub use clock::{Clock, DtPolicy};

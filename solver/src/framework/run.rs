@@ -7,13 +7,16 @@ use super::checkpoint::{self, Checkpoint};
 use super::clock::Clock;
 use super::config::CaseDoc;
 use super::ranks;
+use super::timing;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
-use crate::output::{self, pvd::Series};
+use crate::output::writer::{Frame, FrameWriter, WriterStats};
+use crate::output::{self, pvd::Series, Field};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -71,6 +74,10 @@ pub fn run_command(opts: &RunOptions) -> Result<()> {
     Ok(())
 }
 
+/// Frames queued for the writer thread besides the one it writes: the steps run on while a
+/// frame is encoded, and at most this many more wait in memory.
+const WRITER_QUEUE: usize = 2;
+
 /// Where a run writes, and what it has written.
 struct Outputs {
     /// Whether this process writes (rank 0 of a decomposed run; the others only take part in
@@ -79,23 +86,46 @@ struct Outputs {
     dir: PathBuf,
     checkpoint: PathBuf,
     pvd: PathBuf,
-    series: Series,
+    /// The writer thread (rank 0), started once the series is known (new or reopened).
+    writer: Option<FrameWriter>,
     last: Option<u64>,
+    /// The fields of the last output, for the summary.
+    last_fields: Option<(u64, Arc<Vec<Field>>)>,
+    /// Seconds of output on the run's critical path: gathering fields and queueing them, and
+    /// the wait for the writer at the end.
     seconds: f64,
 }
 
 impl Outputs {
+    /// Gather the fields of this output (the device's work before it counted as steps) and
+    /// queue them for the writer thread.
     fn write(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
+        case.sim.sync()?;
         let t = Instant::now();
-        let fields = case.sim.fields(clock)?;
-        if self.root {
+        let fields = Arc::new(case.sim.fields(clock)?);
+        if let Some(w) = &mut self.writer {
             let stem = self.dir.join(format!("step_{:07}", clock.step));
-            let file = output::write_fields(&stem, &case.geometry, &fields)?;
-            self.series.add(clock.time, &file)?;
+            w.submit(Frame {
+                stem,
+                time: clock.time,
+                fields: fields.clone(),
+            })?;
         }
         self.last = Some(clock.step);
+        self.last_fields = Some((clock.step, fields));
         self.seconds += t.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// Wait for the writer to finish every queued frame; its totals or its first error.
+    fn finish_writer(&mut self) -> Result<WriterStats> {
+        let t = Instant::now();
+        let stats = match self.writer.take() {
+            Some(w) => w.finish(),
+            None => Ok(WriterStats::default()),
+        };
+        self.seconds += t.elapsed().as_secs_f64();
+        stats
     }
 
     fn checkpoint(&self, case: &mut Case, clock: &Clock) -> Result<()> {
@@ -125,7 +155,6 @@ impl Outputs {
             ));
         }
         case.sim.load_state(&c.state)?;
-        self.series = Series::reopen(&self.pvd, c.clock.time);
         Ok(c.clock)
     }
 }
@@ -156,11 +185,21 @@ fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
     }
 }
 
+/// The start-up and set-up of this process's run, for the summary's `timing`: seconds from
+/// `main` to the device being ready, then the set-up's (wall, kernel loading).
+static SETUP: Mutex<Option<(f64, f64, f64)>> = Mutex::new(None);
+
 pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
+    install_interrupt_handler();
     // Under mpirun, each rank of a machine takes its own devices.
     let device = doc.run.device + ranks::local_rank() * doc.run.gpus;
     let target = Target::resolve(doc.run.backend, device, opts.quiet || !ranks::is_root())?;
-    run_case(Case::prepare(doc, target)?, doc, opts)
+    let startup = timing::since_start();
+    let phase = timing::Phase::start();
+    let case = Case::prepare(doc, target)?;
+    let (wall, kernels) = phase.stop();
+    *SETUP.lock().unwrap() = Some((startup, wall, kernels));
+    run_case(case, doc, opts)
 }
 
 /// Run a prepared case to its end, writing into the output folder; the summary.
@@ -178,12 +217,14 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     let mut out = Outputs {
         root,
         checkpoint: dir.join("checkpoint.bin"),
-        series: Series::new(&pvd),
         pvd,
         dir,
+        writer: None,
         last: None,
+        last_fields: None,
         seconds: 0.0,
     };
+    let pre = timing::Phase::start();
     let mut clock = Clock::default();
     if opts.restart {
         clock = out.restart(&mut case, doc)?;
@@ -192,15 +233,28 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         }
     }
     if root {
+        let series = match opts.restart {
+            true => Series::reopen(&out.pvd, clock.time),
+            false => Series::new(&out.pvd),
+        };
+        out.writer = Some(FrameWriter::spawn(
+            series,
+            case.geometry.clone(),
+            doc.output.vtk_options(),
+            WRITER_QUEUE,
+        ));
         case.sim.open_series(&out.dir, opts.restart.then_some(clock.time))?;
     }
+    let (pre_wall, pre_kernels) = pre.stop();
     if !opts.restart {
         out.write(&mut case, &clock)?;
     }
     install_interrupt_handler();
     let start = clock;
-    // Only the outputs written inside the loop count against its wall time.
+    // Only the outputs written inside the loop (and the wait for the writer) count against
+    // its wall time.
     let initial_output_seconds = out.seconds;
+    let kernels_before_loop = timing::kernel_load_seconds();
     let loop_start = Instant::now();
     let bar = progress(quiet, &case, &start);
     let initial_totals = case.sim.totals()?;
@@ -208,15 +262,54 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     if result.is_err() {
         bar.abandon();
     }
+    // Every queued frame is written before the run ends, also when it stops on an error or
+    // an interrupt; an error of the writer (naming the file) comes first.
+    let written = out.finish_writer();
     result?;
+    let written = written?;
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
+    let loop_kernels = timing::kernel_load_seconds() - kernels_before_loop;
     let loop_output = out.seconds - initial_output_seconds;
-    let mut summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, opts.restart)?;
+    let finish = timing::Phase::start();
+    let last_fields = out
+        .last_fields
+        .take()
+        .filter(|(step, _)| *step == clock.step)
+        .map(|(_, f)| f);
+    let mut summary = summarize(
+        &mut case,
+        doc,
+        &name,
+        &start,
+        &clock,
+        wall,
+        loop_output,
+        opts.restart,
+        last_fields,
+    )?;
     add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
     if !root {
         return Ok(summary);
     }
+    let (setup_start, setup_wall, setup_kernels) = SETUP.lock().unwrap().take().unwrap_or((0.0, 0.0, 0.0));
+    let (modules, cached) = timing::kernel_modules();
+    let mut t = json!({
+        "startup": setup_start,
+        "kernel_load": timing::kernel_load_seconds(),
+        "kernel_modules": modules,
+        "kernel_modules_cached": cached,
+        "setup": setup_wall - setup_kernels + pre_wall - pre_kernels,
+        "stepping": (wall - loop_output - loop_kernels).max(0.0),
+        "output": out.seconds,
+        "output_writer_busy": written.busy_seconds,
+        "output_frames": written.frames,
+        "output_bytes": written.bytes,
+    });
+    // The summary's own gathering; `total` is up to here (the process's exit follows).
+    t["finish"] = json!(finish.stop().0);
+    t["total"] = json!(timing::since_start());
+    summary["timing"] = t;
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),
@@ -320,10 +413,15 @@ fn summarize(
     wall: f64,
     output_seconds: f64,
     restarted: bool,
+    last_fields: Option<Arc<Vec<Field>>>,
 ) -> Result<serde_json::Value> {
     let (backend, device) = case.target.describe();
     let steps_run = end.step - start.step;
-    let fields = case.sim.fields(end)?;
+    // The last output's fields when it was written at the end (no second download).
+    let fields = match last_fields {
+        Some(f) => f,
+        None => Arc::new(case.sim.fields(end)?),
+    };
     let first = &fields[0];
     let updated = case.geometry.size(first.centring);
     let compute = (wall - output_seconds).max(1e-12);
