@@ -6,7 +6,8 @@
 #                      cold + 2 warm runs, for each binary of BINARIES (default: .gpu/solver;
 #                      e.g. "base:.gpu/solver-base new:.gpu/solver") and the outputs compared
 #   LATENCY=templates  every structured template (heat, euler, shallow water), cold then warm
-# The kernel cache lives in target/gpu-kernel-cache-LABEL (ignored, kept while the machine is).
+# The kernel cache lives in /tmp/gpu-kernel-cache-LABEL (kept while the machine is). VTI=DIR: where
+# scripts/vti.py is (default scripts).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 R=${OUT:-.gpu/results}
@@ -22,7 +23,7 @@ run() {
   shift 5
   local out="$W/out-$label-$name"
   rm -rf "$out"
-  export CFD_KERNEL_CACHE="$PWD/target/gpu-kernel-cache-$label"
+  export CFD_KERNEL_CACHE="/tmp/gpu-kernel-cache-$label"
   [ "$state" = cold ] && rm -rf "$CFD_KERNEL_CACHE"
   /usr/bin/time -f "%e %M" -o "$W/time" timeout 120 "$bin" run "$case" --backend cuda -q -o "$out" "$@" \
     > "$W/log" 2>&1 || { echo "FAIL: $label $name $state"; tail -3 "$W/log"; }
@@ -57,7 +58,7 @@ euler)
   if [ "$(echo $BINARIES | wc -w)" -gt 1 ]; then
     python3 - "$W" $BINARIES <<'EOF'
 import glob, os, sys
-sys.path.insert(0, "scripts")
+sys.path.insert(0, os.environ.get("VTI", "scripts"))
 import numpy as np, vti
 w, labels = sys.argv[1], [b.split(":")[0] for b in sys.argv[2:]]
 for riemann in ["exact", "hllc"]:
@@ -85,4 +86,4 @@ templates)
   ;;
 esac
 ls -la "$W"/out-*/ > "$R/outputs.txt" 2>&1
-echo "kernel caches:"; du -sh target/gpu-kernel-cache-* 2>/dev/null
+echo "kernel caches:"; du -sh /tmp/gpu-kernel-cache-* 2>/dev/null

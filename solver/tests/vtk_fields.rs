@@ -71,7 +71,7 @@ fn compressed_arrays_are_the_same_on_any_number_of_threads_and_read_back() {
         spacing: [1.0 / 300.0, 0.01, 1.0],
     };
     let cells = 300 * 200;
-    let wave = |i: usize| (i as f64 * 0.001).sin() + if i % 7 == 0 { 1e-9 * i as f64 } else { 0.0 };
+    let wave = |i: usize| (i as f64 * 0.001).sin() + if i.is_multiple_of(7) { 1e-9 * i as f64 } else { 0.0 };
     let fields = vec![
         Field::scalar("density", Centring::Cell, (0..cells).map(wave).collect()),
         Field::vector(
