@@ -6,6 +6,7 @@
 #                      cold + 2 warm runs, for each binary of BINARIES (default: .gpu/solver;
 #                      e.g. "base:.gpu/solver-base new:.gpu/solver") and the outputs compared
 #   LATENCY=templates  every structured template (heat, euler, shallow water), cold then warm
+#                      (TEMPLATES="a b": only these; STATES="cold warm warm": these runs of each)
 # The kernel cache lives in /tmp/gpu-kernel-cache-LABEL (kept while the machine is). VTI=DIR: where
 # scripts/vti.py is (default scripts).
 set -uo pipefail
@@ -74,11 +75,11 @@ templates)
   for b in $BINARIES; do
     label=${b%%:*}
     bin=${b#*:}
-    for t in $("$bin" cases | awk '{print $1}' | grep -E '^(heat|euler|swe)-'); do
+    for t in ${TEMPLATES:-$("$bin" cases | awk '{print $1}' | grep -E '^(heat|euler|swe)-')}; do
       "$bin" cases "$t" > "$W/$t.toml"
       # Templates that read files next to them (the estuary's tide and river series).
       cp meshes/estuary* "$W/" 2>/dev/null
-      for state in cold warm; do
+      for state in ${STATES:-cold warm}; do
         run "$label" "$bin" "$state" "$t" "$W/$t.toml"
       done
     done
