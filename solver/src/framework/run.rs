@@ -97,6 +97,45 @@ struct Outputs {
 }
 
 impl Outputs {
+    /// The output folder of a run (created): `-o`, else output.dir, else out/NAME.
+    fn open(doc: &CaseDoc, opts: &RunOptions, name: &str) -> Result<Outputs> {
+        let dir = opts
+            .output
+            .clone()
+            .or_else(|| doc.output.dir.clone())
+            .unwrap_or_else(|| PathBuf::from("out").join(name));
+        std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
+        Ok(Outputs {
+            root: ranks::is_root(),
+            checkpoint: dir.join("checkpoint.bin"),
+            pvd: dir.join(format!("{name}.pvd")),
+            dir,
+            writer: None,
+            last: None,
+            last_fields: None,
+            seconds: 0.0,
+        })
+    }
+
+    /// On rank 0: the writer thread on the series (new, or on a restart the existing one up to
+    /// `clock`), and the family's own series.
+    fn start(&mut self, case: &mut Case, doc: &CaseDoc, clock: &Clock, restart: bool) -> Result<()> {
+        if !self.root {
+            return Ok(());
+        }
+        let series = match restart {
+            true => Series::reopen(&self.pvd, clock.time),
+            false => Series::new(&self.pvd),
+        };
+        self.writer = Some(FrameWriter::spawn(
+            series,
+            case.geometry.clone(),
+            doc.output.vtk_options(),
+            WRITER_QUEUE,
+        ));
+        case.sim.open_series(&self.dir, restart.then_some(clock.time))
+    }
+
     /// Gather the fields of this output (the device's work before it counted as steps) and
     /// queue them for the writer thread.
     fn write(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
@@ -205,25 +244,9 @@ pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
 /// Run a prepared case to its end, writing into the output folder; the summary.
 pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
     let name = doc.case_name();
-    let dir = opts
-        .output
-        .clone()
-        .or_else(|| doc.output.dir.clone())
-        .unwrap_or_else(|| PathBuf::from("out").join(&name));
-    std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
-    let pvd = dir.join(format!("{name}.pvd"));
-    let root = ranks::is_root();
+    let mut out = Outputs::open(doc, opts, &name)?;
+    let root = out.root;
     let quiet = opts.quiet || !root;
-    let mut out = Outputs {
-        root,
-        checkpoint: dir.join("checkpoint.bin"),
-        pvd,
-        dir,
-        writer: None,
-        last: None,
-        last_fields: None,
-        seconds: 0.0,
-    };
     let pre = timing::Phase::start();
     let mut clock = Clock::default();
     if opts.restart {
@@ -232,19 +255,7 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
             eprintln!("restart: from step {} (t = {:.6e})", clock.step, clock.time);
         }
     }
-    if root {
-        let series = match opts.restart {
-            true => Series::reopen(&out.pvd, clock.time),
-            false => Series::new(&out.pvd),
-        };
-        out.writer = Some(FrameWriter::spawn(
-            series,
-            case.geometry.clone(),
-            doc.output.vtk_options(),
-            WRITER_QUEUE,
-        ));
-        case.sim.open_series(&out.dir, opts.restart.then_some(clock.time))?;
-    }
+    out.start(&mut case, doc, &clock, opts.restart)?;
     let (pre_wall, pre_kernels) = pre.stop();
     if !opts.restart {
         out.write(&mut case, &clock)?;
@@ -292,29 +303,35 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     if !root {
         return Ok(summary);
     }
-    let (setup_start, setup_wall, setup_kernels) = SETUP.lock().unwrap().take().unwrap_or((0.0, 0.0, 0.0));
-    let (modules, cached) = timing::kernel_modules();
-    let mut t = json!({
-        "startup": setup_start,
-        "kernel_load": timing::kernel_load_seconds(),
-        "kernel_modules": modules,
-        "kernel_modules_cached": cached,
-        "setup": setup_wall - setup_kernels + pre_wall - pre_kernels,
-        "stepping": (wall - loop_output - loop_kernels).max(0.0),
-        "output": out.seconds,
-        "output_writer_busy": written.busy_seconds,
-        "output_frames": written.frames,
-        "output_bytes": written.bytes,
-    });
-    // The summary's own gathering; `total` is up to here (the process's exit follows).
-    t["finish"] = json!(finish.stop().0);
-    t["total"] = json!(timing::since_start());
-    summary["timing"] = t;
+    let stepping = (wall - loop_output - loop_kernels).max(0.0);
+    summary["timing"] = timing_json(pre_wall - pre_kernels, stepping, out.seconds, &written, &finish);
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),
     )?;
     Ok(summary)
+}
+
+/// summary.json's `timing`: the start-up and set-up recorded by [`run`], the run's own set-up
+/// (`pre`, without kernel loads), its steps, its output, the writer's totals and the summary's
+/// gathering since `finish` started; `total` is up to here (the process's exit follows).
+fn timing_json(pre: f64, stepping: f64, output: f64, w: &WriterStats, finish: &timing::Phase) -> serde_json::Value {
+    let (startup, setup_wall, setup_kernels) = SETUP.lock().unwrap().take().unwrap_or((0.0, 0.0, 0.0));
+    let (modules, cached) = timing::kernel_modules();
+    json!({
+        "startup": startup,
+        "kernel_load": timing::kernel_load_seconds(),
+        "kernel_modules": modules,
+        "kernel_modules_cached": cached,
+        "setup": setup_wall - setup_kernels + pre,
+        "stepping": stepping,
+        "output": output,
+        "output_writer_busy": w.busy_seconds,
+        "output_frames": w.frames,
+        "output_bytes": w.bytes,
+        "finish": finish.stop().0,
+        "total": timing::since_start(),
+    })
 }
 
 /// The most steps a device runs between two looks of the host (progress, interrupts).
