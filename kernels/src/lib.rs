@@ -1,7 +1,8 @@
 //! CUDA C kernel sources (`kernels/cuda/*.cu`, `*.cuh`), embedded in the binary, and their
 //! compilation by NVRTC at run time for the device's own architecture, with `-DREAL=float`
-//! or `double`. Compiled PTX is cached on disk between runs, keyed by a checksum of the
-//! resolved source and the options.
+//! or `double`. Compiled modules are cached on disk between runs, keyed by a checksum of the
+//! resolved source and the options: the PTX, and the CUBIN for the device's architecture
+//! (keyed also by the driver version), which the driver loads without NVRTC or JIT.
 //!
 //! Each `.cu` file is a [`Module`], compiled by itself into one PTX module. Headers (`*.cuh`)
 //! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
@@ -11,7 +12,7 @@
 //! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
 //! (which has NVRTC but no GPU) rather than at load time on a device.
 
-use cudarc::nvrtc::{CompileOptions, Ptx};
+use cudarc::nvrtc::Ptx;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -544,6 +545,68 @@ fn cache_dir() -> Option<PathBuf> {
     Some(base.join("cfd-gpu").join("kernels"))
 }
 
+/// The cache folder in use: $CFD_KERNEL_CACHE, else $XDG_CACHE_HOME/cfd-gpu/kernels, else
+/// ~/.cache/cfd-gpu/kernels (None where none of these is set). Removing it only costs the next
+/// run a compile.
+pub fn cache_folder() -> Option<PathBuf> {
+    cache_dir()
+}
+
+/// A compiled module as the driver loads it: the CUBIN (machine code for the device's
+/// architecture, loaded without any JIT) where there is one, else the PTX (JIT-compiled by the
+/// driver at load).
+pub enum Image {
+    Cubin(Vec<u8>),
+    Ptx(Ptx),
+}
+
+/// The module as the driver should load it, and whether it came from the on-disk cache: the
+/// cached CUBIN (keyed by the source, the options and the driver version) if there is
+/// one, else a fresh compile (both the CUBIN and the PTX are cached), else — where NVRTC is
+/// missing — the cached PTX. A CUBIN the driver refuses falls back to [`compile`]'s PTX. The
+/// warm path reads one file and never loads NVRTC.
+pub fn image(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Result<(Image, bool), KernelError> {
+    image_in(cache_dir().as_deref(), module, real, arch, defines)
+}
+
+/// As [`image`], with an explicit cache folder (`None`: no cache).
+pub fn image_in(
+    cache: Option<&Path>,
+    module: Module,
+    real: Real,
+    arch: &str,
+    defines: &[(&str, &str)],
+) -> Result<(Image, bool), KernelError> {
+    let src = source(module)?;
+    let options = options(module, real, arch, defines);
+    let key = cache_key(module.name(), arch, real, &src, &options);
+    let cubin_path = cache.map(|d| d.join(format!("{key}-{}.cubin", versions())));
+    if let Some(bytes) = cubin_path.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        if bytes.starts_with(b"\x7fELF") {
+            return Ok((Image::Cubin(bytes), true));
+        }
+    }
+    let ptx_path = cache.map(|d| d.join(format!("{key}.ptx")));
+    if !nvrtc_available() {
+        if let Some(text) = ptx_path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
+            return Ok((Image::Ptx(Ptx::from_src(text)), true));
+        }
+    }
+    let (ptx, cubin) = nvrtc(module.name(), module.file(), &src, &options)?;
+    if let Some(path) = ptx_path {
+        store(&path, ptx.to_src().as_bytes());
+    }
+    match cubin {
+        Some(bytes) => {
+            if let Some(path) = cubin_path {
+                store(&path, &bytes);
+            }
+            Ok((Image::Cubin(bytes), false))
+        }
+        None => Ok((Image::Ptx(ptx), false)),
+    }
+}
+
 /// Compile `module` for `arch` (e.g. "sm_90") with `REAL` = `real` and extra `-D` defines,
 /// caching in the default folder ($CFD_KERNEL_CACHE, else ~/.cache/cfd-gpu/kernels).
 /// Returns the PTX and whether it came from the cache.
@@ -560,6 +623,25 @@ pub fn compile_in(
     defines: &[(&str, &str)],
 ) -> Result<(Ptx, bool), KernelError> {
     let src = source(module)?;
+    let options = options(module, real, arch, defines);
+    let key = cache_key(module.name(), arch, real, &src, &options);
+    let cached = cache.map(|d| d.join(format!("{key}.ptx")));
+    if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
+        return Ok((Ptx::from_src(text), true));
+    }
+    let (ptx, cubin) = nvrtc(module.name(), module.file(), &src, &options)?;
+    if let Some(path) = cached {
+        store(&path, ptx.to_src().as_bytes());
+        if let (Some(dir), Some(bytes)) = (cache, cubin) {
+            store(&dir.join(format!("{key}-{}.cubin", versions())), &bytes);
+        }
+    }
+    Ok((ptx, false))
+}
+
+/// NVRTC's options for a module: the real architecture (so NVRTC emits a CUBIN besides the PTX),
+/// `REAL`, the caller's defines, the module's own.
+fn options(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Vec<String> {
     let mut options = vec![
         format!("--gpu-architecture={arch}"),
         format!("-DREAL={}", real.c_type()),
@@ -567,55 +649,96 @@ pub fn compile_in(
     ];
     options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
     options.extend(module.options().iter().map(|o| o.to_string()));
-    let cached = cache.map(|d| d.join(cache_key(module.name(), arch, real, &src, &options)));
-    if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
-        return Ok((Ptx::from_src(text), true));
-    }
-    let ptx = nvrtc(module.name(), module.file(), &src, &options)?;
-    if let Some(path) = cached {
-        // Best effort: a read-only cache folder only costs a recompile next time.
-        if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-            let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-            if std::fs::write(&tmp, ptx.to_src()).is_ok() {
-                let _ = std::fs::rename(&tmp, &path);
-            }
-        }
-    }
-    Ok((ptx, false))
+    options
 }
 
-/// Cache file name: a checksum of the resolved source (so of every header) and the options.
+/// Best effort, atomically (a temporary file renamed): a read-only cache folder only costs a
+/// recompile next time, and a concurrent run never reads half a file.
+fn store(path: &Path, bytes: &[u8]) {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() {
+            let _ = std::fs::rename(&tmp, path);
+        }
+    }
+}
+
+/// The driver version a CUBIN is cached under, e.g. "driver13000" (0 without a driver). Not
+/// NVRTC's: asking it loads libnvrtc (~110 MB, tens of ms at start and at exit), which a warm
+/// cache must not need. A CUBIN stays valid machine code for its architecture whichever NVRTC
+/// made it; one the driver refuses falls back to the PTX, and clearing the cache folder
+/// recompiles everything with the NVRTC in use.
+fn versions() -> String {
+    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        let mut driver = 0;
+        // SAFETY: only probes for the shared library, then an out-parameter.
+        if unsafe { cudarc::driver::sys::is_culib_present() } {
+            unsafe {
+                let _ = cudarc::driver::sys::cuDriverGetVersion(&mut driver);
+            }
+        }
+        format!("driver{driver}")
+    })
+    .clone()
+}
+
+/// Cache file name stem: a checksum of the resolved source (so of every header) and the options.
 fn cache_key(module: &str, arch: &str, real: Real, src: &str, options: &[String]) -> String {
     let mut h = crc32fast::Hasher::new();
     h.update(src.as_bytes());
     h.update(options.join(" ").as_bytes());
-    format!(
-        "{module}-{arch}-{}-{:08x}-{}.ptx",
-        real.c_type(),
-        h.finalize(),
-        src.len()
-    )
+    format!("{module}-{arch}-{}-{:08x}-{}", real.c_type(), h.finalize(), src.len())
 }
 
-/// Compiles resolved source `src`, named `file` in NVRTC's logs.
-fn nvrtc(module: &str, file: &str, src: &str, options: &[String]) -> Result<Ptx, KernelError> {
+/// Compiles resolved source `src`, named `file` in NVRTC's logs: the PTX, and the CUBIN where
+/// the architecture is a real one (`sm_XX`).
+fn nvrtc(module: &str, file: &str, src: &str, options: &[String]) -> Result<(Ptx, Option<Vec<u8>>), KernelError> {
+    use cudarc::nvrtc::{result, sys};
     if !nvrtc_available() {
         return Err(KernelError::NvrtcMissing);
     }
-    let opts = CompileOptions {
-        options: options.to_vec(),
-        name: Some(file.into()),
-        ..Default::default()
-    };
-    cudarc::nvrtc::compile_ptx_with_opts(src, opts).map_err(|e| KernelError::Compile {
+    let fail = |log: String| KernelError::Compile {
         module: module.into(),
         options: options.join(" "),
-        log: match &e {
-            cudarc::nvrtc::CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-            other => format!("{other:?}"),
-        },
-    })
+        log,
+    };
+    let c_src = std::ffi::CString::new(src).map_err(|e| fail(e.to_string()))?;
+    let c_name = std::ffi::CString::new(file).map_err(|e| fail(e.to_string()))?;
+    let prog = result::create_program(&c_src, Some(&c_name)).map_err(|e| fail(format!("{e:?}")))?;
+    // SAFETY: `prog` is live until destroyed below; c_src and c_name outlive it.
+    let out = unsafe {
+        let compiled = result::compile_program(prog, options);
+        let out = match compiled {
+            Err(e) => {
+                let log = result::get_program_log(prog)
+                    .map(|l| std::ffi::CStr::from_ptr(l.as_ptr()).to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| format!("{e:?}"));
+                Err(fail(log))
+            }
+            Ok(()) => match result::get_ptx(prog) {
+                Err(e) => Err(fail(format!("nvrtcGetPTX: {e:?}"))),
+                Ok(ptx) => {
+                    let text = std::ffi::CStr::from_ptr(ptx.as_ptr()).to_string_lossy().into_owned();
+                    let mut size = 0usize;
+                    let cubin = (sys::nvrtcGetCUBINSize(prog, &mut size).result().is_ok() && size > 0)
+                        .then(|| {
+                            let mut bytes = vec![0u8; size];
+                            sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr() as *mut _)
+                                .result()
+                                .ok()
+                                .map(|_| bytes)
+                        })
+                        .flatten();
+                    Ok((Ptx::from_src(text), cubin))
+                }
+            },
+        };
+        let _ = result::destroy_program(prog);
+        out
+    };
+    out
 }
 
 #[cfg(test)]
@@ -696,6 +819,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The CUBIN cache: a real architecture gives a CUBIN (an ELF image the driver loads without
+    /// JIT), cached with the PTX and read back the second time; a corrupt cached CUBIN is not
+    /// handed to the driver but compiled anew.
+    #[test]
+    fn cubin_is_cached_for_the_real_architecture() {
+        if !have_nvrtc() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Some(dir.path());
+        let is_cubin = |i: &Image| matches!(i, Image::Cubin(b) if b.starts_with(b"\x7fELF"));
+        let (image, cached) = image_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
+        assert!(!cached && is_cubin(&image));
+        let (image, cached) = image_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
+        assert!(cached && is_cubin(&image), "the second load must come from the cache");
+        let (_, cached) = compile_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
+        assert!(cached, "the PTX of the same compile is cached too");
+        let cubins: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cubin"))
+            .collect();
+        assert_eq!(cubins.len(), 1, "{cubins:?}");
+        let name = cubins[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.contains("-driver"), "{name}");
+        std::fs::write(&cubins[0], b"not an ELF image").unwrap();
+        let (image, cached) = image_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
+        assert!(!cached && is_cubin(&image));
     }
 
     /// The heat register-queue kernel with the launch shapes the host may compile in (vector

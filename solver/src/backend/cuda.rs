@@ -84,8 +84,9 @@ impl Device {
         }))
     }
 
-    /// A kernel compiled for precision `T` with extra `-D` defines (compiled once per run,
-    /// PTX cached on disk between runs).
+    /// A kernel compiled for precision `T` with extra `-D` defines (loaded once per run; the
+    /// CUBIN for this device's architecture cached on disk between runs, so that a warm cache
+    /// loads without NVRTC or the driver's JIT; the PTX where the driver refuses the CUBIN).
     pub fn function<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<CudaFunction> {
         let module = kernel.module;
         let key = (module, T::KERNEL, format!("{defines:?}"));
@@ -93,8 +94,21 @@ impl Device {
         let m = match cache.get(&key) {
             Some(m) => m.clone(),
             None => {
-                let (ptx, _) = kernels::compile(module, T::KERNEL, &self.arch, defines)?;
-                let m = self.ctx.load_module(ptx)?;
+                let t = std::time::Instant::now();
+                let (image, cached) = kernels::image(module, T::KERNEL, &self.arch, defines)?;
+                let loaded = match image {
+                    kernels::Image::Cubin(bytes) => self.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bytes)),
+                    kernels::Image::Ptx(ptx) => self.ctx.load_module(ptx),
+                };
+                let m = match loaded {
+                    Ok(m) => m,
+                    // e.g. a CUBIN of a newer NVRTC than the driver: its PTX, JIT-compiled.
+                    Err(_) => {
+                        let (ptx, _) = kernels::compile(module, T::KERNEL, &self.arch, defines)?;
+                        self.ctx.load_module(ptx)?
+                    }
+                };
+                crate::framework::timing::add_kernel_load(t.elapsed(), cached);
                 cache.insert(key, m.clone());
                 m
             }

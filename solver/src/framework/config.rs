@@ -78,6 +78,24 @@ pub struct OutputSection {
     /// Output folder (overridden by --output). Default: out/<case name>.
     #[serde(default)]
     pub dir: Option<PathBuf>,
+    /// The VTK files' compressor: "zlib" (every VTK reader), "lz4" (VTK 8.1+, ParaView 5.5+:
+    /// faster, larger) or "none". Blocks are compressed in parallel on every core.
+    #[serde(default)]
+    pub compression: crate::output::Codec,
+    /// zlib's level, 1 (fastest) to 9 (smallest). Default 5.
+    #[serde(default)]
+    pub compression_level: Option<u32>,
+}
+
+impl OutputSection {
+    /// How the VTK files' arrays are encoded.
+    pub fn vtk_options(&self) -> crate::output::VtkOptions {
+        let d = crate::output::VtkOptions::default();
+        crate::output::VtkOptions {
+            codec: self.compression,
+            level: self.compression_level.unwrap_or(d.level),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -378,6 +396,9 @@ fn validate_common(doc: &CaseDoc) -> Result<(), SolverError> {
     }
     if t.check_every == 0 {
         return bad("time.check_every", "must be at least 1".into());
+    }
+    if let Some(l) = doc.output.compression_level.filter(|l| !(1..=9).contains(l)) {
+        return bad("output.compression_level", format!("must be 1 to 9, got {l}"));
     }
     if !(doc.output.interval >= 0.0 && doc.output.interval.is_finite()) {
         return bad(

@@ -18,6 +18,7 @@ pub mod faults;
 pub mod ranks;
 pub mod run;
 pub mod specs;
+pub mod timing;
 
 pub use case::Case;
 pub use clock::{Clock, DtPolicy};

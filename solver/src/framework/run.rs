@@ -7,13 +7,15 @@ use super::checkpoint::{self, Checkpoint};
 use super::clock::Clock;
 use super::config::CaseDoc;
 use super::faults::{self, NanAt};
-use super::{budget, ranks};
+use super::{budget, ranks, timing};
 use crate::error::{Result, SolverError};
-use crate::output::{self, pvd::Series};
+use crate::output::writer::{Frame, FrameWriter, WriterStats};
+use crate::output::{self, pvd::Series, Field};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -81,6 +83,10 @@ pub fn run_command(opts: &RunOptions) -> Result<()> {
     Ok(())
 }
 
+/// Frames queued for the writer thread besides the one it writes: the steps run on while a
+/// frame is encoded, and at most this many more wait in memory.
+const WRITER_QUEUE: usize = 2;
+
 /// Where a run writes, and what it has written.
 struct Outputs {
     /// Whether this process writes (rank 0 of a decomposed run; the others only take part in
@@ -89,8 +95,13 @@ struct Outputs {
     dir: PathBuf,
     checkpoint: PathBuf,
     pvd: PathBuf,
-    series: Series,
+    /// The writer thread (rank 0), started once the series is known (new or reopened).
+    writer: Option<FrameWriter>,
     last: Option<u64>,
+    /// The fields of the last output, for the summary.
+    last_fields: Option<(u64, Arc<Vec<Field>>)>,
+    /// Seconds of output on the run's critical path: gathering fields and queueing them, and
+    /// the wait for the writer at the end.
     seconds: f64,
     /// The clock of the last checkpoint written or restarted from.
     last_checkpoint: Option<Clock>,
@@ -100,20 +111,84 @@ struct Outputs {
 }
 
 impl Outputs {
+    /// The output folder of a run (created): `-o`, else output.dir, else out/NAME.
+    fn open(doc: &CaseDoc, opts: &RunOptions, name: &str) -> Result<Outputs> {
+        let dir = opts
+            .output
+            .clone()
+            .or_else(|| doc.output.dir.clone())
+            .unwrap_or_else(|| PathBuf::from("out").join(name));
+        std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
+        Ok(Outputs {
+            root: ranks::is_root(),
+            checkpoint: dir.join("checkpoint.bin"),
+            pvd: dir.join(format!("{name}.pvd")),
+            dir,
+            writer: None,
+            last: None,
+            last_fields: None,
+            seconds: 0.0,
+            last_checkpoint: None,
+            checkpoint_good: false,
+        })
+    }
+
+    /// On rank 0: the writer thread on the series (new, or on a restart the existing one up to
+    /// `clock`), and the family's own series.
+    fn start(&mut self, case: &mut Case, doc: &CaseDoc, clock: &Clock, restart: bool) -> Result<()> {
+        if !self.root {
+            return Ok(());
+        }
+        let series = match restart {
+            true => Series::reopen(&self.pvd, clock.time),
+            false => Series::new(&self.pvd),
+        };
+        self.writer = Some(FrameWriter::spawn(
+            series,
+            case.geometry.clone(),
+            doc.output.vtk_options(),
+            WRITER_QUEUE,
+        ));
+        case.sim.open_series(&self.dir, restart.then_some(clock.time))
+    }
+
+    /// Gather the fields of this output (the device's work before it counted as steps) and
+    /// queue them for the writer thread.
     fn write(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
+        case.sim.sync()?;
         let t = Instant::now();
-        let fields = case.sim.fields(clock)?;
-        if self.root {
+        let fields = Arc::new(case.sim.fields(clock)?);
+        if let Some(w) = &mut self.writer {
             let stem = self.dir.join(format!("step_{:07}", clock.step));
-            let file = output::write_fields(&stem, &case.geometry, &fields)?;
-            self.series.add(clock.time, &file)?;
+            w.submit(Frame {
+                stem,
+                time: clock.time,
+                fields: fields.clone(),
+            })?;
         }
         self.last = Some(clock.step);
+        self.last_fields = Some((clock.step, fields));
         self.seconds += t.elapsed().as_secs_f64();
         Ok(())
     }
 
+    /// Wait for the writer to finish every queued frame; its totals or its first error.
+    fn finish_writer(&mut self) -> Result<WriterStats> {
+        let t = Instant::now();
+        let stats = match self.writer.take() {
+            Some(w) => w.finish(),
+            None => Ok(WriterStats::default()),
+        };
+        self.seconds += t.elapsed().as_secs_f64();
+        stats
+    }
+
     fn checkpoint(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
+        // A checkpoint at step N promises every output up to N: a run killed after it and
+        // restarted from it must not miss a frame that was still queued.
+        if let Some(w) = &mut self.writer {
+            w.flush()?;
+        }
         let c = Checkpoint {
             clock: *clock,
             physics: case.physics(),
@@ -212,7 +287,6 @@ impl Outputs {
             ));
         }
         case.sim.load_state(&c.state)?;
-        self.series = Series::reopen(&self.pvd, c.clock.time);
         // Restarted from the previous checkpoint, the latest is damaged: it is replaced, not kept.
         self.checkpoint_good = from == RestartFrom::Latest;
         self.last_checkpoint = Some(c.clock);
@@ -281,46 +355,39 @@ fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
     }
 }
 
+/// The start-up and set-up of this process's run, for the summary's `timing`: seconds from
+/// `main` to the device being ready, then the set-up's (wall, kernel loading).
+static SETUP: Mutex<Option<(f64, f64, f64)>> = Mutex::new(None);
+
 pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
+    install_interrupt_handler();
     // Under mpirun, each rank of a machine takes its own devices.
     let device = doc.run.device + ranks::local_rank() * doc.run.gpus;
     let quiet = opts.quiet || !ranks::is_root();
     let setup = case::parse_setup(doc)?;
     // Memory is checked before anything is built; the CPU time of a fallback before any step.
     let (target, fell_back) = budget::resolve(doc, &*setup, device, quiet)?;
+    let startup = timing::since_start();
+    let phase = timing::Phase::start();
     let mut case = Case::from_setup(setup, doc, target)?;
     if let Some(why) = fell_back {
         budget::check_cpu_time(&mut case, doc, &why, quiet)?;
     }
+    let (wall, kernels) = phase.stop();
+    *SETUP.lock().unwrap() = Some((startup, wall, kernels));
     run_case(case, doc, opts)
 }
 
 /// Run a prepared case to its end, writing into the output folder; the summary.
 pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
     let name = doc.case_name();
-    let dir = opts
-        .output
-        .clone()
-        .or_else(|| doc.output.dir.clone())
-        .unwrap_or_else(|| PathBuf::from("out").join(&name));
-    std::fs::create_dir_all(&dir).map_err(|e| SolverError::io(&dir, e))?;
-    let pvd = dir.join(format!("{name}.pvd"));
-    let root = ranks::is_root();
+    let mut out = Outputs::open(doc, opts, &name)?;
+    let root = out.root;
     let quiet = opts.quiet || !root;
-    let mut out = Outputs {
-        root,
-        checkpoint: dir.join("checkpoint.bin"),
-        series: Series::new(&pvd),
-        pvd,
-        dir,
-        last: None,
-        seconds: 0.0,
-        last_checkpoint: None,
-        checkpoint_good: false,
-    };
     if root {
         remove_stale_temporaries(&out.dir, quiet);
     }
+    let pre = timing::Phase::start();
     let mut clock = Clock::default();
     if let Some(from) = opts.restart {
         clock = out.restart(&mut case, doc, from)?;
@@ -328,16 +395,17 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
             eprintln!("restart: from step {} (t = {:.6e})", clock.step, clock.time);
         }
     }
-    if root {
-        case.sim.open_series(&out.dir, opts.restart.map(|_| clock.time))?;
-    }
+    out.start(&mut case, doc, &clock, opts.restart.is_some())?;
+    let (pre_wall, pre_kernels) = pre.stop();
     if opts.restart.is_none() {
         out.write(&mut case, &clock).map_err(|e| out.stopped(e, &clock))?;
     }
     install_interrupt_handler();
     let start = clock;
-    // Only the outputs written inside the loop count against its wall time.
+    // Only the outputs written inside the loop (and the wait for the writer) count against
+    // its wall time.
     let initial_output_seconds = out.seconds;
+    let kernels_before_loop = timing::kernel_load_seconds();
     let loop_start = Instant::now();
     let bar = progress(quiet, &case, &start);
     let initial_totals = case.sim.totals()?;
@@ -345,22 +413,66 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     if result.is_err() {
         bar.abandon();
     }
+    // Every queued frame is written before the run ends, also when it stops on an error or
+    // an interrupt; an error of the writer (naming the file) comes first.
+    let written = out.finish_writer();
     result?;
+    let written = written?;
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
+    let loop_kernels = timing::kernel_load_seconds() - kernels_before_loop;
     let loop_output = out.seconds - initial_output_seconds;
-    let restarted = opts.restart.is_some();
-    let mut summary = summarize(&mut case, doc, &name, &start, &clock, wall, loop_output, restarted)?;
+    let finish = timing::Phase::start();
+    let last_fields = out
+        .last_fields
+        .take()
+        .filter(|(step, _)| *step == clock.step)
+        .map(|(_, f)| f);
+    let mut summary = summarize(
+        &mut case,
+        doc,
+        &name,
+        &start,
+        &clock,
+        wall,
+        loop_output,
+        opts.restart.is_some(),
+        last_fields,
+    )?;
     add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
     if !root {
         return Ok(summary);
     }
+    let stepping = (wall - loop_output - loop_kernels).max(0.0);
+    summary["timing"] = timing_json(pre_wall - pre_kernels, stepping, out.seconds, &written, &finish);
     output::write_text(
         &out.dir.join("summary.json"),
         &serde_json::to_string_pretty(&summary).unwrap(),
     )
     .map_err(|e| out.stopped(e, &clock))?;
     Ok(summary)
+}
+
+/// summary.json's `timing`: the start-up and set-up recorded by [`run`], the run's own set-up
+/// (`pre`, without kernel loads), its steps, its output, the writer's totals and the summary's
+/// gathering since `finish` started; `total` is up to here (the process's exit follows).
+fn timing_json(pre: f64, stepping: f64, output: f64, w: &WriterStats, finish: &timing::Phase) -> serde_json::Value {
+    let (startup, setup_wall, setup_kernels) = SETUP.lock().unwrap().take().unwrap_or((0.0, 0.0, 0.0));
+    let (modules, cached) = timing::kernel_modules();
+    json!({
+        "startup": startup,
+        "kernel_load": timing::kernel_load_seconds(),
+        "kernel_modules": modules,
+        "kernel_modules_cached": cached,
+        "setup": setup_wall - setup_kernels + pre,
+        "stepping": stepping,
+        "output": output,
+        "output_writer_busy": w.busy_seconds,
+        "output_frames": w.frames,
+        "output_bytes": w.bytes,
+        "finish": finish.stop().0,
+        "total": timing::since_start(),
+    })
 }
 
 /// The most steps a device runs between two looks of the host (progress, interrupts).
@@ -465,10 +577,15 @@ fn summarize(
     wall: f64,
     output_seconds: f64,
     restarted: bool,
+    last_fields: Option<Arc<Vec<Field>>>,
 ) -> Result<serde_json::Value> {
     let (backend, device) = case.target.describe();
     let steps_run = end.step - start.step;
-    let fields = case.sim.fields(end)?;
+    // The last output's fields when it was written at the end (no second download).
+    let fields = match last_fields {
+        Some(f) => f,
+        None => Arc::new(case.sim.fields(end)?),
+    };
     let first = &fields[0];
     let updated = case.geometry.size(first.centring);
     let compute = (wall - output_seconds).max(1e-12);

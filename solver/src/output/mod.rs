@@ -4,17 +4,23 @@
 pub mod csv;
 pub mod field;
 pub mod pvd;
+pub mod vtk_xml;
+pub mod writer;
 
 pub use csv::{CsvLog, CsvSeries};
 pub use field::{Centring, Field, Geometry};
 
 use crate::error::{Result, SolverError};
-use meshtool::vtk::{cell_array, write_atomic};
 use std::path::Path;
-use vtkio::model::{Attribute, Attributes, DataSet, Extent, ImageDataPiece, Piece};
+pub use vtk_xml::{Codec, VtkOptions};
 
 /// Write `fields` on `geometry` as `<path_stem>.vti` or `.vtu`; the file's name.
 pub fn write_fields(path_stem: &Path, geometry: &Geometry, fields: &[Field]) -> Result<String> {
+    write_fields_with(path_stem, geometry, fields, VtkOptions::default())
+}
+
+/// [`write_fields`] with the data arrays encoded as `opts` says (compressed in parallel blocks).
+pub fn write_fields_with(path_stem: &Path, geometry: &Geometry, fields: &[Field], opts: VtkOptions) -> Result<String> {
     for f in fields {
         let want = geometry.size(f.centring);
         if f.len() != want {
@@ -26,57 +32,19 @@ pub fn write_fields(path_stem: &Path, geometry: &Geometry, fields: &[Field]) -> 
             )));
         }
     }
-    let split = |c: Centring| fields.iter().filter(|f| f.centring == c).map(array).collect::<Vec<_>>();
-    let (path, data) = match geometry {
-        Geometry::Image {
-            points,
-            origin,
-            spacing,
-        } => {
-            let [nx, ny, nz] = points.map(|n| n as i32);
-            let extent = || Extent::Ranges([0..=nx - 1, 0..=ny - 1, 0..=nz - 1]);
-            let data = DataSet::ImageData {
-                extent: extent(),
-                origin: origin.map(|v| v as f32),
-                spacing: spacing.map(|v| v as f32),
-                meta: None,
-                pieces: vec![Piece::Inline(Box::new(ImageDataPiece {
-                    extent: extent(),
-                    data: Attributes {
-                        point: split(Centring::Point),
-                        cell: split(Centring::Cell),
-                    },
-                }))],
-            };
-            (path_stem.with_extension("vti"), data)
-        }
-        Geometry::Tets(m) => {
+    let path = match geometry {
+        Geometry::Image { .. } => path_stem.with_extension("vti"),
+        Geometry::Tets(_) => {
             if fields.iter().any(|f| f.centring == Centring::Point) {
                 return Err(SolverError::Other(
                     "internal: point fields on tetrahedral meshes are not written".into(),
                 ));
             }
-            (
-                path_stem.with_extension("vtu"),
-                meshtool::vtk::tet_grid(m, split(Centring::Cell)),
-            )
+            path_stem.with_extension("vtu")
         }
     };
-    write_atomic(data, &path).map_err(write_error)?;
+    meshtool::atomic::write_with(&path, |w| vtk_xml::write(w, geometry, fields, opts)).map_err(write_error)?;
     Ok(path.file_name().unwrap().to_string_lossy().into_owned())
-}
-
-/// A field as a VTK array; 2-component vectors get a zero third component, so that ParaView's
-/// glyphs and stream tracers take them as vectors.
-fn array(f: &Field) -> Attribute {
-    match f.components {
-        1 => cell_array(&f.name, f.values.clone()),
-        3 => Attribute::vectors(&f.name).with_data(f.values.clone()),
-        _ => {
-            let padded: Vec<f64> = f.values.chunks(2).flat_map(|v| [v[0], v[1], 0.0]).collect();
-            Attribute::vectors(&f.name).with_data(padded)
-        }
-    }
 }
 
 /// Write text atomically.

@@ -64,17 +64,31 @@ pub fn max_speed<R: Real>(u: &Cons<R>, gamma: R) -> R {
 pub fn fields<R: Real>(g: &StructuredGrid, gamma: R, values: &[R]) -> Vec<Field> {
     let points = g.points();
     let dims = if g.cells[2] > 1 { 3 } else { 2 };
-    let (mut rho, mut vel, mut p, mut mach) = (vec![], vec![], vec![], vec![]);
-    for cell in 0..points {
-        let s = state(values, points, cell, 0);
-        let pr = pressure(&s, gamma);
-        let v = [s[1] / s[0], s[2] / s[0], s[3] / s[0]];
-        rho.push(s[0].f64());
-        vel.extend(v[..dims].iter().map(|x| x.f64()));
-        p.push(pr.f64());
-        let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        mach.push((speed / (gamma * pr / s[0]).sqrt()).f64());
-    }
+    use rayon::prelude::*;
+    let (mut rho, mut vel, mut p, mut mach) = (
+        vec![0.0; points],
+        vec![0.0; dims * points],
+        vec![0.0; points],
+        vec![0.0; points],
+    );
+    // Cell by cell, in parallel (the same values as one thread's).
+    rho.par_iter_mut()
+        .zip(vel.par_chunks_mut(dims))
+        .zip(p.par_iter_mut())
+        .zip(mach.par_iter_mut())
+        .enumerate()
+        .for_each(|(cell, (((rho, vel), p), mach))| {
+            let s = state(values, points, cell, 0);
+            let pr = pressure(&s, gamma);
+            let v = [s[1] / s[0], s[2] / s[0], s[3] / s[0]];
+            *rho = s[0].f64();
+            for (o, x) in vel.iter_mut().zip(v) {
+                *o = x.f64();
+            }
+            *p = pr.f64();
+            let speed = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            *mach = (speed / (gamma * pr / s[0]).sqrt()).f64();
+        });
     vec![
         Field::scalar("density", Centring::Cell, rho),
         Field::vector("velocity", dims, Centring::Cell, vel),
