@@ -98,7 +98,9 @@ pub struct SweSetup {
     pub bed_bc: BoundarySet,
     pub gravity: f64,
     pub dry: f64,
-    /// Below this depth velocities are desingularized (Kurganov & Petrova 2007).
+    /// Below this depth velocities are desingularized (Kurganov & Petrova 2007). Set when the
+    /// simulation is built ([`SweSetup::with_thin_depth`]): it needs the initial state, which
+    /// is sampled only after the memory estimate has accepted the grid.
     pub thin: f64,
     pub manning: f64,
     /// Devices this process drives (`run.gpus`), each a slab of rows.
@@ -181,10 +183,17 @@ impl SweSetup {
         if let Err(e) = setup.slab_of(ranks.rank(), ranks.size() * gpus) {
             return Err(doc.error("grid.dims", e));
         }
-        // Desingularize below a thousandth of the deepest initial water (never below dry).
-        let deepest = setup.initial_fields().0[..setup.grid.points()].iter().fold(0.0f64, |m, &h| m.max(h));
-        setup.thin = setup.section.thin_depth.unwrap_or((1e-3 * deepest).max(dry));
         Ok(setup)
+    }
+
+    /// This setup with its thin-layer depth: `shallow-water.thin_depth`, else a thousandth of
+    /// the deepest initial water `depth` (never below dry).
+    pub fn with_thin_depth(&self, depth: &[f64]) -> SweSetup {
+        let deepest = depth.iter().fold(0.0f64, |m, &h| m.max(h));
+        SweSetup {
+            thin: self.section.thin_depth.unwrap_or((1e-3 * deepest).max(self.dry)),
+            ..self.clone()
+        }
     }
 
     /// Rank `rank`'s slab of rows when `size` ranks share the grid, or why they cannot.
@@ -463,20 +472,25 @@ pub fn water(setup: &SweSetup, values: &[f64]) -> f64 {
 
 impl BuildIn for SweSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        let (w, bed) = self.initial_fields();
+        let setup = self.with_thin_depth(&w[..self.grid.points()]);
         match target {
             Target::Cpu => {
                 let ranks = ranks::world();
-                let part = self.slab_of(ranks.rank(), ranks.size()).map_err(SolverError::Other)?;
-                let local = slab::local_setup(self, &part);
-                let (w, bed) = self.initial_fields();
-                let (w, bed) = slab::local_fields(self, &local, &part, &w, &bed);
-                let whole = [self.grid.cells[0], self.grid.cells[1]];
+                let part = setup.slab_of(ranks.rank(), ranks.size()).map_err(SolverError::Other)?;
+                let local = slab::local_setup(&setup, &part);
+                let (w, bed) = slab::local_fields(&setup, &local, &part, &w, &bed);
+                let whole = [setup.grid.cells[0], setup.grid.cells[1]];
                 Ok(Box::new(cpu::CpuSwe::<R>::new(local, ranks, part, whole, &w, &bed)))
             }
-            Target::Cuda(dev) => {
-                let (w, bed) = self.initial_fields();
-                Ok(Box::new(cuda::CudaSwe::<R>::new(self, ranks::world(), dev.clone(), self.gpus, &w, &bed)?))
-            }
+            Target::Cuda(dev) => Ok(Box::new(cuda::CudaSwe::<R>::new(
+                &setup,
+                ranks::world(),
+                dev.clone(),
+                setup.gpus,
+                &w,
+                &bed,
+            )?)),
         }
     }
 }
