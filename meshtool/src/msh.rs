@@ -401,7 +401,7 @@ impl Builder {
                         a[4 * r] * xm[0] + a[4 * r + 1] * xm[1] + a[4 * r + 2] * xm[2] + a[4 * r + 3]
                     });
                     let off = crate::mesh::vec3::norm(crate::mesh::vec3::sub(img, xs));
-                    if off > tol {
+                    if off > tol || off.is_nan() {
                         return Err(c.err_at(
                             l.at,
                             format!(

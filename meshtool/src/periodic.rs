@@ -78,7 +78,7 @@ fn translation(mesh: &RawMesh, l: &PeriodicLink, tol: f64) -> Result<[f64; 3]> {
             .iter()
             .map(|x| x.abs())
             .fold(0.0, f64::max);
-        if off > 1e-9 || last > 1e-12 {
+        if off > 1e-9 || last > 1e-12 || a.iter().any(|x| !x.is_finite()) {
             return Err(MeshError::Topology(format!(
                 "{}: the affine transform [{}] is not a pure translation; only translational periodicity is supported (the solver shifts neighbours by a constant vector; rotational periodicity is not implemented)",
                 what(),
@@ -96,7 +96,8 @@ fn translation(mesh: &RawMesh, l: &PeriodicLink, tol: f64) -> Result<[f64; 3]> {
     let t = vec3::sub(mesh.nodes[s0 as usize], mesh.nodes[m0 as usize]);
     for &[s, m] in &l.pairs {
         let d = vec3::sub(mesh.nodes[s as usize], mesh.nodes[m as usize]);
-        if vec3::norm(vec3::sub(d, t)) > tol {
+        let off = vec3::norm(vec3::sub(d, t));
+        if off > tol || off.is_nan() {
             return Err(MeshError::Topology(format!(
                 "{}: no affine transform in the file and the node pairs are not related by one translation (node {s} - node {m} = ({:.6e}, {:.6e}, {:.6e}), first pair gives ({:.6e}, {:.6e}, {:.6e})); only translational periodicity is supported",
                 what(), d[0], d[1], d[2], t[0], t[1], t[2]

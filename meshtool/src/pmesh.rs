@@ -227,12 +227,12 @@ impl PreparedMesh {
         !self.topo.periodic.is_empty()
     }
 
-    /// An error for a solver family that cannot use periodic faces yet (they would be taken
-    /// for ordinary interior faces, without the shift across the domain).
-    pub fn refuse_periodic(&self, family: &str) -> Result<()> {
+    /// An error for a solver (`user`, e.g. "family ns") that cannot use periodic faces yet:
+    /// it would take them for ordinary interior faces, without the shift across the domain.
+    pub fn refuse_periodic(&self, user: &str) -> Result<()> {
         if let Some(p) = self.topo.periodic.first() {
             return Err(MeshError::Invalid(format!(
-                "the mesh has periodic patches ('{}' -> '{}', {} pair(s) in all), but periodic faces are not yet supported by family {family}; use a mesh without Periodic Surface links",
+                "the mesh has periodic patches ('{}' -> '{}', {} pair(s) in all), but periodic faces are not yet supported by {user}; use a mesh without Periodic Surface links",
                 p.slave,
                 p.master,
                 self.topo.periodic.len()

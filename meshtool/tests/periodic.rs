@@ -145,7 +145,7 @@ fn pmesh_roundtrip_keeps_the_periodic_tables() {
     let back = PreparedMesh::from_bytes(&bytes, Path::new("p.pmesh")).unwrap();
     assert_eq!(back, m);
     assert!(back.is_periodic());
-    let e = back.refuse_periodic("demo").unwrap_err().to_string();
+    let e = back.refuse_periodic("family demo").unwrap_err().to_string();
     assert!(
         e.contains("not yet supported by family demo") && e.contains("xmax"),
         "{e}"
