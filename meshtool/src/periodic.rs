@@ -107,6 +107,16 @@ fn translation(mesh: &RawMesh, l: &PeriodicLink, tol: f64) -> Result<[f64; 3]> {
     Ok(t)
 }
 
+/// What [`join`] found.
+#[derive(Default)]
+pub struct Joined {
+    pub pairs: Vec<PeriodicPair>,
+    /// Both sides of every joined face, sorted by (cell, face).
+    pub faces: Vec<PeriodicFace>,
+    /// (slave node, master node, pair) of the joined faces' nodes, sorted, each once.
+    pub nodes: Vec<[u32; 3]>,
+}
+
 /// Nearest-node lookup by a hash grid of cell size `h`.
 struct NodeGrid {
     h: f64,
@@ -156,16 +166,17 @@ fn sorted3(mut v: [u32; 3]) -> [u32; 3] {
 
 /// Match the faces of every periodic patch pair and join the cells: `neighbours` holds
 /// `BOUNDARY | patch` on the periodic patches on entry and the cell across on exit.
-/// Returns the pairs and both sides of every joined face, sorted by (cell, face).
+/// Returns the pairs, both sides of every joined face sorted by (cell, face), and the node
+/// correspondence of the joined faces.
 pub fn join(
     mesh: &RawMesh,
     cells: &[[u32; 4]],
     neighbours: &mut [[u32; 4]],
     face_areas: &[[f64; 4]],
     diag: f64,
-) -> Result<(Vec<PeriodicPair>, Vec<PeriodicFace>)> {
+) -> Result<Joined> {
     if mesh.periodic.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Joined::default());
     }
     let tol = 1e-6 * diag;
     let pname = |p: u32| mesh.patches[p as usize].name.clone();
@@ -221,6 +232,7 @@ pub fn join(
 
     let mut pairs = Vec::new();
     let mut pfaces = Vec::new();
+    let mut pnodes: Vec<[u32; 3]> = Vec::new();
     for (pi, ((sp, mp), t, links)) in groups.iter().enumerate() {
         let empty = Vec::new();
         let slave_faces = by_patch.get(sp).unwrap_or(&empty);
@@ -260,9 +272,14 @@ pub fn join(
         for &(c, f) in slave_faces {
             let nodes = face_nodes(c, f);
             let mapped: Option<Vec<u32>> = nodes.iter().map(|&v| map_node(v)).collect();
-            let hit = mapped.and_then(|m| master_key.get(&sorted3([m[0], m[1], m[2]])).copied());
-            match hit {
-                Some((mc, mf)) if is_boundary(neighbours[mc as usize][mf as usize]) => {
+            let hit = mapped
+                .as_ref()
+                .and_then(|m| master_key.get(&sorted3([m[0], m[1], m[2]])).copied());
+            match (hit, mapped) {
+                (Some((mc, mf)), Some(m)) if is_boundary(neighbours[mc as usize][mf as usize]) => {
+                    for k in 0..3 {
+                        pnodes.push([nodes[k], m[k], pi as u32]);
+                    }
                     neighbours[c as usize][f as usize] = mc;
                     neighbours[mc as usize][mf as usize] = c;
                     area += face_areas[c as usize][f as usize];
@@ -336,7 +353,13 @@ pub fn join(
         });
     }
     pfaces.sort_unstable();
-    Ok((pairs, pfaces))
+    pnodes.sort_unstable();
+    pnodes.dedup();
+    Ok(Joined {
+        pairs,
+        faces: pfaces,
+        nodes: pnodes,
+    })
 }
 
 /// Remove the periodic patches from the patch list and renumber the boundary entries of
@@ -420,6 +443,8 @@ mod tests {
             // Faces per side: 2 triangles per square of the box's side.
             let sq = [4 * 5, 3 * 5, 3 * 4][a];
             assert_eq!(p.faces, 2 * sq);
+            let nodes = [5 * 6, 4 * 6, 4 * 5][a];
+            assert_eq!(m.topo.periodic_nodes.iter().filter(|q| q[2] == a as u32).count(), nodes);
         }
         for c in 0..m.num_cells() {
             for f in 0..4 {

@@ -14,7 +14,8 @@
 //! Version 3 adds two sections after NORG for periodic meshes (empty when not periodic):
 //! PPAR, the periodic patch pairs (names, tags, translation, face count, area), and PFAC, four
 //! u32 per periodic face side (cell, local face, pair, side: 0 slave, 1 master), sorted by
-//! (cell, face). On a periodic face NBRS holds the cell across the periodic boundary like any
+//! (cell, face); and PNOD, three u32 per node of the joined faces (slave node, master node,
+//! pair), sorted. On a periodic face NBRS holds the cell across the periodic boundary like any
 //! interior face, and the periodic patches are not in PTCH. Version 2 files (no periodic data)
 //! are still read.
 
@@ -255,6 +256,7 @@ impl PreparedMesh {
                 .collect();
             sections.push((*b"PPAR", Section::Bytes(encode_periodic(&t.periodic))));
             sections.push((*b"PFAC", Section::U32Owned(pf)));
+            sections.push((*b"PNOD", Section::U32(t.periodic_nodes.as_flattened())));
         } else if self.is_periodic() {
             return Err(std::io::Error::other(
                 "version 2 .pmesh files cannot hold periodic data",
@@ -357,7 +359,7 @@ impl PreparedMesh {
         let det = r.f64s(b"DDET", Some(nd))?;
         let cell_original = r.u32s(b"CORG", Some(nc))?;
         let node_original = r.u32s(b"NORG", Some(nn))?;
-        let (periodic, periodic_faces) = if version >= 3 {
+        let (periodic, periodic_faces, periodic_nodes) = if version >= 3 {
             let pairs =
                 decode_periodic(r.bytes(b"PPAR")?).ok_or_else(|| err("malformed periodic pair table".into()))?;
             let pf = r.u32s(b"PFAC", None)?;
@@ -373,10 +375,20 @@ impl PreparedMesh {
                     side: c[3],
                 })
                 .collect();
-            (pairs, faces)
+            let pn = r.u32s(b"PNOD", None)?;
+            if pn.len() % 3 != 0 {
+                return Err(err("section PNOD is not a multiple of three values".into()));
+            }
+            (pairs, faces, chunked::<3, u32>(pn))
         } else {
-            (Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), Vec::new())
         };
+        if periodic_nodes
+            .iter()
+            .any(|p| p[0] as usize >= nn || p[1] as usize >= nn || p[2] as usize >= periodic.len())
+        {
+            return Err(err("periodic node table out of range".into()));
+        }
         if periodic_faces.iter().any(|p| {
             p.cell as usize >= nc
                 || p.face >= 4
@@ -417,6 +429,7 @@ impl PreparedMesh {
                 interior_patch_faces: head[6],
                 periodic,
                 periodic_faces,
+                periodic_nodes,
             },
             patches,
             dual: DualTables {
@@ -639,7 +652,7 @@ mod tests {
         back.refuse_periodic("any").unwrap();
         let mut v3 = Vec::new();
         m.write_to(&mut v3).unwrap();
-        assert_eq!(v3.len(), v2.len() + 2 * 12, "version 3 adds two empty sections");
+        assert_eq!(v3.len(), v2.len() + 3 * 12, "version 3 adds three empty sections");
     }
 
     #[test]

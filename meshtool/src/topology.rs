@@ -45,6 +45,10 @@ pub struct Topology {
     /// Both sides of every periodic face, sorted by (cell, face): `neighbours[cell][face]` is
     /// the cell across the periodic boundary, displaced by `shift`.
     pub periodic_faces: Vec<PeriodicFace>,
+    /// (slave node, master node, pair) for every node of the joined faces, sorted: the node
+    /// x_slave is x_master + the pair's translation (a node on two periodic patches, e.g. an
+    /// edge of a box periodic in two directions, appears once per pair).
+    pub periodic_nodes: Vec<[u32; 3]>,
 }
 
 impl Topology {
@@ -216,7 +220,7 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
         face_areas.push(ar);
         centroids.push(ce);
     }
-    let (periodic, periodic_faces) = periodic::join(mesh, &cells, &mut neighbours, &face_areas, diag)?;
+    let joined = periodic::join(mesh, &cells, &mut neighbours, &face_areas, diag)?;
     Ok(Topology {
         cells,
         neighbours,
@@ -226,8 +230,9 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
         volumes,
         reoriented,
         interior_patch_faces,
-        periodic,
-        periodic_faces,
+        periodic: joined.pairs,
+        periodic_faces: joined.faces,
+        periodic_nodes: joined.nodes,
     })
 }
 

@@ -56,6 +56,24 @@ fn check_periodic_box(m: &PreparedMesh) {
         2 * t.periodic.iter().map(|p| p.faces).sum::<u64>()
     );
     let (lo, hi) = m.bounding_box();
+    // The node correspondence: every slave node is its master node translated, and every node
+    // on a slave plane (x = 1, z = 0.25) has its master.
+    for &[s, mn, p] in &t.periodic_nodes {
+        let tr = t.periodic[p as usize].translation;
+        for k in 0..3 {
+            assert!((m.nodes[s as usize][k] - m.nodes[mn as usize][k] - tr[k]).abs() < 1e-12);
+        }
+    }
+    for (p, axis) in t
+        .periodic
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (i as u32, if q.slave == "xmax" { 0 } else { 2 }))
+    {
+        let on_plane = m.nodes.iter().filter(|x| (x[axis] - hi[axis]).abs() < 1e-12).count();
+        let mapped = t.periodic_nodes.iter().filter(|q| q[2] == p).count();
+        assert_eq!(mapped, on_plane, "pair {p}");
+    }
     for c in 0..m.num_cells() {
         for f in 0..4 {
             let d = t.neighbours[c][f];
