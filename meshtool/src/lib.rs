@@ -7,6 +7,7 @@ pub mod error;
 pub mod generate;
 pub mod mesh;
 pub mod msh;
+pub mod periodic;
 pub mod pmesh;
 pub mod quality;
 pub mod reorder;

@@ -252,6 +252,13 @@ fn prepare_and_write(raw: &RawMesh, reorder: Reorder, output: &Path) -> Result<(
         report.before.bandwidth,
         report.after.bandwidth
     );
+    for p in &mesh.topo.periodic {
+        let t = p.translation;
+        eprintln!(
+            "periodic: '{}' -> '{}': {} face pairs joined, translation ({}, {}, {})",
+            p.slave, p.master, p.faces, t[0], t[1], t[2]
+        );
+    }
     if mesh.topo.reoriented > 0 {
         eprintln!("note: {} inverted cells were re-oriented", mesh.topo.reoriented);
     }
@@ -293,6 +300,7 @@ fn info(file: &Path, as_json: bool) -> Result<()> {
         "reorder": mesh.reorder,
         "reoriented_cells": mesh.topo.reoriented,
         "patches": mesh.patches.iter().map(|p| json!({"name": p.name, "tag": p.tag, "faces": p.faces, "area": p.area})).collect::<Vec<_>>(),
+        "periodic": mesh.topo.periodic,
     });
     if as_json {
         println!("{j}");
@@ -311,6 +319,19 @@ fn info(file: &Path, as_json: bool) -> Result<()> {
         println!("  {:<20} {:>10} {:>16}", "patch", "faces", "area");
         for p in &mesh.patches {
             println!("  {:<20} {:>10} {:>16.9e}", p.name, p.faces, p.area);
+        }
+        if !mesh.topo.periodic.is_empty() {
+            println!(
+                "  {:<20} {:<20} {:>10} {:>16}  translation (master -> slave)",
+                "periodic slave", "master", "faces", "area"
+            );
+            for p in &mesh.topo.periodic {
+                let t = p.translation;
+                println!(
+                    "  {:<20} {:<20} {:>10} {:>16.9e}  ({:.9e}, {:.9e}, {:.9e})",
+                    p.slave, p.master, p.faces, p.area, t[0], t[1], t[2]
+                );
+            }
         }
     }
     Ok(())

@@ -16,6 +16,26 @@ pub struct RawMesh {
     /// Index into `patches` for each boundary triangle.
     pub boundary_patch: Vec<u32>,
     pub patches: Vec<PatchDef>,
+    /// Periodic surface links as imported (Gmsh `$Periodic`, surfaces only); empty for a
+    /// non-periodic mesh.
+    pub periodic: Vec<PeriodicLink>,
+}
+
+/// One periodic link between two boundary surfaces: the slave surface is the image of the
+/// master surface under `affine` (Gmsh's convention: x_slave = A x_master, a 4x4 matrix by
+/// row), and `pairs` lists (slave node, master node) indices that correspond.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeriodicLink {
+    /// Gmsh elementary surface tags, for messages.
+    pub slave_entity: i32,
+    pub master_entity: i32,
+    /// Indices into `RawMesh::patches` of the patches the two surfaces belong to.
+    pub slave_patch: u32,
+    pub master_patch: u32,
+    /// The 16 numbers of Gmsh's `Affine` record, when the file has one.
+    pub affine: Option<[f64; 16]>,
+    /// (slave, master) node indices.
+    pub pairs: Vec<[u32; 2]>,
 }
 
 impl RawMesh {
@@ -39,6 +59,10 @@ impl RawMesh {
         self.patches = order.iter().map(|&i| self.patches[i].clone()).collect();
         for p in &mut self.boundary_patch {
             *p = new_index[*p as usize];
+        }
+        for l in &mut self.periodic {
+            l.slave_patch = new_index[l.slave_patch as usize];
+            l.master_patch = new_index[l.master_patch as usize];
         }
     }
 

@@ -4,9 +4,14 @@
 //! (type 2) with their physical group, and physical names. Points and lines are skipped; any
 //! other volume element is an error that names its type and element tag. Every malformed input
 //! is an error naming the line (ASCII) or byte offset (binary), never a panic.
+//!
+//! `$Periodic` (MSH 2.2: always ASCII, an optional `Affine` line per link; MSH 4.1: ASCII or
+//! binary, `numAffine` 0 or 16 values) is read for surface links (dimension 2); the links of
+//! points and curves are skipped, since Gmsh lists a surface's bounding nodes in the surface
+//! link too. Every node pair is checked against the link's affine map (x_slave = A x_master).
 
 use crate::error::{MeshError, Result};
-use crate::mesh::RawMesh;
+use crate::mesh::{PeriodicLink, RawMesh};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -133,6 +138,15 @@ pub fn parse_msh(bytes: &[u8], path: &Path) -> Result<RawMesh> {
                 }
                 c.expect_end("$EndNodes")?;
             }
+            "$Periodic" => {
+                match version {
+                    // Gmsh writes this section in ASCII even in binary MSH 2.2 files.
+                    Some(2) => read_periodic_v2(&mut c, &mut builder)?,
+                    Some(4) => read_periodic_v4(&mut c, &mut builder)?,
+                    _ => return Err(c.err_at(c.pos, "$Periodic before $MeshFormat")),
+                }
+                c.expect_end("$EndPeriodic")?;
+            }
             "$Elements" => {
                 match version {
                     Some(2) => read_elements_v2(&mut c, &mut builder)?,
@@ -142,7 +156,7 @@ pub fn parse_msh(bytes: &[u8], path: &Path) -> Result<RawMesh> {
                 c.expect_end("$EndElements")?;
             }
             h if h.starts_with('$') && !h.starts_with("$End") => {
-                // Unknown section ($Periodic, $NodeData, $PartitionedEntities...): skip it.
+                // Unknown section ($NodeData, $PartitionedEntities...): skip it.
                 let end = format!("$End{}", &h[1..]);
                 c.skip_to_line(&end)?;
             }
@@ -206,6 +220,17 @@ struct Builder {
     /// Byte offset of each element, for error messages.
     tet_at: Vec<usize>,
     tri_at: Vec<usize>,
+    periodic: Vec<RawLink>,
+}
+
+/// One `$Periodic` link as read, before node tags are resolved.
+struct RawLink {
+    at: usize,
+    dim: i32,
+    slave: i32,
+    master: i32,
+    affine: Option<[f64; 16]>,
+    pairs: Vec<[u64; 2]>,
 }
 
 impl Builder {
@@ -328,8 +353,201 @@ impl Builder {
         }
         mesh.nodes = self.node_xyz;
         mesh.sort_patches_by_tag();
+        // Periodic surface links: entity -> patch through the triangles, node tags -> indices,
+        // and every pair checked against the affine map.
+        let mut entity_patch: HashMap<i32, u32> = HashMap::new();
+        for (k, &(_, elem)) in self.tri_groups.iter().enumerate() {
+            entity_patch.entry(elem).or_insert(mesh.boundary_patch[k]);
+        }
+        let (lo, hi) = mesh.bounding_box();
+        let tol = 1e-6 * crate::mesh::vec3::norm(crate::mesh::vec3::sub(hi, lo));
+        for l in self.periodic.iter().filter(|l| l.dim == 2) {
+            let patch_of = |e: i32| {
+                entity_patch.get(&e).copied().ok_or_else(|| {
+                    c.err_at(
+                        l.at,
+                        format!(
+                            "periodic link of surface {} (master {}): surface {e} has no boundary triangles in the file; add both surfaces to physical groups (Physical Surface) so Gmsh saves their triangles",
+                            l.slave, l.master
+                        ),
+                    )
+                })
+            };
+            let (slave_patch, master_patch) = (patch_of(l.slave)?, patch_of(l.master)?);
+            let mut pairs = Vec::with_capacity(l.pairs.len());
+            for &[ts, tm] in &l.pairs {
+                let idx = |t: u64| {
+                    lookup(t).ok_or_else(|| {
+                        c.err_at(
+                            l.at,
+                            format!(
+                                "periodic link of surface {} (master {}): node pair ({ts}, {tm}) refers to node tag {t} which is not in $Nodes",
+                                l.slave, l.master
+                            ),
+                        )
+                    })
+                };
+                let (s, m) = (idx(ts)?, idx(tm)?);
+                // A rotation is refused later (topology) with its own message.
+                let translation_only = l.affine.as_ref().filter(|a| {
+                    [a[0] - 1.0, a[1], a[2], a[4], a[5] - 1.0, a[6], a[8], a[9], a[10] - 1.0]
+                        .iter()
+                        .all(|x| x.abs() <= 1e-9)
+                });
+                if let Some(a) = translation_only {
+                    let xm = mesh.nodes[m as usize];
+                    let xs = mesh.nodes[s as usize];
+                    let img: [f64; 3] = std::array::from_fn(|r| {
+                        a[4 * r] * xm[0] + a[4 * r + 1] * xm[1] + a[4 * r + 2] * xm[2] + a[4 * r + 3]
+                    });
+                    let off = crate::mesh::vec3::norm(crate::mesh::vec3::sub(img, xs));
+                    if off > tol || off.is_nan() {
+                        return Err(c.err_at(
+                            l.at,
+                            format!(
+                                "periodic link of surface {} (master {}): slave node {ts} ({:.9}, {:.9}, {:.9}) is not the image of master node {tm} ({:.9}, {:.9}, {:.9}) under the affine transform, which maps it to ({:.9}, {:.9}, {:.9}): mismatch {off:.3e} (tolerance {tol:.1e})",
+                                l.slave, l.master, xs[0], xs[1], xs[2], xm[0], xm[1], xm[2], img[0], img[1], img[2]
+                            ),
+                        ));
+                    }
+                }
+                pairs.push([s, m]);
+            }
+            mesh.periodic.push(PeriodicLink {
+                slave_entity: l.slave,
+                master_entity: l.master,
+                slave_patch,
+                master_patch,
+                affine: l.affine,
+                pairs,
+            });
+        }
         Ok(mesh)
     }
+}
+
+/// MSH 2.2 `$Periodic` (ASCII in both encodings):
+/// ```text
+/// number-of-links
+/// dimension slave-tag master-tag          (per link)
+/// Affine a11 a12 ... a44                  (optional: 16 numbers, x_slave = A x_master)
+/// number-of-node-pairs
+/// slave-node master-node                  (per pair)
+/// ```
+fn read_periodic_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let n = c.ascii_count("number of periodic links")?;
+    c.check_count(n, 6, c.pos)?;
+    for _ in 0..n {
+        let at = c.pos;
+        let line = c.line().ok_or_else(|| c.err_at(at, "file ends inside $Periodic"))?;
+        let mut it = line.split_whitespace();
+        let dim: i32 = parse_tok(c, at, it.next(), "periodic link dimension")?;
+        let slave: i32 = parse_tok(c, at, it.next(), "periodic slave entity tag")?;
+        let master: i32 = parse_tok(c, at, it.next(), "periodic master entity tag")?;
+        let at2 = c.pos;
+        let line = c.line().ok_or_else(|| c.err_at(at2, "file ends inside $Periodic"))?;
+        let mut affine = None;
+        let count_line = if let Some(rest) = line.trim_start().strip_prefix("Affine") {
+            let v: Vec<f64> = rest
+                .split_whitespace()
+                .map(|t| {
+                    t.parse()
+                        .map_err(|_| c.err_at(at2, format!("Affine: cannot parse '{}'", truncate(t))))
+                })
+                .collect::<Result<_>>()?;
+            let a: [f64; 16] = v
+                .try_into()
+                .map_err(|v: Vec<f64>| c.err_at(at2, format!("Affine needs 16 numbers, found {}", v.len())))?;
+            affine = Some(a);
+            let at3 = c.pos;
+            (
+                at3,
+                c.line().ok_or_else(|| c.err_at(at3, "file ends inside $Periodic"))?,
+            )
+        } else {
+            (at2, line)
+        };
+        let np: u64 = parse_tok(
+            c,
+            count_line.0,
+            count_line.1.split_whitespace().next(),
+            "number of periodic node pairs",
+        )?;
+        c.check_count(np, 4, count_line.0)?;
+        let mut pairs = Vec::with_capacity(np as usize);
+        for _ in 0..np {
+            pairs.push([c.tok("periodic slave node")?, c.tok("periodic master node")?]);
+        }
+        c.skip_newline();
+        b.periodic.push(RawLink {
+            at,
+            dim,
+            slave,
+            master,
+            affine,
+            pairs,
+        });
+    }
+    Ok(())
+}
+
+/// MSH 4.1 `$Periodic` (ASCII or binary):
+/// ```text
+/// numPeriodicLinks(size_t)
+/// entityDim(int) entityTag(int) entityTagMaster(int)
+/// numAffine(size_t) value(double) ...         (0 or 16 values, x_slave = A x_master)
+/// numCorrespondingNodes(size_t)
+/// nodeTag(size_t) nodeTagMaster(size_t) ...
+/// ```
+fn read_periodic_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let n = c.size("number of periodic links")?;
+    c.check_count(n, 6, c.pos)?;
+    for _ in 0..n {
+        let at = c.pos;
+        let (dim, slave, master) = if c.binary {
+            (c.bin_i32()?, c.bin_i32()?, c.bin_i32()?)
+        } else {
+            (
+                c.tok("periodic link dimension")?,
+                c.tok("periodic slave entity tag")?,
+                c.tok("periodic master entity tag")?,
+            )
+        };
+        let na = c.size("number of affine values")?;
+        let mut affine = None;
+        match na {
+            0 => {}
+            16 => {
+                let mut a = [0.0; 16];
+                for x in &mut a {
+                    *x = if c.binary { c.bin_f64()? } else { c.tok("affine value")? };
+                }
+                affine = Some(a);
+            }
+            k => {
+                return Err(c.err_at(
+                    at,
+                    format!("periodic link of surface {slave}: numAffine must be 0 or 16, found {k}"),
+                ))
+            }
+        }
+        let np = c.size("number of periodic node pairs")?;
+        c.check_count(np, if c.binary { 2 * c.size_t as u64 } else { 4 }, at)?;
+        let mut pairs = Vec::with_capacity(np as usize);
+        for _ in 0..np {
+            pairs.push([c.size("periodic slave node")?, c.size("periodic master node")?]);
+        }
+        b.periodic.push(RawLink {
+            at,
+            dim,
+            slave,
+            master,
+            affine,
+            pairs,
+        });
+    }
+    c.skip_newline();
+    Ok(())
 }
 
 fn read_entities(c: &mut Cursor, b: &mut Builder) -> Result<()> {

@@ -10,10 +10,19 @@
 //! ```
 //! Sections are written in a fixed order and all are required; the reader checks lengths,
 //! counts and the checksum before it trusts anything.
+//!
+//! Version 3 adds two sections after NORG for periodic meshes (empty when not periodic):
+//! PPAR, the periodic patch pairs (names, tags, translation, face count, area), and PFAC, four
+//! u32 per periodic face side (cell, local face, pair, side: 0 slave, 1 master), sorted by
+//! (cell, face); and PNOD, three u32 per node of the joined faces (slave node, master node,
+//! pair), sorted. On a periodic face NBRS holds the cell across the periodic boundary like any
+//! interior face, and the periodic patches are not in PTCH. Version 2 files (no periodic data)
+//! are still read.
 
 use crate::dual::{self, DualTables};
 use crate::error::{MeshError, Result};
-use crate::mesh::{vec3, RawMesh};
+use crate::mesh::{vec3, PatchDef, RawMesh};
+use crate::periodic::{self, PeriodicFace, PeriodicPair};
 use crate::reorder::{self, Locality, Reorder};
 use crate::topology::{self, is_boundary, patch_of, Topology};
 use serde::Serialize;
@@ -21,7 +30,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: &[u8; 8] = b"PMESH\0\r\n";
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// The oldest version this build reads (version 2: no periodic sections).
+pub const OLDEST_READABLE_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Patch {
@@ -91,6 +102,14 @@ pub fn prepare(raw: &RawMesh, method: Reorder) -> Result<(PreparedMesh, PrepareR
                 .collect(),
             boundary_patch: raw.boundary_patch.clone(),
             patches: raw.patches.clone(),
+            periodic: raw
+                .periodic
+                .iter()
+                .map(|l| crate::mesh::PeriodicLink {
+                    pairs: l.pairs.iter().map(|p| p.map(|v| node_new[v as usize])).collect(),
+                    ..l.clone()
+                })
+                .collect(),
         };
         let reoriented = first.reoriented;
         drop(first);
@@ -98,8 +117,10 @@ pub fn prepare(raw: &RawMesh, method: Reorder) -> Result<(PreparedMesh, PrepareR
         topo.reoriented = reoriented;
         (permuted.nodes, topo, order, node_original)
     };
+    let mut topo = topo;
+    let kept = periodic::drop_periodic_patches(raw, &topo.periodic, &mut topo.neighbours);
     let after = reorder::locality(&topo.neighbours);
-    let patches = patch_stats(raw, &topo);
+    let patches = patch_stats(&kept, &topo);
     let dual = dual::build(&nodes, &topo.cells);
     let mesh = PreparedMesh {
         nodes,
@@ -113,9 +134,8 @@ pub fn prepare(raw: &RawMesh, method: Reorder) -> Result<(PreparedMesh, PrepareR
     Ok((mesh, PrepareReport { before, after }))
 }
 
-fn patch_stats(raw: &RawMesh, topo: &Topology) -> Vec<Patch> {
-    let mut patches: Vec<Patch> = raw
-        .patches
+fn patch_stats(kept: &[PatchDef], topo: &Topology) -> Vec<Patch> {
+    let mut patches: Vec<Patch> = kept
         .iter()
         .map(|p| Patch {
             name: p.name.clone(),
@@ -200,10 +220,51 @@ impl PreparedMesh {
     }
 
     pub fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        let sections = self.sections();
+        self.write_version(w, FORMAT_VERSION)
+    }
+
+    /// Whether the mesh has periodic faces.
+    pub fn is_periodic(&self) -> bool {
+        !self.topo.periodic.is_empty()
+    }
+
+    /// An error for a solver (`user`, e.g. "family ns") that cannot use periodic faces yet:
+    /// it would take them for ordinary interior faces, without the shift across the domain.
+    pub fn refuse_periodic(&self, user: &str) -> Result<()> {
+        if let Some(p) = self.topo.periodic.first() {
+            return Err(MeshError::Invalid(format!(
+                "the mesh has periodic patches ('{}' -> '{}', {} pair(s) in all), but periodic faces are not yet supported by {user}; use a mesh without Periodic Surface links",
+                p.slave,
+                p.master,
+                self.topo.periodic.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Write in `version` (FORMAT_VERSION, or 2 for tests of the older reader; version 2 cannot
+    /// hold periodic data).
+    #[doc(hidden)]
+    pub fn write_version(&self, w: &mut dyn Write, version: u32) -> std::io::Result<()> {
+        let mut sections = self.sections();
+        if version >= 3 {
+            let t = &self.topo;
+            let pf: Vec<u32> = t
+                .periodic_faces
+                .iter()
+                .flat_map(|p| [p.cell, p.face, p.pair, p.side])
+                .collect();
+            sections.push((*b"PPAR", Section::Bytes(encode_periodic(&t.periodic))));
+            sections.push((*b"PFAC", Section::U32Owned(pf)));
+            sections.push((*b"PNOD", Section::U32(t.periodic_nodes.as_flattened())));
+        } else if self.is_periodic() {
+            return Err(std::io::Error::other(
+                "version 2 .pmesh files cannot hold periodic data",
+            ));
+        }
         let payload: u64 = sections.iter().map(|(_, s)| 12 + s.byte_len() as u64).sum();
         w.write_all(MAGIC)?;
-        w.write_all(&FORMAT_VERSION.to_le_bytes())?;
+        w.write_all(&version.to_le_bytes())?;
         w.write_all(&payload.to_le_bytes())?;
         let mut crc = crc32fast::Hasher::new();
         let mut put = |w: &mut dyn Write, b: &[u8]| -> std::io::Result<()> {
@@ -228,6 +289,7 @@ impl PreparedMesh {
             }
             match s {
                 Section::U32(v) => chunks!(v),
+                Section::U32Owned(v) => chunks!(v),
                 Section::U64(v) => chunks!(v),
                 Section::F64(v) => chunks!(v),
                 Section::Bytes(v) => put(w, v)?,
@@ -252,9 +314,9 @@ impl PreparedMesh {
             ));
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if version != FORMAT_VERSION {
+        if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(err(format!(
-                "format version {version}, but this build reads version {FORMAT_VERSION}; re-run `meshtool prepare` on the source mesh"
+                "format version {version}, but this build reads versions {OLDEST_READABLE_VERSION} to {FORMAT_VERSION}; re-run `meshtool prepare` on the source mesh"
             )));
         }
         let payload_len = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
@@ -297,6 +359,48 @@ impl PreparedMesh {
         let det = r.f64s(b"DDET", Some(nd))?;
         let cell_original = r.u32s(b"CORG", Some(nc))?;
         let node_original = r.u32s(b"NORG", Some(nn))?;
+        let (periodic, periodic_faces, periodic_nodes) = if version >= 3 {
+            let pairs =
+                decode_periodic(r.bytes(b"PPAR")?).ok_or_else(|| err("malformed periodic pair table".into()))?;
+            let pf = r.u32s(b"PFAC", None)?;
+            if pf.len() % 4 != 0 {
+                return Err(err("section PFAC is not a multiple of four values".into()));
+            }
+            let faces: Vec<PeriodicFace> = pf
+                .chunks_exact(4)
+                .map(|c| PeriodicFace {
+                    cell: c[0],
+                    face: c[1],
+                    pair: c[2],
+                    side: c[3],
+                })
+                .collect();
+            let pn = r.u32s(b"PNOD", None)?;
+            if pn.len() % 3 != 0 {
+                return Err(err("section PNOD is not a multiple of three values".into()));
+            }
+            (pairs, faces, chunked::<3, u32>(pn))
+        } else {
+            (Vec::new(), Vec::new(), Vec::new())
+        };
+        if periodic_nodes
+            .iter()
+            .any(|p| p[0] as usize >= nn || p[1] as usize >= nn || p[2] as usize >= periodic.len())
+        {
+            return Err(err("periodic node table out of range".into()));
+        }
+        if periodic_faces.iter().any(|p| {
+            p.cell as usize >= nc
+                || p.face >= 4
+                || p.pair as usize >= periodic.len()
+                || p.side > 1
+                || is_boundary(neighbours[p.cell as usize][p.face as usize])
+        }) || periodic_faces
+            .windows(2)
+            .any(|w| (w[0].cell, w[0].face) >= (w[1].cell, w[1].face))
+        {
+            return Err(err("periodic face table out of range or unsorted".into()));
+        }
         // Index sanity, so a solver can index without checks.
         if cells.iter().flatten().any(|&v| v as usize >= nn)
             || neighbours.iter().flatten().any(|&d| {
@@ -323,6 +427,9 @@ impl PreparedMesh {
                 volumes,
                 reoriented: head[5],
                 interior_patch_faces: head[6],
+                periodic,
+                periodic_faces,
+                periodic_nodes,
             },
             patches,
             dual: DualTables {
@@ -342,6 +449,7 @@ impl PreparedMesh {
 
 enum Section<'a> {
     U32(&'a [u32]),
+    U32Owned(Vec<u32>),
     U64(Vec<u64>),
     F64(&'a [f64]),
     Bytes(Vec<u8>),
@@ -351,6 +459,7 @@ impl Section<'_> {
     fn byte_len(&self) -> usize {
         match self {
             Section::U32(v) => 4 * v.len(),
+            Section::U32Owned(v) => 4 * v.len(),
             Section::U64(v) => 8 * v.len(),
             Section::F64(v) => 8 * v.len(),
             Section::Bytes(v) => v.len(),
@@ -392,6 +501,57 @@ fn decode_patches(mut b: &[u8]) -> Option<Vec<Patch>> {
         let name = String::from_utf8(b.get(24..24 + len)?.to_vec()).ok()?;
         out.push(Patch { name, tag, faces, area });
         b = &b[24 + len..];
+    }
+    Some(out)
+}
+
+fn encode_periodic(p: &[PeriodicPair]) -> Vec<u8> {
+    let mut b = Vec::new();
+    for p in p {
+        b.extend_from_slice(&p.slave_tag.to_le_bytes());
+        b.extend_from_slice(&p.master_tag.to_le_bytes());
+        for x in p.translation {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        b.extend_from_slice(&p.faces.to_le_bytes());
+        b.extend_from_slice(&p.area.to_le_bytes());
+        for name in [&p.slave, &p.master] {
+            b.extend_from_slice(&(name.len() as u32).to_le_bytes());
+            b.extend_from_slice(name.as_bytes());
+        }
+    }
+    b
+}
+
+fn decode_periodic(mut b: &[u8]) -> Option<Vec<PeriodicPair>> {
+    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = (b.get(..n)?, b.get(n..)?);
+        *b = rest;
+        Some(head)
+    }
+    let f64_ = |b: &mut &[u8]| Some(f64::from_le_bytes(take(b, 8)?.try_into().ok()?));
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let slave_tag = i32::from_le_bytes(take(&mut b, 4)?.try_into().ok()?);
+        let master_tag = i32::from_le_bytes(take(&mut b, 4)?.try_into().ok()?);
+        let translation = [f64_(&mut b)?, f64_(&mut b)?, f64_(&mut b)?];
+        let faces = u64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        let area = f64_(&mut b)?;
+        let mut names = [String::new(), String::new()];
+        for n in &mut names {
+            let len = u32::from_le_bytes(take(&mut b, 4)?.try_into().ok()?) as usize;
+            *n = String::from_utf8(take(&mut b, len)?.to_vec()).ok()?;
+        }
+        let [slave, master] = names;
+        out.push(PeriodicPair {
+            slave,
+            master,
+            slave_tag,
+            master_tag,
+            translation,
+            faces,
+            area,
+        });
     }
     Some(out)
 }
@@ -478,6 +638,21 @@ mod tests {
         m.write_to(&mut bytes).unwrap();
         let back = PreparedMesh::from_bytes(&bytes, Path::new("x.pmesh")).unwrap();
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn version_2_files_without_periodic_data_are_still_read() {
+        let m = small();
+        let mut v2 = Vec::new();
+        m.write_version(&mut v2, 2).unwrap();
+        assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), 2);
+        let back = PreparedMesh::from_bytes(&v2, Path::new("old.pmesh")).unwrap();
+        assert_eq!(back, m);
+        assert!(!back.is_periodic());
+        back.refuse_periodic("any").unwrap();
+        let mut v3 = Vec::new();
+        m.write_to(&mut v3).unwrap();
+        assert_eq!(v3.len(), v2.len() + 3 * 12, "version 3 adds three empty sections");
     }
 
     #[test]

@@ -153,7 +153,8 @@ fn face_quality(nodes: &[[f64; 3]], topo: &Topology, c: usize, f: usize) -> Face
             distance_skewness: 0.0,
         };
     }
-    let d = vec3::sub(topo.centroids[nb as usize], ca);
+    // Across a periodic face the neighbour sits one period away: shift it next to this cell.
+    let d = vec3::sub(vec3::add(topo.centroids[nb as usize], topo.neighbour_shift(c, f)), ca);
     let dn = vec3::norm(d);
     // Where the centre line crosses the face plane.
     let hit = vec3::add(ca, vec3::scale(d, vec3::dot(cpf, n) / vec3::dot(d, n)));

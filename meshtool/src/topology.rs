@@ -5,6 +5,7 @@
 
 use crate::error::{MeshError, Result};
 use crate::mesh::{vec3, RawMesh};
+use crate::periodic::{self, PeriodicFace, PeriodicPair};
 use rayon::prelude::*;
 
 /// Vertices of local face `i` (opposite vertex `i`), ordered for an outward normal.
@@ -39,6 +40,35 @@ pub struct Topology {
     pub reoriented: u64,
     /// Boundary triangles of the input that are interior faces (internal surfaces): ignored.
     pub interior_patch_faces: u64,
+    /// Periodic patch pairs (empty for a non-periodic mesh).
+    pub periodic: Vec<PeriodicPair>,
+    /// Both sides of every periodic face, sorted by (cell, face): `neighbours[cell][face]` is
+    /// the cell across the periodic boundary, displaced by `shift`.
+    pub periodic_faces: Vec<PeriodicFace>,
+    /// (slave node, master node, pair) for every node of the joined faces, sorted: the node
+    /// x_slave is x_master + the pair's translation (a node on two periodic patches, e.g. an
+    /// edge of a box periodic in two directions, appears once per pair).
+    pub periodic_nodes: Vec<[u32; 3]>,
+}
+
+impl Topology {
+    /// The periodic face entry of (cell, face), if that face is periodic.
+    pub fn periodic_face(&self, c: usize, f: usize) -> Option<&PeriodicFace> {
+        if self.periodic_faces.is_empty() {
+            return None;
+        }
+        let key = (c as u32, f as u32);
+        self.periodic_faces
+            .binary_search_by_key(&key, |p| (p.cell, p.face))
+            .ok()
+            .map(|i| &self.periodic_faces[i])
+    }
+
+    /// The vector to add to the neighbour's coordinates across face (c, f) to place it next to
+    /// cell c: zero for ordinary faces, the periodic translation (with its sign) otherwise.
+    pub fn neighbour_shift(&self, c: usize, f: usize) -> [f64; 3] {
+        self.periodic_face(c, f).map_or([0.0; 3], |p| p.shift(&self.periodic))
+    }
 }
 
 /// Sorted vertex triple of a face, packed for sorting.
@@ -190,6 +220,7 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
         face_areas.push(ar);
         centroids.push(ce);
     }
+    let joined = periodic::join(mesh, &cells, &mut neighbours, &face_areas, diag)?;
     Ok(Topology {
         cells,
         neighbours,
@@ -199,6 +230,9 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
         volumes,
         reoriented,
         interior_patch_faces,
+        periodic: joined.pairs,
+        periodic_faces: joined.faces,
+        periodic_nodes: joined.nodes,
     })
 }
 

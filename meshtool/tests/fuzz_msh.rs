@@ -89,6 +89,50 @@ proptest! {
     }
 }
 
+/// The checked-in periodic boxes (MSH 2.2 and 4.1 ASCII), whose `$Periodic` sections the
+/// next test mutates.
+fn periodic_samples() -> [String; 2] {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    ["periodic-box-22.msh", "periodic-box-41.msh"].map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    #[test]
+    fn periodic_section_mutations_never_panic(which in 0usize..2, picks in prop::collection::vec((0usize..100_000, prop_oneof![
+        Just("-1".to_string()), Just("0".to_string()), Just("16".to_string()), Just("999999".to_string()),
+        Just("nan".to_string()), Just("inf".to_string()), Just("Affine".to_string()), Just("$EndPeriodic".to_string()),
+        any::<i32>().prop_map(|v| v.to_string()), (-2.0f64..2.0).prop_map(|v| v.to_string())]), 1..4), cut in 0usize..100_000) {
+        let s = &periodic_samples()[which];
+        let (a, b) = (s.find("$Periodic").unwrap() + 10, s.find("$EndPeriodic").unwrap());
+        // Token spans of the section; replace the picked ones, keeping every separator.
+        let mut spans = vec![];
+        let mut start = None;
+        for (i, ch) in s[a..b].char_indices() {
+            match (ch.is_whitespace(), start) {
+                (false, None) => start = Some(i),
+                (true, Some(st)) => {
+                    spans.push((a + st, a + i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        let mut edits: Vec<((usize, usize), String)> = picks.into_iter().map(|(at, v)| (spans[at % spans.len()], v)).collect();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+        edits.dedup_by_key(|e| e.0);
+        let mut mutated = s.clone();
+        for ((x, y), v) in edits {
+            mutated.replace_range(x..y, &v);
+        }
+        check(mutated.as_bytes());
+        // Truncated inside or after the section.
+        let cut = a + cut % (s.len() - a);
+        check(&s.as_bytes()[..cut]);
+    }
+}
+
 #[test]
 fn binary_mutations_never_panic() {
     use proptest::test_runner::TestRunner;

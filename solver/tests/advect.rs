@@ -471,3 +471,49 @@ fn velocity_from_a_previous_run_repeats_the_analytic_run_and_f32_tracks_f64() {
     );
     assert!(!refused.join("summary.json").exists());
 }
+
+/// A periodic mesh is refused (the departure walks and the interpolation do not cross periodic
+/// faces yet) rather than advected as if the periodic faces were ordinary interior faces.
+#[test]
+fn a_periodic_mesh_is_refused_until_advection_supports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut raw = generate(&BoxSpec {
+        dims: [4; 3],
+        lo: [0.0; 3],
+        hi: [1.0; 3],
+    })
+    .unwrap();
+    raw.periodic.push(meshtool::mesh::PeriodicLink {
+        slave_entity: 2,
+        master_entity: 1,
+        slave_patch: 1,
+        master_patch: 0,
+        affine: Some([
+            1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ]),
+        pairs: Vec::new(),
+    });
+    let mesh = dir.path().join("periodic.pmesh");
+    prepare(&raw, Reorder::Rcm).unwrap().0.write(&mesh).unwrap();
+    let case = dir.path().join("advect.toml");
+    std::fs::write(&case, solver(&["cases", "advect-rotation"]).stdout).unwrap();
+    let out = dir.path().join("out");
+    let set = format!("mesh={}", mesh.display());
+    let o = solver(&[
+        "run",
+        case.to_str().unwrap(),
+        "-q",
+        "--backend",
+        "cpu",
+        "-o",
+        out.to_str().unwrap(),
+        "--set",
+        &set,
+    ]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("periodic faces are not yet supported by family advect"),
+        "{e}"
+    );
+}

@@ -185,6 +185,7 @@ fn matrices(opts: &CgBenchOptions) -> Result<Vec<Labelled>> {
             .iter()
             .map(|m| {
                 let mesh = meshtool::pmesh::PreparedMesh::read(m)?;
+                mesh.refuse_periodic("the CG benchmark")?;
                 let patch = ["outlet", "xmin"].iter().find_map(|p| mesh.patch_index(p)).unwrap_or(0);
                 let (a, b) = mesh_matrix(&mesh.nodes, &mesh.topo, patch);
                 let label = m

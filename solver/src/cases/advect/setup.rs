@@ -75,6 +75,8 @@ impl AdvectSetup {
             ));
         }
         let mut mesh = PreparedMesh::read(&mesh_path)?;
+        // Periodic faces would pass for interior faces without their shift: refuse them.
+        mesh.refuse_periodic("family advect")?;
         let bc = patch_values(doc, &section, &mesh)?;
         let (lo, hi) = mesh.bounding_box();
         let len: [f64; 3] = std::array::from_fn(|k| hi[k] - lo[k]);

@@ -88,7 +88,10 @@ fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
         );
         return Err(doc.error("mesh", msg));
     }
-    Ok(PreparedMesh::read(&path)?)
+    let mesh = PreparedMesh::read(&path)?;
+    // Periodic faces would pass for interior faces without their shift: refuse them.
+    mesh.refuse_periodic("family ns")?;
+    Ok(mesh)
 }
 
 /// The mesh's patch names, for messages.
