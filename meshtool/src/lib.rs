@@ -8,6 +8,7 @@ pub mod generate;
 pub mod mesh;
 pub mod msh;
 pub mod pmesh;
+pub mod process;
 pub mod quality;
 pub mod reorder;
 pub mod topology;

@@ -28,6 +28,7 @@ enum Command {
 }
 
 fn main() {
+    meshtool::process::restore_default_sigpipe();
     let cli = Cli::parse();
     let exit = |e: SolverError| -> ! {
         // Bad input is refused by every rank alike: rank 0 says so; other errors name their rank.
