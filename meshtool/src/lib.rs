@@ -9,6 +9,7 @@ pub mod mesh;
 pub mod msh;
 pub mod periodic;
 pub mod pmesh;
+pub mod process;
 pub mod quality;
 pub mod reorder;
 pub mod topology;

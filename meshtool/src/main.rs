@@ -116,6 +116,7 @@ struct CadArgs {
 }
 
 fn main() {
+    meshtool::process::restore_default_sigpipe();
     let cli = Cli::parse();
     let output = match &cli.command {
         Command::Prepare { output, .. } | Command::Export { output, .. } => Some(output.clone()),

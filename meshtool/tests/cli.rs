@@ -183,3 +183,26 @@ fn exported_vtu_opens_in_vtk_reader() {
     );
     assert!(Path::new(&vtu).metadata().unwrap().len() > 0);
 }
+
+/// `meshtool info X | head`: the reader closes the pipe after a line; meshtool must end quietly
+/// (as any Unix tool, by SIGPIPE), not panic in println!.
+#[test]
+fn info_into_a_closed_pipe_ends_without_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.msh");
+    std::fs::write(&input, GOOD).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_meshtool"))
+        .args(["info", input.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // `head -0`: nobody reads
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(status.code(), Some(101), "a panic's exit code: {err}");
+}

@@ -29,6 +29,7 @@ enum Command {
 
 fn main() {
     solver::framework::timing::mark_start();
+    meshtool::process::restore_default_sigpipe();
     let cli = Cli::parse();
     let exit = |e: SolverError| -> ! {
         // Bad input is refused by every rank alike: rank 0 says so; other errors name their rank.
