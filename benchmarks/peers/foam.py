@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Small OpenFOAM helpers for the peer scripts (openfoam_dfg.sh, openfoam_advect.sh): read the
+"""Small OpenFOAM helpers for the peer scripts (openfoam_dfg.sh, openfoam_dfg2d.sh, openfoam_advect.sh): read the
 cell centres that `postProcess -func writeCellCentres` writes (ASCII), write fields, read the
 function objects' output, compare scalar fields. numpy only.
 
   foam.py dfg-inlet CASE UM H            0/U with the DFG 3D inlet profile on patch inlet
   foam.py dfg-result CASE                Cd Cl dp (last iteration) as JSON
+  foam.py dfg2d-inlet CASE UM H          0/U with the DFG 2D inlet profile on patch inlet (2D-2: UM 1.5)
+  foam.py dfg2d-result CASE [FROM [WALL]]  DFG 2D-2 statistics over t >= FROM (default 5) as JSON:
+                                         Cd max, Cl max, St, dp half a period after a lift
+                                         maximum, mean Cd, periods, pimpleFoam's CPU and wall s
   foam.py advect-init CASE PROFILE       0/T from the advect profile (step | sine-ellipse) at the cell centres
   foam.py advect-error CASE F0 F1        L1, min, max, mass change of field file F1 against F0, JSON
 """
@@ -90,6 +94,32 @@ boundaryField
     open(os.path.join(case, "0", "U"), "w").write(text)
 
 
+def dfg2d_inlet(case, um, h):
+    """0/U for the DFG 2D slab: u = 4 Um y (H - y) / H^2 at the inlet faces' centres, no-slip
+    walls and cylinder, symmetry on the sides (z = 0 and z = thickness)."""
+    _, patches = read_field(os.path.join(case, "0", "C"))
+    y = patches["inlet"][:, 1]
+    u = np.zeros((len(y), 3))
+    u[:, 0] = 4 * um * y * (h - y) / h**2
+    text = HEADER.format(cls="volVectorField", obj="U") + """
+dimensions      [0 1 -1 0 0 0 0];
+internalField   uniform (0 0 0);
+boundaryField
+{
+    inlet    { type fixedValue; value nonuniform List<vector> %d
+(
+%s
+);
+    }
+    outlet   { type zeroGradient; }
+    walls    { type noSlip; }
+    cylinder { type noSlip; }
+    sides    { type symmetry; }
+}
+""" % (len(u), fmt_vectors(u))
+    open(os.path.join(case, "0", "U"), "w").write(text)
+
+
 def _table(path):
     """Columns of a function-object .dat file, named by its last '#' header line."""
     names, rows = None, []
@@ -123,6 +153,83 @@ def dfg_result(case):
     _, f = _table(_last_dat(case, "forces", "force.dat"))
     q = 0.5 * 0.2**2 * 0.041
     out["cd_from_force"], out["cl_from_force"] = f[-1, 1] / q, f[-1, 2] / q
+    print(json.dumps(out))
+
+
+def _mean(t, x):
+    """Time mean by the trapezoidal rule."""
+    return float(np.sum(0.5 * (x[1:] + x[:-1]) * np.diff(t)) / (t[-1] - t[0]))
+
+
+def _upward_crossings(t, x, level):
+    k = np.nonzero((x[:-1] < level) & (x[1:] >= level))[0] + 1
+    x0, x1 = x[k - 1] - level, x[k] - level
+    return t[k - 1] + (t[k] - t[k - 1]) * (-x0 / (x1 - x0))
+
+
+def _at(t, x, s):
+    """x at time s, linear between samples; None outside [t0, tn]."""
+    return float(np.interp(s, t, x)) if t[0] <= s <= t[-1] else None
+
+
+def _run_times(case):
+    """pimpleFoam's last ExecutionTime (CPU) and ClockTime (wall) in log.pimpleFoam, seconds."""
+    cpu = clock = None
+    log = os.path.join(case, "log.pimpleFoam")
+    if os.path.exists(log):
+        for m in re.finditer(r"ExecutionTime = ([0-9.eE+-]+) s\s+ClockTime = ([0-9.eE+-]+) s", open(log).read()):
+            cpu, clock = float(m.group(1)), float(m.group(2))
+    return cpu, clock
+
+
+def dfg2d_result(case, start=5.0, wall=None, d=0.1, u=1.0):
+    """DFG 2D-2 (Schaefer & Turek 1996) statistics over t >= start from forceCoeffs (every step)
+    and the two cylinder patchProbes (dp = p(0.15, 0.2) - p(0.25, 0.2)):
+    - Cd max, Cl max, mean Cd (trapezoidal), min/mean of Cl;
+    - f from the lift's upward crossings of its mean over the window: (crossings - 1) whole
+      periods over the time between the first and the last; St = f D / U;
+    - dp at t0 + 1 / (2 f), linear in time between samples, t0 the last lift maximum in the
+      window (the largest sample of a positive half-wave, between an upward crossing of the mean
+      and the next downward one) whose t0 + 1 / (2 f) still lies in the window. dp_at_window_max
+      is the same from the window's largest lift sample (our template's t0).
+    Coefficients as forceCoeffs writes them (magUInf 1, lRef 0.1, Aref 0.001); cd_max_from_force
+    is the same from forces' total F_x: 2 F_x / (rho U^2 D t)."""
+    names, rows = _table(_last_dat(case, "forceCoeffs"))
+    col = {n: i for i, n in enumerate(names)}
+    t, cd, cl = rows[:, 0], rows[:, col["Cd"]], rows[:, col["Cl"]]
+    _, p = _table(_last_dat(case, "patchProbes", "p"))
+    tp, dp = p[:, 0], p[:, 1] - p[:, 2]
+    _, f = _table(_last_dat(case, "forces", "force.dat"))
+    w, wp, wf = t >= start - 1e-9, tp >= start - 1e-9, f[:, 0] >= start - 1e-9
+    t, cd, cl, tp, dp = t[w], cd[w], cl[w], tp[wp], dp[wp]
+    out = {"window": [float(t[0]), float(t[-1])], "samples": int(len(t)),
+           "cd_max": float(cd.max()), "cd_min": float(cd.min()), "cd_mean": _mean(t, cd),
+           "cl_max": float(cl.max()), "cl_min": float(cl.min()), "cl_mean": _mean(t, cl),
+           "dp_max": float(dp.max()), "dp_min": float(dp.min()), "dp_mean": _mean(tp, dp)}
+    q = 0.5 * u**2 * d * 0.01
+    out["cd_max_from_force"], out["cl_max_from_force"] = float(f[wf, 1].max() / q), float(f[wf, 2].max() / q)
+    up = _upward_crossings(t, cl, out["cl_mean"])
+    freq = (len(up) - 1) / (up[-1] - up[0]) if len(up) >= 2 else None
+    out.update(frequency=freq, periods=max(len(up) - 1, 0), st=freq * d / u if freq else None)
+    out["dp_half_period_after_cl_max"] = out["cl_max_time"] = out["dp_at_window_max"] = None
+    if freq:
+        half = 0.5 / freq
+        pos = cl > out["cl_mean"]
+        starts = np.nonzero(pos[1:] & ~pos[:-1])[0] + 1
+        maxima = []
+        for s in starts:
+            e = s + np.argmin(pos[s:]) if not pos[s:].all() else len(cl)
+            if e < len(cl):  # a whole positive half-wave
+                maxima.append(s + int(np.argmax(cl[s:e])))
+        for k in reversed(maxima):
+            v = _at(tp, dp, t[k] + half)
+            if v is not None:
+                out["cl_max_time"], out["dp_half_period_after_cl_max"] = float(t[k]), v
+                break
+        out["dp_at_window_max"] = _at(tp, dp, float(t[np.argmax(cl)]) + half)
+    cpu, clock = _run_times(case)
+    out["cpu_seconds"], out["clock_seconds"] = cpu, clock
+    out["wall_seconds"] = wall
     print(json.dumps(out))
 
 
@@ -190,6 +297,11 @@ if __name__ == "__main__":
         dfg_inlet(args[0], float(args[1]), float(args[2]))
     elif cmd == "dfg-result":
         dfg_result(args[0])
+    elif cmd == "dfg2d-inlet":
+        dfg2d_inlet(args[0], float(args[1]), float(args[2]))
+    elif cmd == "dfg2d-result":
+        dfg2d_result(args[0], float(args[1]) if len(args) > 1 else 5.0,
+                     float(args[2]) if len(args) > 2 else None)
     elif cmd == "advect-init":
         advect_init(args[0], args[1])
     elif cmd == "advect-error":
