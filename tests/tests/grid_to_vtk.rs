@@ -55,7 +55,7 @@ fn meshtool_grid_runs_in_solver_and_reads_back_in_vtk() {
         return;
     }
     let o = Command::new(py)
-        .args(["-c", "import sys, vtk\nr = vtk.vtkXMLImageDataReader()\nr.SetFileName(sys.argv[1])\nr.Update()\no = r.GetOutput()\nprint(o.GetDimensions(), o.GetSpacing(), o.GetPointData().GetArrayName(0))"])
+        .args(["-c", "import sys, vtk\nr = vtk.vtkXMLImageDataReader()\nr.SetFileName(sys.argv[1])\nr.Update()\no = r.GetOutput()\nprint(o.GetDimensions(), tuple(round(x, 12) for x in o.GetSpacing()), o.GetPointData().GetArrayName(0))"])
         .arg(out.join("step_0000005.vti"))
         .output()
         .unwrap();
