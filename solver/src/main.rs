@@ -43,8 +43,13 @@ fn main() {
             String::new()
         };
         eprint!("{line}");
+        if world.rank() != 0 && e.exit_code() == 2 {
+            // Rank 0 refuses the same input and says why; an abort from here first would kill
+            // it before it has written the message.
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
         // Under mpirun, one rank's error ends them all (the others may wait in a collective).
-        solver::framework::ranks::world().abort(e.exit_code())
+        world.abort(e.exit_code())
     };
     // MPI (under mpirun) lives until the end of main, where the guard is dropped.
     let _guard = solver::framework::ranks::init().unwrap_or_else(|e| exit(e));
