@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Staged by scripts/gpu_stage.sh; run on the device machine (kind nvidia-h200-x2 or nvidia-h100-x2, carry .gpu).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0
