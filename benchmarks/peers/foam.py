@@ -70,12 +70,9 @@ def fmt_vectors(a):
     return "\n".join("(%.17g %.17g %.17g)" % tuple(r) for r in a)
 
 
-def dfg_inlet(case, um, h):
-    _, patches = read_field(os.path.join(case, "0", "C"))
-    c = patches["inlet"]
-    y, z = c[:, 1], c[:, 2]
-    u = np.zeros_like(c)
-    u[:, 0] = 16 * um * y * z * (h - y) * (h - z) / h**4
+def write_inlet_u(case, u, extra_patches=""):
+    """0/U: velocity `u` (one row per inlet face) on patch inlet, zero gradient at the outlet,
+    no-slip walls and cylinder, and `extra_patches` (boundaryField entries) as given."""
     text = HEADER.format(cls="volVectorField", obj="U") + """
 dimensions      [0 1 -1 0 0 0 0];
 internalField   uniform (0 0 0);
@@ -89,9 +86,19 @@ boundaryField
     outlet   { type zeroGradient; }
     walls    { type noSlip; }
     cylinder { type noSlip; }
-}
-""" % (len(u), fmt_vectors(u))
+%s}
+""" % (len(u), fmt_vectors(u), extra_patches)
     open(os.path.join(case, "0", "U"), "w").write(text)
+
+
+def dfg_inlet(case, um, h):
+    """0/U for the DFG 3D channel: u = 16 Um y z (H - y) (H - z) / H^4 at the inlet faces' centres."""
+    _, patches = read_field(os.path.join(case, "0", "C"))
+    c = patches["inlet"]
+    y, z = c[:, 1], c[:, 2]
+    u = np.zeros_like(c)
+    u[:, 0] = 16 * um * y * z * (h - y) * (h - z) / h**4
+    write_inlet_u(case, u)
 
 
 def dfg2d_inlet(case, um, h):
@@ -101,23 +108,7 @@ def dfg2d_inlet(case, um, h):
     y = patches["inlet"][:, 1]
     u = np.zeros((len(y), 3))
     u[:, 0] = 4 * um * y * (h - y) / h**2
-    text = HEADER.format(cls="volVectorField", obj="U") + """
-dimensions      [0 1 -1 0 0 0 0];
-internalField   uniform (0 0 0);
-boundaryField
-{
-    inlet    { type fixedValue; value nonuniform List<vector> %d
-(
-%s
-);
-    }
-    outlet   { type zeroGradient; }
-    walls    { type noSlip; }
-    cylinder { type noSlip; }
-    sides    { type symmetry; }
-}
-""" % (len(u), fmt_vectors(u))
-    open(os.path.join(case, "0", "U"), "w").write(text)
+    write_inlet_u(case, u, "    sides    { type symmetry; }\n")
 
 
 def _table(path):

@@ -180,54 +180,9 @@ pub fn join(
     }
     let tol = 1e-6 * diag;
     let pname = |p: u32| mesh.patches[p as usize].name.clone();
-    // Group the links by patch pair; one translation per pair.
-    // ((slave patch, master patch), translation, links)
-    type Group<'a> = ((u32, u32), [f64; 3], Vec<&'a PeriodicLink>);
-    let mut groups: Vec<Group> = Vec::new();
-    for l in &mesh.periodic {
-        if l.slave_patch == l.master_patch {
-            return Err(MeshError::Topology(format!(
-                "periodic surface {} and its master surface {} are both in patch '{}'; put the two sides of a periodic pair in different physical groups",
-                l.slave_entity,
-                l.master_entity,
-                pname(l.slave_patch)
-            )));
-        }
-        let t = translation(mesh, l, tol)?;
-        match groups.iter_mut().find(|g| g.0 == (l.slave_patch, l.master_patch)) {
-            Some(g) => {
-                if vec3::norm(vec3::sub(g.1, t)) > tol {
-                    return Err(MeshError::Topology(format!(
-                        "periodic patches '{}' -> '{}': surface {} is translated by ({}, {}, {}) but another surface of the pair by ({}, {}, {}); one translation per patch pair is supported",
-                        pname(l.slave_patch), pname(l.master_patch), l.slave_entity, t[0], t[1], t[2], g.1[0], g.1[1], g.1[2]
-                    )));
-                }
-                g.2.push(l);
-            }
-            None => groups.push(((l.slave_patch, l.master_patch), t, vec![l])),
-        }
-    }
-    for (i, a) in groups.iter().enumerate() {
-        for b in &groups[i + 1..] {
-            let (p, q) = (a.0, b.0);
-            if let Some(x) = [p.0, p.1].into_iter().find(|x| *x == q.0 || *x == q.1) {
-                return Err(MeshError::Topology(format!(
-                    "patch '{}' is in two periodic pairs ('{}' -> '{}' and '{}' -> '{}'); each periodic patch must have exactly one partner (split it into one physical group per direction)",
-                    pname(x), pname(p.0), pname(p.1), pname(q.0), pname(q.1)
-                )));
-            }
-        }
-    }
+    let groups = group_links(mesh, tol)?;
 
-    // Boundary faces by patch.
-    let mut by_patch: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
-    for (c, nb) in neighbours.iter().enumerate() {
-        for (f, &d) in nb.iter().enumerate() {
-            if is_boundary(d) {
-                by_patch.entry(patch_of(d)).or_default().push((c as u32, f as u32));
-            }
-        }
-    }
+    let by_patch = boundary_faces_by_patch(neighbours);
     let face_nodes = |c: u32, f: u32| FACE_VERTS[f as usize].map(|k| cells[c as usize][k]);
 
     let mut pairs = Vec::new();
@@ -318,20 +273,7 @@ pub fn join(
             if let Some((c, f)) = first_bad {
                 let nodes = face_nodes(c, f);
                 let fc = face_centre(&mesh.nodes, &cells[c as usize], f as usize);
-                // The worst node of that face: distance from its translated position to the
-                // nearest master-patch node.
-                let mut worst = (nodes[0], [0.0; 3], f64::INFINITY, -1.0);
-                for &v in &nodes {
-                    let x = vec3::sub(mesh.nodes[v as usize], *t);
-                    let d = master_nodes
-                        .iter()
-                        .map(|&m| vec3::norm(vec3::sub(mesh.nodes[m as usize], x)))
-                        .fold(f64::INFINITY, f64::min);
-                    if d > worst.3 {
-                        worst = (v, x, d, d);
-                    }
-                }
-                let (v, x, d, _) = worst;
+                let (v, x, d) = worst_node(mesh, &nodes, *t, &master_nodes);
                 let p = mesh.nodes[v as usize];
                 msg += &format!(
                     "; first: slave face of cell {c} at ({:.6}, {:.6}, {:.6}) has no master face: node #{v} (0-based, in node-tag order) ({:.6}, {:.6}, {:.6}) maps to ({:.6}, {:.6}, {:.6}), nearest master node {d:.3e} away (tolerance {tol:.1e})",
@@ -360,6 +302,82 @@ pub fn join(
         faces: pfaces,
         nodes: pnodes,
     })
+}
+
+/// The periodic links grouped by (slave patch, master patch), with the pair's translation.
+type Group<'a> = ((u32, u32), [f64; 3], Vec<&'a PeriodicLink>);
+
+/// Group the links by patch pair, refusing a pair inside one patch, two translations for one
+/// pair, and a patch in two pairs.
+fn group_links(mesh: &RawMesh, tol: f64) -> Result<Vec<Group<'_>>> {
+    let pname = |p: u32| mesh.patches[p as usize].name.clone();
+    let mut groups: Vec<Group> = Vec::new();
+    for l in &mesh.periodic {
+        if l.slave_patch == l.master_patch {
+            return Err(MeshError::Topology(format!(
+                "periodic surface {} and its master surface {} are both in patch '{}'; put the two sides of a periodic pair in different physical groups",
+                l.slave_entity,
+                l.master_entity,
+                pname(l.slave_patch)
+            )));
+        }
+        let t = translation(mesh, l, tol)?;
+        match groups.iter_mut().find(|g| g.0 == (l.slave_patch, l.master_patch)) {
+            Some(g) => {
+                if vec3::norm(vec3::sub(g.1, t)) > tol {
+                    return Err(MeshError::Topology(format!(
+                        "periodic patches '{}' -> '{}': surface {} is translated by ({}, {}, {}) but another surface of the pair by ({}, {}, {}); one translation per patch pair is supported",
+                        pname(l.slave_patch), pname(l.master_patch), l.slave_entity, t[0], t[1], t[2], g.1[0], g.1[1], g.1[2]
+                    )));
+                }
+                g.2.push(l);
+            }
+            None => groups.push(((l.slave_patch, l.master_patch), t, vec![l])),
+        }
+    }
+    for (i, a) in groups.iter().enumerate() {
+        for b in &groups[i + 1..] {
+            let (p, q) = (a.0, b.0);
+            if let Some(x) = [p.0, p.1].into_iter().find(|x| *x == q.0 || *x == q.1) {
+                return Err(MeshError::Topology(format!(
+                    "patch '{}' is in two periodic pairs ('{}' -> '{}' and '{}' -> '{}'); each periodic patch must have exactly one partner (split it into one physical group per direction)",
+                    pname(x), pname(p.0), pname(p.1), pname(q.0), pname(q.1)
+                )));
+            }
+        }
+    }
+
+    Ok(groups)
+}
+
+/// The boundary faces (cell, local face) of each patch.
+fn boundary_faces_by_patch(neighbours: &[[u32; 4]]) -> HashMap<u32, Vec<(u32, u32)>> {
+    let mut by_patch: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    for (c, nb) in neighbours.iter().enumerate() {
+        for (f, &d) in nb.iter().enumerate() {
+            if is_boundary(d) {
+                by_patch.entry(patch_of(d)).or_default().push((c as u32, f as u32));
+            }
+        }
+    }
+    by_patch
+}
+
+/// The node of a slave face farthest from the master patch once translated back by `t`: the
+/// node, its translated position, and its distance to the nearest master-patch node.
+fn worst_node(mesh: &RawMesh, nodes: &[u32; 3], t: [f64; 3], master_nodes: &[u32]) -> (u32, [f64; 3], f64) {
+    let mut worst = (nodes[0], [0.0; 3], -1.0);
+    for &v in nodes {
+        let x = vec3::sub(mesh.nodes[v as usize], t);
+        let d = master_nodes
+            .iter()
+            .map(|&m| vec3::norm(vec3::sub(mesh.nodes[m as usize], x)))
+            .fold(f64::INFINITY, f64::min);
+        if d > worst.2 {
+            worst = (v, x, d);
+        }
+    }
+    worst
 }
 
 /// Remove the periodic patches from the patch list and renumber the boundary entries of
