@@ -79,7 +79,7 @@ pub fn host_memory() -> Option<(f64, f64)> {
 /// The bytes one process holds: a family that decomposes its grid (several devices per process
 /// or MPI ranks) holds its share.
 fn per_process(setup: &dyn Setup, doc: &CaseDoc, bytes: f64) -> f64 {
-    if setup.max_gpus() > 1 {
+    if setup.decomposes() {
         bytes / (doc.run.gpus.max(1) * ranks::world().size()) as f64
     } else {
         bytes

@@ -49,7 +49,7 @@ impl Case {
     /// The case of a parsed setup, built on `target`.
     pub fn from_setup(setup: Box<dyn Setup>, doc: &CaseDoc, target: Target) -> Result<Case> {
         let ranks = super::ranks::world().size();
-        if ranks > 1 && !setup.decomposes_across_ranks() {
+        if ranks > 1 && !setup.decomposes() {
             return Err(doc.error(
                 "case.kind",
                 format!(
@@ -58,7 +58,7 @@ impl Case {
                 ),
             ));
         }
-        if doc.run.gpus > setup.max_gpus() {
+        if doc.run.gpus > 1 && !setup.decomposes() {
             return Err(doc.error(
                 "run.gpus",
                 format!(

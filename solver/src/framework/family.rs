@@ -112,14 +112,10 @@ pub trait Setup: Send + Sync {
     fn exact(&self, _clock: &Clock) -> Option<Field> {
         None
     }
-    /// The most CUDA devices one process may drive for this case (`run.gpus`): 1 unless the
-    /// family decomposes its grid.
-    fn max_gpus(&self) -> usize {
-        1
-    }
-    /// Whether the family splits its grid across processes (`mpirun -np N`). One that does
-    /// not is refused on more than one rank rather than computing the whole case N times.
-    fn decomposes_across_ranks(&self) -> bool {
+    /// Whether the family splits its grid into parts: several devices per process
+    /// (`run.gpus`) or processes (`mpirun -np N`). One that does not is refused more than one
+    /// of either, rather than computing the whole case on each.
+    fn decomposes(&self) -> bool {
         false
     }
     /// Family-specific entries for summary.json.

@@ -499,11 +499,8 @@ impl Setup for SweSetup {
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
         build_in_precision(self, target, precision)
     }
-    /// Slabs of rows, one a device.
-    fn max_gpus(&self) -> usize {
-        usize::MAX
-    }
-    fn decomposes_across_ranks(&self) -> bool {
+    /// Slabs of rows, one a device or a rank.
+    fn decomposes(&self) -> bool {
         true
     }
     /// The state (h, q_x, q_y, hC) twice and the bed, padded; 1.8e-7 CPU core-seconds a
