@@ -137,7 +137,9 @@ pub fn conserve_within(f: &mut [f64], lo: &[f64], hi: &[f64], vol: &[f64], targe
             room * place * place
         };
         let r: Vec<f64> = (0..f.len()).map(room).collect();
-        let sum: f64 = r.par_iter().zip(vol).map(|(r, v)| r * v).sum();
+        // In cell order (rayon's float sum depends on its work-stealing splits, and a restart
+        // must give the same bits).
+        let sum = total(&r);
         if sum > 0.0 {
             let a = (d.abs() / sum).min(1.0) * d.signum();
             f.par_iter_mut().zip(&r).for_each(|(f, r)| *f += a * r);
