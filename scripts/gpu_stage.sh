@@ -14,7 +14,7 @@ cargo build --release -q -p meshtool --bin meshtool   # without the gmsh feature
 mkdir -p .gpu
 cp "$CFD_BIN/solver" "$CFD_BIN/meshtool" .gpu/
 strip .gpu/solver .gpu/meshtool   # debug info stays here; the carry limit is 64 MiB
-cp scripts/gpu_run.sh scripts/gpu_euler.sh scripts/gpu_swe.sh scripts/gpu_swe_multi.sh scripts/gpu_cg.sh scripts/gpu_ns.sh scripts/gpu_dfg_family.sh scripts/gpu_dfg2d.sh scripts/gpu_swe_pollutant.sh scripts/gpu_latency.sh scripts/swe_regress.sh scripts/swe_split.sh scripts/swe_race.sh .gpu/
+cp scripts/gpu_run.sh scripts/gpu_euler.sh scripts/gpu_swe.sh scripts/gpu_swe_multi.sh scripts/gpu_cg.sh scripts/gpu_ns.sh scripts/gpu_dfg_family.sh scripts/gpu_dfg2d.sh scripts/gpu_swe_pollutant.sh scripts/gpu_latency.sh scripts/swe_regress.sh scripts/swe_split.sh scripts/swe_race.sh scripts/gpu_parts.sh .gpu/
 # The advection test mesh (Gmsh is not on the device): the ~40k-tet duct, binary MSH 4.1.
 [ -f .gpu/duct.msh ] || gmsh -3 meshes/duct.geo -format msh41 -bin -v 1 -o .gpu/duct.msh
 # A ~1M-tet Gmsh mesh of the DFG channel, for the advection benchmark's reordering comparison.

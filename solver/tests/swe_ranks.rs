@@ -8,72 +8,8 @@
 
 mod common;
 
+use common::mpi::{assert_same_files, available, run, solver_run};
 use common::{vti_files, write_template};
-use std::path::Path;
-use std::process::{Command, Output};
-
-/// `solver ARGS` on `ranks` MPI ranks (oversubscribed: CI has 2 cores).
-fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args([
-            "-np",
-            &ranks.to_string(),
-            "--oversubscribe",
-            env!("CARGO_BIN_EXE_solver"),
-        ])
-        .args(args)
-        // Containers and CI run as root; Open MPI refuses that unless told.
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .unwrap()
-}
-
-fn available() -> bool {
-    let mpi = cfg!(feature = "mpi") && Command::new("mpirun").arg("--version").output().is_ok();
-    if !mpi {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the mpi feature and mpirun are required under CI"
-        );
-        eprintln!("SKIPPED: decomposed runs (build with --features solver/mpi and install openmpi-bin)");
-    }
-    mpi
-}
-
-/// `solver run CASE --backend cpu -o OUT` on `ranks` ranks with `--set` overrides and `extra`
-/// arguments.
-fn solver_run(ranks: usize, case: &Path, out: &Path, sets: &[&str], extra: &[&str]) -> Output {
-    let args = common::cpu_run_args(case, out, extra, sets);
-    mpirun(ranks, &args)
-}
-
-/// Run `case` on `ranks` ranks into `out` with overrides; panics with stderr on failure.
-fn run(ranks: usize, case: &Path, out: &Path, sets: &[&str]) {
-    let o = solver_run(ranks, case, out, sets, &[]);
-    assert!(
-        o.status.success(),
-        "{ranks} ranks: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn assert_same_files(a: &Path, b: &Path) {
-    let (fa, fb) = (vti_files(a), vti_files(b));
-    assert!(fa.len() >= 2, "{}: {fa:?}", a.display());
-    assert_eq!(
-        fa.iter().map(|p| p.file_name()).collect::<Vec<_>>(),
-        fb.iter().map(|p| p.file_name()).collect::<Vec<_>>()
-    );
-    for (x, y) in fa.iter().zip(&fb) {
-        assert!(
-            std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
-            "{} differs from {}",
-            y.display(),
-            x.display()
-        );
-    }
-}
 
 #[test]
 fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
@@ -202,27 +138,5 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(err.contains(key) && err.contains(needle), "{err}");
         assert!(!out.exists(), "nothing is written");
-    }
-}
-
-/// `mpirun -np 2 solver run` of a family that does not decompose: refused (exit 2, saying
-/// so, before anything is written) instead of each rank computing the whole case.
-#[test]
-fn families_that_do_not_decompose_refuse_several_ranks() {
-    if !available() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    for (template, sets) in [("euler-toro-1", &[][..]), ("heat-decay", &["grid.dims=[16,16,16]"][..])] {
-        let case = write_template(dir.path(), template);
-        let out = dir.path().join(template);
-        let o = solver_run(2, &case, &out, sets, &[]);
-        let e = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{template}: {e}");
-        assert!(
-            e.contains("does not decompose across ranks") && e.contains("2 ranks"),
-            "{template}: {e}"
-        );
-        assert!(!out.join("summary.json").exists(), "{template}: it ran");
     }
 }

@@ -21,8 +21,11 @@ pub struct Comms {
     comms: Vec<sys::ncclComm_t>,
 }
 
-// SAFETY: NCCL communicators may be used from any thread; the solver drives them from one.
+// SAFETY: NCCL communicators may be used from any thread. The solver drives them from one
+// thread, or (`grid::parts`) one thread per device, each using only its own device's
+// communicator `comms[k]`, which NCCL allows.
 unsafe impl Send for Comms {}
+unsafe impl Sync for Comms {}
 
 impl Comms {
     /// Communicators for `devices`, parts `first`, `first + 1`, ... of `total`.

@@ -226,6 +226,11 @@ pub trait Simulation {
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         Ok(Vec::new())
     }
+    /// The parts of a decomposed grid, every rank's (summary.json `decomposition`); None
+    /// where the case runs whole.
+    fn decomposition(&self) -> Option<Vec<crate::grid::parts::Block>> {
+        None
+    }
     /// The linear solves' work so far, for families that solve linear systems every step
     /// (`solver bench` reports iterations per step and seconds per iteration).
     fn solver_work(&self) -> Option<SolverWork> {

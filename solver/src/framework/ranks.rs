@@ -16,9 +16,11 @@ pub trait Ranks: Send + Sync {
     fn max(&self, x: f64) -> f64;
     /// Element-wise sums over all ranks.
     fn sum(&self, xs: &[f64]) -> Vec<f64>;
-    /// Send `down` to rank - 1 and `up` to rank + 1, receiving what they send into `from_below`
-    /// and `from_above` (left alone at the ends); byte buffers of equal length on both sides.
-    fn exchange(&self, down: &[u8], up: &[u8], from_below: &mut [u8], from_above: &mut [u8]);
+    /// Send `down` to rank `below` and `up` to rank `above`, receiving what they send up and
+    /// down into `from_below` and `from_above` (left alone where there is no such rank); byte
+    /// buffers of equal length on both sides. Below and above may be the same rank (a ring of
+    /// two around a periodic axis).
+    fn exchange(&self, peers: Peers, down: &[u8], up: &[u8], from_below: &mut [u8], from_above: &mut [u8]);
     /// Every rank's `local` concatenated in rank order on rank 0 (empty elsewhere).
     fn gather(&self, local: &[u8]) -> Vec<u8>;
     /// Rank 0's `bytes` on every rank.
@@ -27,6 +29,13 @@ pub trait Ranks: Send + Sync {
     fn abort(&self, code: i32) -> ! {
         std::process::exit(code)
     }
+}
+
+/// The ranks beside one in a chain of slabs (None at an end that is not periodic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Peers {
+    pub below: Option<usize>,
+    pub above: Option<usize>,
 }
 
 /// One process: the collective operations are identities.
@@ -45,7 +54,7 @@ impl Ranks for Solo {
     fn sum(&self, xs: &[f64]) -> Vec<f64> {
         xs.to_vec()
     }
-    fn exchange(&self, _: &[u8], _: &[u8], _: &mut [u8], _: &mut [u8]) {}
+    fn exchange(&self, _: Peers, _: &[u8], _: &[u8], _: &mut [u8], _: &mut [u8]) {}
     fn gather(&self, local: &[u8]) -> Vec<u8> {
         local.to_vec()
     }
@@ -153,11 +162,27 @@ impl Slab {
     pub fn has_above(&self) -> bool {
         self.rank + 1 < self.size
     }
+    /// The slabs beside this one, the first and last joined where `ring` (a periodic axis).
+    pub fn peers(&self, ring: bool) -> Peers {
+        let ring = ring && self.size > 1;
+        Peers {
+            below: if self.has_below() {
+                Some(self.rank - 1)
+            } else {
+                ring.then(|| self.size - 1)
+            },
+            above: if self.has_above() {
+                Some(self.rank + 1)
+            } else {
+                ring.then_some(0)
+            },
+        }
+    }
 }
 
 #[cfg(feature = "mpi")]
 mod mpi_ranks {
-    use super::Ranks;
+    use super::{Peers, Ranks};
     use mpi::collective::SystemOperation;
     use mpi::datatype::PartitionMut;
     use mpi::topology::SimpleCommunicator;
@@ -196,17 +221,17 @@ mod mpi_ranks {
             self.world.all_reduce_into(xs, &mut out[..], SystemOperation::sum());
             out
         }
-        fn exchange(&self, down: &[u8], up: &[u8], from_below: &mut [u8], from_above: &mut [u8]) {
-            let (rank, size) = (self.rank(), self.size());
+        fn exchange(&self, peers: Peers, down: &[u8], up: &[u8], from_below: &mut [u8], from_above: &mut [u8]) {
+            // Tag 0 travels down, tag 1 up: a ring of two (below = above) tells them apart.
             mpi::request::scope(|scope| {
                 let mut requests = Vec::new();
-                if rank > 0 {
-                    let below = self.world.process_at_rank(rank as i32 - 1);
+                if let Some(b) = peers.below {
+                    let below = self.world.process_at_rank(b as i32);
                     requests.push(below.immediate_receive_into_with_tag(scope, from_below, 1));
                     requests.push(below.immediate_send_with_tag(scope, down, 0));
                 }
-                if rank + 1 < size {
-                    let above = self.world.process_at_rank(rank as i32 + 1);
+                if let Some(a) = peers.above {
+                    let above = self.world.process_at_rank(a as i32);
                     requests.push(above.immediate_receive_into_with_tag(scope, from_above, 0));
                     requests.push(above.immediate_send_with_tag(scope, up, 1));
                 }

@@ -612,6 +612,9 @@ fn summarize(
     summary["final_min"] = json!(lo);
     summary["final_max"] = json!(hi);
     summary["ranks"] = json!(ranks::world().size());
+    if let Some(blocks) = case.sim.decomposition() {
+        summary["decomposition"] = json!(blocks);
+    }
     // Only rank 0 holds the gathered fields.
     if !ranks::is_root() {
         return Ok(summary);

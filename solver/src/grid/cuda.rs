@@ -1,15 +1,23 @@
 //! The halo fill on the device: `grid_halo` (kernels/cuda/grid.cu), one launch per axis on the
 //! compute stream, the same rule value by value as the CPU fill (`halo.rs`).
 
+use super::parts::{self, Link};
 use super::{BoundarySet, FaceBc, StructuredGrid};
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use crate::output::Centring;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 const MAX_COMPONENTS: usize = 8;
+
+/// `CFD_PARTS_EXCHANGE=off`: parts skip the exchange (timing only, wrong results): the step
+/// time with it against without is the exchange's exposed cost.
+fn exchange_off() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OFF.get_or_init(|| std::env::var("CFD_PARTS_EXCHANGE").as_deref() == Ok("off"))
+}
 
 /// Mirrors `struct Layout` in grid.cuh.
 #[repr(C)]
@@ -52,13 +60,15 @@ impl LayoutC {
     }
 }
 
-/// The halo fill of one grid and boundary set, ready to launch on any padded array of it.
+/// The halo fill of one grid and boundary set, ready to launch on any padded array of it, and
+/// for a part of a decomposed grid the exchange of its neighbour faces (`parts`).
 pub struct DeviceHalo<T: Real> {
     dev: Arc<Device>,
     layout: LayoutC,
     grid: StructuredGrid,
     faces: [[FaceC<T>; 2]; 3],
     f: CudaFunction,
+    link: Option<Link>,
 }
 
 impl<T: Real> DeviceHalo<T> {
@@ -91,6 +101,69 @@ impl<T: Real> DeviceHalo<T> {
             layout: LayoutC::of(g),
             grid: g.clone(),
             faces,
+            link: None,
+        })
+    }
+
+    /// The same fill for a part of a decomposed grid (`link`: its planes and communicators;
+    /// None: the whole grid, nothing to exchange).
+    pub fn linked(mut self, link: Option<&Link>) -> Self {
+        self.link = link.cloned();
+        self
+    }
+
+    /// The ghost planes of the neighbour faces of the padded array at `ptr` (every component)
+    /// from the parts beside this one, by NCCL on the compute stream (after what wrote the
+    /// owned planes, before what reads the ghosts). A no-op on a whole grid. Every part of the
+    /// run must call it at the same point of its step, each from its own thread.
+    pub fn exchange(&self, ptr: u64) -> Result<()> {
+        self.exchange_on(ptr, &self.dev.stream)
+    }
+
+    /// As [`exchange`](Self::exchange), queued on `stream` (e.g. the device's second stream,
+    /// while the compute stream updates the planes that do not need the ghosts).
+    pub fn exchange_on(&self, ptr: u64, stream: &CudaStream) -> Result<()> {
+        let Some(Link {
+            split,
+            device: Some((comms, k)),
+        }) = &self.link
+        else {
+            return Ok(());
+        };
+        if exchange_off() {
+            return Ok(());
+        }
+        let peers = split.slab.peers(split.ring);
+        let [(low, low_ghost), (high, high_ghost)] = parts::plane_ranges(&self.grid, split);
+        let (bytes, stride) = (std::mem::size_of::<T>(), self.grid.padded_len());
+        let at = |c: usize, r: &std::ops::Range<usize>| (ptr + ((c * stride + r.start) * bytes) as u64, r.len() * bytes);
+        // Sends down then up, receives from above then from below: NCCL matches the messages
+        // between two parts in the order they were issued, which pairs them correctly also
+        // in a ring of two (each part both the other's below and above).
+        crate::backend::nccl::group(|| {
+            for c in 0..self.grid.components {
+                // SAFETY: owned and ghost planes of component c of this part's padded array
+                // (`parts::split` gives every part at least a halo's depth of planes).
+                unsafe {
+                    if let Some(b) = peers.below {
+                        let (p, n) = at(c, &low);
+                        comms.send(*k, p, n, b, stream)?;
+                    }
+                    if let Some(a) = peers.above {
+                        let (p, n) = at(c, &high);
+                        comms.send(*k, p, n, a, stream)?;
+                    }
+                    if let Some(a) = peers.above {
+                        let (p, n) = at(c, &high_ghost);
+                        comms.recv(*k, p, n, a, stream)?;
+                    }
+                    if let Some(b) = peers.below {
+                        let (p, n) = at(c, &low_ghost);
+                        comms.recv(*k, p, n, b, stream)?;
+                    }
+                }
+            }
+            Ok(())
         })
     }
 

@@ -109,17 +109,15 @@ impl StructuredGrid {
         std::array::from_fn(|a| self.origin[a] + (idx[a] as f64 + shift) * self.h[a])
     }
 
-    /// `f` at every interior position, x fastest.
-    pub fn sample(&self, f: impl Fn([f64; 3]) -> f64) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.points());
-        for k in 0..self.n[2] {
-            for j in 0..self.n[1] {
-                for i in 0..self.n[0] {
-                    out.push(f(self.coord(i, j, k)));
-                }
-            }
-        }
-        out
+    /// `f` at every interior position, x fastest (in parallel: a large grid's initial state
+    /// is sampled once per run, before anything else can start).
+    pub fn sample(&self, f: impl Fn([f64; 3]) -> f64 + Sync) -> Vec<f64> {
+        use rayon::prelude::*;
+        let [nx, ny, _] = self.n;
+        (0..self.points())
+            .into_par_iter()
+            .map(|p| f(self.coord(p % nx, (p / nx) % ny, p / (nx * ny))))
+            .collect()
     }
 
     /// Interior values (components one after another, x fastest) into a zeroed padded array.

@@ -8,6 +8,7 @@ pub mod boundary;
 pub mod cuda;
 pub mod halo;
 pub mod layout;
+pub mod parts;
 
 pub use boundary::{BoundarySection, BoundarySet, FaceBc, Side};
 pub use layout::StructuredGrid;

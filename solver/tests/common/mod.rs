@@ -1,6 +1,8 @@
 //! Helpers shared by the solver's integration tests.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod mpi;
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -9,7 +9,7 @@ use super::section::Scheme;
 use super::EulerSetup;
 use crate::error::Result;
 use crate::framework::{Clock, Simulation, Unhealthy};
-use crate::grid::halo;
+use crate::grid::{halo, parts};
 use crate::output::Field;
 use crate::real::{from_bytes, to_bytes, Real};
 use rayon::prelude::*;
@@ -33,9 +33,11 @@ impl<R: Real> CpuEuler<R> {
         CpuEuler { setup, u, u0, spare }
     }
 
-    /// The ghosts of the state: the halo fill, then the hydrostatic walls' energy.
+    /// The ghosts of the state: the halo fill, the neighbours' planes (a part of a decomposed
+    /// grid), then the hydrostatic walls' energy.
     fn fill_ghosts(&mut self) {
         halo::fill(&self.setup.grid, &self.setup.bc, &mut self.u);
+        parts::exchange(self.setup.link.as_ref(), &self.setup.grid, &mut self.u);
         for &(axis, side, per_density) in &self.setup.hydrostatic_walls {
             plm::hydrostatic_ghosts(&self.setup.grid, axis, side, per_density, &mut self.u);
         }

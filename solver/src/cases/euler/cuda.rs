@@ -196,7 +196,7 @@ impl<R: Real> CudaEuler<R> {
                 grav: [R::zero(); 3],
                 tile: tile.map(|t| t as i32),
             },
-            halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?,
+            halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
             f_sweep: dev.function::<R>(kernels::euler::SWEEP, &[])?,
             f_stage,
             f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, &[])?,
@@ -263,9 +263,11 @@ impl<R: Real> CudaEuler<R> {
         self.launch(&self.f_sweep, &params, self.dev.ptr(&self.u2), cfg)
     }
 
-    /// The ghosts of `u`: the halo fill, then the hydrostatic walls' energy.
+    /// The ghosts of `u`: the halo fill, the neighbours' planes (a part of a decomposed grid),
+    /// then the hydrostatic walls' energy.
     fn fill_ghosts(&self) -> Result<()> {
         self.halo.fill(self.dev.ptr(&self.u))?;
+        self.halo.exchange(self.dev.ptr(&self.u))?;
         let g = &self.setup.grid;
         for &(axis, side, c) in &self.setup.hydrostatic_walls {
             let a1 = (axis + 1) % 3;

@@ -21,6 +21,7 @@ use crate::framework::{
     build_in_precision, BenchSpec, BuildIn, CaseDoc, CheckSpec, Clock, DtPolicy, FamilyInfo, Precision, Setup,
     Simulation, Sizes, Template,
 };
+use crate::grid::parts::{self, Link};
 use crate::grid::{BoundarySet, GridSection, StructuredGrid};
 use crate::numerics::fv::limiters::Limiter;
 use crate::output::{Centring, Field, Geometry};
@@ -206,6 +207,10 @@ pub struct EulerSetup {
     /// 1 and 2), the hydrostatic ghost states (`plm::hydrostatic_energy`).
     pub hydrostatic_walls: Vec<(usize, usize, [f64; 2])>,
     pub initial: Initial,
+    /// Devices this process drives (`run.gpus`; 1 on the CPU), each a part of the grid.
+    pub gpus: usize,
+    /// For a part of a decomposed grid: its planes and neighbours (`grid::parts`).
+    pub link: Option<Link>,
     doc: EulerDoc,
 }
 
@@ -260,13 +265,13 @@ impl EulerSetup {
                 ));
             }
         }
-        let hydrostatic_walls = (0..3)
-            .flat_map(|a| [(a, 0), (a, 1)])
-            .filter_map(|(a, side)| {
-                plm::hydrostatic_energy(&grid, &bc.faces[a][side], e.gravity, e.gamma, a, side).map(|c| (a, side, c))
-            })
-            .collect();
+        let gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
+        let world = crate::framework::ranks::world();
+        if let Err(m) = parts::split(&grid, &bc, world.rank() * gpus, world.size() * gpus) {
+            return Err(doc.error("grid.dims", m));
+        }
         Ok(EulerSetup {
+            hydrostatic_walls: hydrostatic_walls(&grid, &bc, e.gravity, e.gamma),
             grid,
             bc,
             gamma: e.gamma,
@@ -274,15 +279,34 @@ impl EulerSetup {
             limiter: e.limiter,
             riemann: e.riemann,
             gravity: e.gravity,
-            hydrostatic_walls,
             initial: e.initial.clone(),
+            gpus,
+            link: None,
             doc: view,
         })
+    }
+
+    /// The setup of one part of the grid: its planes, neighbour faces, and walls.
+    fn part(&self, link: Link) -> EulerSetup {
+        let grid = self.grid.part(&link.split);
+        let bc = parts::part_bc(&self.bc, &link.split);
+        EulerSetup {
+            hydrostatic_walls: hydrostatic_walls(&grid, &bc, self.gravity, self.gamma),
+            grid,
+            bc,
+            link: Some(link),
+            ..self.clone()
+        }
     }
 
     /// The axes with more than one cell (the sweeps).
     pub fn active_axes(&self) -> Vec<usize> {
         (0..3).filter(|&a| self.grid.cells[a] > 1).collect()
+    }
+
+    /// Whether the run splits the grid: several ranks, or several devices per process.
+    fn decomposed(&self, target: &Target) -> bool {
+        crate::framework::ranks::world().size() > 1 || (matches!(target, Target::Cuda(_)) && self.gpus > 1)
     }
 
     /// Conservative initial values, components one after another, x fastest.
@@ -291,8 +315,25 @@ impl EulerSetup {
     }
 }
 
+/// Reflecting walls across gravity and their hydrostatic ghost states (`plm::hydrostatic_energy`).
+fn hydrostatic_walls(grid: &StructuredGrid, bc: &BoundarySet, gravity: [f64; 3], gamma: f64) -> Vec<(usize, usize, [f64; 2])> {
+    (0..3)
+        .flat_map(|a| [(a, 0), (a, 1)])
+        .filter_map(|(a, side)| plm::hydrostatic_energy(grid, &bc.faces[a][side], gravity, gamma, a, side).map(|c| (a, side, c)))
+        .collect()
+}
+
 impl BuildIn for EulerSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        if self.decomposed(target) {
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, &self.initial_field(), &|link, initial, target| {
+                let part = self.part(link);
+                Ok(match target {
+                    Target::Cpu => Box::new(cpu::CpuEuler::<R>::new(part, initial)),
+                    Target::Cuda(dev) => Box::new(cuda::CudaEuler::<R>::new(part, dev.clone(), initial)?),
+                })
+            });
+        }
         match target {
             Target::Cpu => Ok(Box::new(cpu::CpuEuler::<R>::new(self.clone(), &self.initial_field()))),
             Target::Cuda(dev) => Ok(Box::new(cuda::CudaEuler::<R>::new(
@@ -320,6 +361,10 @@ impl Setup for EulerSetup {
         let per_cell = 5.0 * arrays * padded * precision.bytes() as f64;
         let update = per_axis * self.active_axes().len() as f64;
         Some(crate::framework::Footprint::per_cell(self.grid.points(), per_cell, update))
+    }
+    /// Slabs of planes along the outermost axis (`grid::parts`).
+    fn decomposes(&self) -> bool {
+        true
     }
     /// The step follows the fastest signal, which changes as the flow does.
     fn dt_policy(&self) -> DtPolicy {

@@ -5,6 +5,7 @@
 use super::section::{conservative, Perturbation, RayleighTaylor};
 use crate::grid::StructuredGrid;
 use rand::{RngExt, SeedableRng};
+use rayon::prelude::*;
 use std::f64::consts::PI;
 
 impl RayleighTaylor {
@@ -30,10 +31,7 @@ impl RayleighTaylor {
         let active: Vec<usize> = (0..3).filter(|&a| grid.cells[a] > 1).collect();
         // 1 + cos(2 pi (x - c) / L): 2 at the centre, 0 at the walls of the box.
         let bump = |x: [f64; 3], a: usize| 1.0 + (2.0 * PI * (x[a] - centre[a]) / grid.extent[a]).cos();
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(self.seed);
-        let mut out = vec![0.0; 5 * grid.points()];
-        let points = grid.points();
-        for (cell, x) in positions(grid).enumerate() {
+        let state = |x: [f64; 3], r: f64| {
             let above = (x[z] - centre[z]) * gravity[z] < 0.0;
             let rho = self.densities[above as usize];
             let p = self.pressure + rho * gravity[z] * (x[z] - centre[z]);
@@ -42,23 +40,26 @@ impl RayleighTaylor {
                     let shape: f64 = active.iter().map(|&a| bump(x, a) / 2.0).product();
                     self.amplitude * shape
                 }
-                Perturbation::MultiMode => {
-                    let r: f64 = rng.random();
-                    self.amplitude * (r - 0.5) * bump(x, z) / 2.0
-                }
+                Perturbation::MultiMode => self.amplitude * (r - 0.5) * bump(x, z) / 2.0,
             };
             let mut velocity = [0.0; 3];
             velocity[z] = v;
-            for (c, value) in conservative(rho, velocity, p, gamma).into_iter().enumerate() {
-                out[c * points + cell] = value;
+            conservative(rho, velocity, p, gamma)
+        };
+        // The random numbers in cell order, drawn once (the seed fixes the field); the rest per
+        // cell in parallel.
+        let random: Vec<f64> = match self.perturbation {
+            Perturbation::MultiMode => {
+                let mut rng = rand_pcg::Pcg64::seed_from_u64(self.seed);
+                (0..grid.points()).map(|_| rng.random()).collect()
             }
-        }
-        out
+            Perturbation::SingleMode => Vec::new(),
+        };
+        let [nx, ny, _] = grid.n;
+        let cells: Vec<[f64; 5]> = (0..grid.points())
+            .into_par_iter()
+            .map(|c| state(grid.coord(c % nx, (c / nx) % ny, c / (nx * ny)), random.get(c).copied().unwrap_or(0.0)))
+            .collect();
+        (0..5).flat_map(|k| cells.iter().map(move |s| s[k])).collect()
     }
-}
-
-/// Cell centres, x fastest.
-fn positions(grid: &StructuredGrid) -> impl Iterator<Item = [f64; 3]> + '_ {
-    let [nx, ny, nz] = grid.n;
-    (0..nz).flat_map(move |k| (0..ny).flat_map(move |j| (0..nx).map(move |i| grid.coord(i, j, k))))
 }

@@ -2,6 +2,7 @@
 //! `heat_rq_stage` in kernels/cuda/heat.cu.
 
 use super::{HeatSetup, FD8, STAGES};
+use crate::grid::parts::{self, Link};
 use crate::grid::{halo::fill, StructuredGrid};
 use crate::real::Real;
 use rayon::prelude::*;
@@ -36,9 +37,13 @@ impl<T: Real> CpuHeat<T> {
         let dt = T::of(dt);
         let f = self.setup.axis_factors().map(T::of);
         let g = &self.setup.grid;
+        let (bc, link) = (&self.setup.bc, self.setup.link.as_ref());
+        // The neighbours' planes of the step's input (its other ghosts were filled at the end
+        // of the last step or when it was set): every part has finished its last step.
+        parts::exchange(link, g, &mut self.phi);
         // u1 = phi + dt/2 L(phi)
         stage(g, f, &mut self.u1, None, None, st[0][2], &self.phi, st[0][3] * dt);
-        fill(g, &self.setup.bc, &mut self.u1);
+        ghosts(g, bc, link, &mut self.u1);
         // u2 = 3 phi - 2 u1 + 2 dt L(u1)
         stage(
             g,
@@ -50,7 +55,7 @@ impl<T: Real> CpuHeat<T> {
             &self.u1,
             st[1][3] * dt,
         );
-        fill(g, &self.setup.bc, &mut self.u2);
+        ghosts(g, bc, link, &mut self.u2);
         // phi' = -phi/3 + u1 + u2/3 + dt/6 L(u2)
         stage(
             g,
@@ -63,7 +68,8 @@ impl<T: Real> CpuHeat<T> {
             st[2][3] * dt,
         );
         std::mem::swap(&mut self.phi, &mut self.next);
-        fill(&self.setup.grid, &self.setup.bc, &mut self.phi);
+        // Also resets the Dirichlet points of a vertex-centred grid, which the stage updated.
+        fill(g, bc, &mut self.phi);
     }
 
     pub fn interior(&self) -> Vec<T> {
@@ -74,6 +80,13 @@ impl<T: Real> CpuHeat<T> {
         self.phi = self.setup.grid.pad(values);
         fill(&self.setup.grid, &self.setup.bc, &mut self.phi);
     }
+}
+
+/// The ghosts of a stage's input: the halo fill, then the neighbours' planes where the grid is
+/// a part of a decomposed one.
+fn ghosts<T: Real>(g: &StructuredGrid, bc: &crate::grid::BoundarySet, link: Option<&Link>, f: &mut [T]) {
+    fill(g, bc, f);
+    parts::exchange(link, g, f);
 }
 
 /// out = ca*A + cb*B + cs*S + cl*L(S) on the interior points.

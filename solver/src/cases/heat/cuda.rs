@@ -159,7 +159,7 @@ impl<T: Real> CudaHeat<T> {
             f_stage: dev.function::<T>(kernels::heat::RQ_STAGE, &defs)?,
             f_d2: dev.function::<T>(kernels::heat::NAIVE_D2, &defs)?,
             f_update: dev.function::<T>(kernels::heat::NAIVE_UPDATE, &defs)?,
-            halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?,
+            halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
             periodic: setup.bc.faces.each_ref().map(|f| f.iter().all(|f| matches!(f, FaceBc::Periodic))),
             setup,
             dev,
@@ -234,13 +234,23 @@ impl<T: Real> CudaHeat<T> {
         let (phi, u1, u2) = (self.dev.ptr(&self.phi), self.dev.ptr(&self.u1), self.dev.ptr(&self.u2));
         let z = T::zero();
         let stage = |out, ca, a, cb, b, cs, s, cl| Stage { out, ca, a, cb, b, cs, s, cl };
-        self.stage(&stage(u1, z, phi, z, phi, st[0][2], phi, st[0][3] * dt))?;
-        self.stage_ghosts(u1)?;
-        self.stage(&stage(u2, st[1][0], phi, z, phi, st[1][2], u1, st[1][3] * dt))?;
-        self.stage_ghosts(u2)?;
-        // In place: each point reads its own phi before writing it.
-        self.stage(&stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt))?;
-        self.stage_ghosts(phi)
+        let stages = [
+            stage(u1, z, phi, z, phi, st[0][2], phi, st[0][3] * dt),
+            stage(u2, st[1][0], phi, z, phi, st[1][2], u1, st[1][3] * dt),
+            // In place: each point reads its own phi before writing it.
+            stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt),
+        ];
+        // The neighbours' planes of the step's input (its other ghosts were filled at the end
+        // of the last step or when it was set): every part has finished its last step.
+        self.halo.exchange(phi)?;
+        for (k, s) in stages.iter().enumerate() {
+            self.stage(s)?;
+            self.stage_ghosts(s.out)?;
+            if k < 2 {
+                self.halo.exchange(s.out)?;
+            }
+        }
+        Ok(())
     }
 
     /// The ghosts the next stage reads from a stage's output: every axis for the naive

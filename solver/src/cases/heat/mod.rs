@@ -21,6 +21,7 @@ use crate::framework::{
     build_in_precision, BuildIn, FamilyInfo,
     BenchSpec, CaseDoc, CheckSpec, Clock, DtPolicy, Precision, Setup, Simulation, Sizes, Template,
 };
+use crate::grid::parts::{self, Link};
 use crate::grid::{BoundarySet, GridSection, StructuredGrid};
 use crate::output::{Centring, Field, Geometry};
 use crate::real::Real;
@@ -149,6 +150,10 @@ pub struct HeatSetup {
     pub bc: BoundarySet,
     pub initial: HeatInitial,
     pub kernel: HeatKernel,
+    /// Devices this process drives (`run.gpus`; 1 on the CPU), each a part of the grid.
+    pub gpus: usize,
+    /// For a part of a decomposed grid: its planes and neighbours (`grid::parts`).
+    pub link: Option<Link>,
     doc: Option<HeatDoc>,
 }
 
@@ -176,6 +181,11 @@ impl HeatSetup {
             );
             return Err(doc.error("grid.dims", m));
         }
+        s.gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
+        let world = crate::framework::ranks::world();
+        if let Err(m) = parts::split(&s.grid, &s.bc, world.rank() * s.gpus, world.size() * s.gpus) {
+            return Err(doc.error("grid.dims", m));
+        }
         s.doc = Some(view);
         Ok(s)
     }
@@ -190,7 +200,19 @@ impl HeatSetup {
             bc,
             initial: h.initial.clone(),
             kernel: h.kernel,
+            gpus: 1,
+            link: None,
             doc: None,
+        }
+    }
+
+    /// The setup of one part of the grid: its planes and neighbour faces.
+    fn part(&self, link: Link) -> HeatSetup {
+        HeatSetup {
+            grid: self.grid.part(&link.split),
+            bc: parts::part_bc(&self.bc, &link.split),
+            link: Some(link),
+            ..self.clone()
         }
     }
 
@@ -224,6 +246,16 @@ impl HeatSetup {
 impl BuildIn for HeatSetup {
     fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         let initial = self.initial_field();
+        let decomposed = crate::framework::ranks::world().size() > 1 || (matches!(target, Target::Cuda(_)) && self.gpus > 1);
+        if decomposed {
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, &initial, &|link, initial, target| {
+                let part = self.part(link);
+                Ok(Box::new(match target {
+                    Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(part, initial)),
+                    Target::Cuda(dev) => simulation::Exec::Cuda(cuda::CudaHeat::new(part, dev.clone(), initial)?),
+                }))
+            });
+        }
         Ok(Box::new(match target {
             Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(self.clone(), &initial)),
             Target::Cuda(dev) => simulation::Exec::Cuda(cuda::CudaHeat::new(self.clone(), dev.clone(), &initial)?),
@@ -239,6 +271,10 @@ impl Setup for HeatSetup {
     }
     fn dt_policy(&self) -> DtPolicy {
         DtPolicy::Constant
+    }
+    /// Slabs of planes along z (`grid::parts`).
+    fn decomposes(&self) -> bool {
+        true
     }
     fn geometry(&self) -> Geometry {
         self.grid.geometry()

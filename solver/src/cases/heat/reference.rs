@@ -28,9 +28,9 @@ pub fn exact(s: &HeatSetup, t: f64) -> Option<Vec<f64>> {
 }
 
 /// The exact solution as a function of position at time t, where one exists.
-pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + '_>> {
+pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + Sync + '_>> {
     let g = &s.grid;
-    let value: Box<dyn Fn([f64; 3]) -> f64> = match s.initial {
+    let value: Box<dyn Fn([f64; 3]) -> f64 + Sync> = match s.initial {
         HeatInitial::SineProduct { modes } => {
             for a in 0..3 {
                 let ok = match s.axes[a] {

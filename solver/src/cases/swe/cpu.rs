@@ -334,6 +334,11 @@ impl<R: Real> Simulation for CpuSwe<R> {
         "roe-path-conservative".into()
     }
 
+    fn decomposition(&self) -> Option<Vec<crate::grid::parts::Block>> {
+        let [nx, ny] = self.whole;
+        (self.slab.size > 1).then(|| crate::grid::parts::blocks([nx, ny, 1], 1, self.slab.size, 1, false))
+    }
+
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
         let sums = slab::sum_totals(self.ranks, super::totals(&self.setup, &values, &self.ledger));

@@ -6,8 +6,8 @@
 
 use super::SweSetup;
 use crate::framework::ranks::{Ranks, Slab};
-use crate::grid::{halo, FaceBc, GridSpec, StructuredGrid};
-use crate::output::{Centring, Field};
+use crate::grid::{halo, parts, FaceBc, GridSpec, StructuredGrid};
+use crate::output::Centring;
 use crate::real::{from_bytes, to_bytes, Real};
 
 /// The state's components: (h, q_x, q_y, hC).
@@ -45,15 +45,6 @@ pub fn local_setup(setup: &SweSetup, slab: &Slab) -> SweSetup {
     local
 }
 
-/// `slab`'s rows of interior values stored component after component (`components` of
-/// `nx * rows` values each).
-fn rows_of<T: Copy>(values: &[T], nx: usize, rows: usize, components: usize, slab: &Slab) -> Vec<T> {
-    let n = nx * rows;
-    (0..components)
-        .flat_map(|k| values[k * n + slab.start * nx..k * n + slab.end * nx].iter().copied())
-        .collect()
-}
-
 /// The rank's interior initial state and its padded bed (ghost rows from the whole bed), from
 /// the whole grid's initial state `w` and bed `bed`.
 pub fn local_fields(setup: &SweSetup, local: &SweSetup, slab: &Slab, w: &[f64], bed: &[f64]) -> (Vec<f64>, Vec<f64>) {
@@ -66,7 +57,7 @@ pub fn local_fields(setup: &SweSetup, local: &SweSetup, slab: &Slab, w: &[f64], 
     let (px, hy) = (whole_bed_grid.padded()[0], g.halo[1]);
     let local_bed = padded[slab.start * px..(slab.end + 2 * hy) * px].to_vec();
     debug_assert_eq!(local_bed.len(), local.grid.padded_len());
-    (rows_of(w, g.cells[0], g.cells[1], COMPONENTS, slab), local_bed)
+    (parts::cut(w, COMPONENTS, g.cells[0], slab), local_bed)
 }
 
 /// Ghost-cell expansion, the same on every backend: at step `step` (counted from the start or
@@ -114,7 +105,7 @@ pub fn exchange_ghost_rows<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, slab:
     };
     let (down, up) = (pack(w, 0), pack(w, ny - depth));
     let (mut below, mut above) = (vec![0u8; down.len()], vec![0u8; up.len()]);
-    ranks.exchange(&down, &up, &mut below, &mut above);
+    ranks.exchange(slab.peers(false), &down, &up, &mut below, &mut above);
     let mut unpack = |bytes: &[u8], first: isize| {
         for (k, values) in from_bytes::<R>(bytes).chunks(depth as usize * px).enumerate() {
             w[row(k, first)..row(k, first) + values.len()].copy_from_slice(values);
@@ -128,38 +119,18 @@ pub fn exchange_ghost_rows<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, slab:
     }
 }
 
-/// The whole grid's fields on rank 0 (each field's values are rows, x fastest, so the ranks'
-/// slabs follow one another); the rank's own fields elsewhere.
-pub fn gather_fields(ranks: &dyn Ranks, fields: Vec<Field>) -> Vec<Field> {
-    if ranks.size() == 1 {
-        return fields;
-    }
-    fields
-        .into_iter()
-        .map(|f| {
-            let all = ranks.gather(&to_bytes(&f.values));
-            if ranks.rank() == 0 {
-                Field { values: from_bytes(&all), ..f }
-            } else {
-                f
-            }
-        })
-        .collect()
-}
+pub use crate::grid::parts::{gather_fields, sum_totals};
 
 /// The whole interior state (component after component) on rank 0, from the ranks' interiors.
 pub fn gather_state<R: Real>(ranks: &dyn Ranks, local: &[R]) -> Vec<u8> {
-    if ranks.size() == 1 {
-        return to_bytes(local);
-    }
     let n = local.len() / COMPONENTS;
-    local.chunks(n).flat_map(|component| ranks.gather(&to_bytes(component))).collect()
+    parts::gather_components(ranks, local.chunks(n).map(to_bytes).collect())
 }
 
 /// The slab's rows of a whole interior state of `nx` x `ny` cells (a checkpoint's, which every
 /// rank reads).
-pub fn cut_state<R: Real>(nx: usize, ny: usize, slab: &Slab, whole: &[R]) -> Vec<R> {
-    rows_of(whole, nx, ny, COMPONENTS, slab)
+pub fn cut_state<R: Real>(nx: usize, _ny: usize, slab: &Slab, whole: &[R]) -> Vec<R> {
+    parts::cut(whole, COMPONENTS, nx, slab)
 }
 
 /// The first bad cell of the whole grid (x fastest), its state (h, q_x, q_y, hC) and the rank
@@ -187,12 +158,6 @@ pub struct BadCell {
     pub cell: usize,
     pub state: [f64; 4],
     pub rank: Option<usize>,
-}
-
-/// Named totals summed over the ranks.
-pub fn sum_totals(ranks: &dyn Ranks, local: Vec<(String, f64)>) -> Vec<(String, f64)> {
-    let sums = ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
-    local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect()
 }
 
 #[cfg(test)]

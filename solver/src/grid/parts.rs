@@ -1,0 +1,565 @@
+//! A structured grid split into parts, one per device and MPI rank: slabs of whole planes along
+//! the grid's outermost axis with more than one value (z in 3D, y in 2D, x in 1D), so that a
+//! part's values are contiguous in every component, padded or not, and the whole grid's
+//! values are the parts' one after another. Each part is a family's own simulation of its
+//! planes, whose faces towards other parts are `Neighbour` faces: the family fills its halo as
+//! on one device, then exchanges the neighbour faces' ghost planes (`exchange_host` between
+//! MPI ranks on the CPU, `DeviceHalo::exchange` by NCCL between devices). A periodic split
+//! axis joins the first part and the last (a ring). [`Decomposed`] drives the parts of this
+//! process as one `Simulation`: the step and its CFL limit, fields, checkpoints, health.
+//!
+//! Every part does the arithmetic the whole grid's cells do, in the same order, so the
+//! decomposed run writes the single run's bytes (as long as a family's reductions are exact,
+//! e.g. the minimum of the stable step).
+
+use super::{BoundarySet, FaceBc, StructuredGrid};
+use crate::backend::cuda::Device;
+use crate::backend::nccl::Comms;
+use crate::backend::Target;
+use crate::error::{Result, SolverError};
+use crate::framework::ranks::{self, Ranks, Slab};
+use crate::framework::{Clock, Simulation, Unhealthy};
+use crate::output::Field;
+use crate::real::{from_bytes, to_bytes, Real};
+use std::sync::Arc;
+
+/// One part's planes: `slab` of the split axis's values, among `slab.size` parts in all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Split {
+    pub axis: usize,
+    pub slab: Slab,
+    /// The split axis is periodic: the first and last parts are neighbours.
+    pub ring: bool,
+}
+
+/// What a part needs to reach its neighbours: its planes, and on a device the communicators
+/// of this process's parts with its index among them.
+#[derive(Clone)]
+pub struct Link {
+    pub split: Split,
+    pub device: Option<(Arc<Comms>, usize)>,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Link({:?}, device part {:?})", self.split, self.device.as_ref().map(|d| d.1))
+    }
+}
+
+/// The axis a grid splits along: the outermost one with more than one value.
+pub fn split_axis(g: &StructuredGrid) -> usize {
+    (0..3).rev().find(|&a| g.n[a] > 1).unwrap_or(0)
+}
+
+/// Part `part` of `parts`, or why the grid cannot be split so: every part must own at least as
+/// many planes as it exchanges (its halo along the axis).
+pub fn split(g: &StructuredGrid, bc: &BoundarySet, part: usize, parts: usize) -> std::result::Result<Split, String> {
+    let axis = split_axis(g);
+    let name = ["x", "y", "z"][axis];
+    let depth = g.halo[axis];
+    let least = depth.max(2);
+    if parts > 1 && g.n[axis] / parts < least {
+        return Err(format!(
+            "{parts} parts cannot share the {} planes along {name} (the outermost axis, along which the grid splits): each needs at least {least}; use at most {} GPUs and ranks in all, or a larger grid",
+            g.n[axis],
+            (g.n[axis] / least).max(1)
+        ));
+    }
+    let slab = Slab::of(g.n[axis], part, parts, depth)?;
+    Ok(Split {
+        axis,
+        slab,
+        ring: bc.is_periodic(axis),
+    })
+}
+
+impl StructuredGrid {
+    /// The planes of `split`: the same cells along the other axes, origin moved to its first
+    /// plane. (`cells` along the split axis counts the part's planes.)
+    pub fn part(&self, split: &Split) -> StructuredGrid {
+        let (a, s) = (split.axis, &split.slab);
+        let mut g = self.clone();
+        g.n[a] = s.rows();
+        g.cells[a] = s.rows();
+        g.origin[a] += s.start as f64 * self.h[a];
+        g.extent[a] = s.rows() as f64 * self.h[a];
+        g
+    }
+
+    /// Values of one plane across the split axis `axis`, padded, and the padded index where
+    /// plane `v` (ghosts negative or from n) starts; planes are contiguous because every axis
+    /// beyond `axis` has one value and no halo.
+    fn plane(&self, axis: usize, v: isize) -> (usize, usize) {
+        let p = self.padded();
+        match axis {
+            0 => (1, (self.xoff as isize + v) as usize),
+            1 => (p[0], ((v + self.halo[1] as isize) as usize) * p[0]),
+            _ => (p[0] * p[1], ((v + self.halo[2] as isize) as usize) * p[0] * p[1]),
+        }
+    }
+}
+
+/// The boundary set of `split`'s part: neighbour faces where other parts are.
+pub fn part_bc(bc: &BoundarySet, split: &Split) -> BoundarySet {
+    let mut bc = bc.clone();
+    let peers = split.slab.peers(split.ring);
+    if peers.below.is_some() {
+        bc.faces[split.axis][0] = FaceBc::Neighbour;
+    }
+    if peers.above.is_some() {
+        bc.faces[split.axis][1] = FaceBc::Neighbour;
+    }
+    bc
+}
+
+/// The ghost planes and the owned planes that fill the neighbours' of a padded array of part
+/// grid `g` (every component): (owned, ghost) index ranges per side, [below, above].
+pub fn plane_ranges(g: &StructuredGrid, split: &Split) -> [(std::ops::Range<usize>, std::ops::Range<usize>); 2] {
+    let (a, depth) = (split.axis, g.halo[split.axis] as isize);
+    let n = g.n[a] as isize;
+    let range = |first: isize| {
+        let (len, start) = g.plane(a, first);
+        start..start + depth as usize * len
+    };
+    [(range(0), range(-depth)), (range(n - depth), range(n))]
+}
+
+/// Exchange the ghost planes of the padded array `f` of part grid `g` with the ranks beside it
+/// (CPU ranks: part = rank): each sends its first and last owned planes, every component.
+pub fn exchange_host<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, split: &Split, f: &mut [R]) {
+    if split.slab.size == 1 {
+        return;
+    }
+    let len = g.padded_len();
+    let [(low, low_ghost), (high, high_ghost)] = plane_ranges(g, split);
+    let pack = |r: &std::ops::Range<usize>| -> Vec<u8> {
+        let values: Vec<R> = (0..g.components).flat_map(|c| f[c * len + r.start..c * len + r.end].to_vec()).collect();
+        to_bytes(&values)
+    };
+    let (down, up) = (pack(&low), pack(&high));
+    let (mut below, mut above) = (vec![0u8; down.len()], vec![0u8; up.len()]);
+    let peers = split.slab.peers(split.ring);
+    ranks.exchange(peers, &down, &up, &mut below, &mut above);
+    let mut unpack = |bytes: &[u8], r: &std::ops::Range<usize>| {
+        for (c, values) in from_bytes::<R>(bytes).chunks(r.len()).enumerate() {
+            f[c * len + r.start..c * len + r.end].copy_from_slice(values);
+        }
+    };
+    if peers.below.is_some() {
+        unpack(&below, &low_ghost);
+    }
+    if peers.above.is_some() {
+        unpack(&above, &high_ghost);
+    }
+}
+
+/// The CPU part's exchange, if it is one (a no-op on the whole grid).
+pub fn exchange<R: Real>(link: Option<&Link>, g: &StructuredGrid, f: &mut [R]) {
+    if let Some(l) = link {
+        exchange_host(ranks::world(), g, &l.split, f);
+    }
+}
+
+/// The planes of `slab` of whole-grid interior values stored component after component
+/// (`components` equal pieces, `plane` values a plane).
+pub fn cut<T: Copy>(values: &[T], components: usize, plane: usize, s: &Slab) -> Vec<T> {
+    let n = values.len() / components;
+    (0..components)
+        .flat_map(|c| values[c * n + s.start * plane..c * n + s.end * plane].iter().copied())
+        .collect()
+}
+
+/// The whole grid's fields on rank 0 from each rank's (each field's values are its points in
+/// grid order, so the ranks' parts follow one another); the rank's own fields elsewhere.
+pub fn gather_fields(ranks: &dyn Ranks, fields: Vec<Field>) -> Vec<Field> {
+    if ranks.size() == 1 {
+        return fields;
+    }
+    fields
+        .into_iter()
+        .map(|f| {
+            let all = ranks.gather(&to_bytes(&f.values));
+            if ranks.rank() == 0 {
+                Field { values: from_bytes(&all), ..f }
+            } else {
+                f
+            }
+        })
+        .collect()
+}
+
+/// A state's components gathered on rank 0 from each rank's share of each (given as bytes,
+/// component after component), joined component after component: the whole grid's state.
+pub fn gather_components(ranks: &dyn Ranks, components: Vec<Vec<u8>>) -> Vec<u8> {
+    if ranks.size() == 1 {
+        return components.concat();
+    }
+    components.iter().flat_map(|c| ranks.gather(c)).collect()
+}
+
+/// Named totals summed over the ranks.
+pub fn sum_totals(ranks: &dyn Ranks, local: Vec<(String, f64)>) -> Vec<(String, f64)> {
+    let sums = ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
+    local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect()
+}
+
+/// The block of one part in the whole grid, for summary.json (`decomposition`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Block {
+    pub rank: usize,
+    /// The device of the part, counted on its rank's machine (None on the CPU).
+    pub device: Option<usize>,
+    /// First and one-past-last stored value per axis.
+    pub lo: [usize; 3],
+    pub hi: [usize; 3],
+    pub cells: usize,
+}
+
+/// Every part's block when a grid of `whole` values per axis splits into `total` slabs along
+/// `axis`, `per_rank` parts a rank (one a device where `devices`).
+pub fn blocks(whole: [usize; 3], axis: usize, total: usize, per_rank: usize, devices: bool) -> Vec<Block> {
+    let plane: usize = (0..3).filter(|&a| a != axis).map(|a| whole[a]).product();
+    (0..total)
+        .map(|p| {
+            let s = Slab::of(whole[axis], p, total, 0).expect("a split that was made");
+            let (mut lo, mut hi) = ([0; 3], whole);
+            lo[axis] = s.start;
+            hi[axis] = s.end;
+            Block {
+                rank: p / per_rank,
+                device: devices.then_some(p % per_rank),
+                lo,
+                hi,
+                cells: s.rows() * plane,
+            }
+        })
+        .collect()
+}
+
+/// A part: the family's simulation of its planes, and the device it runs on.
+struct Part {
+    sim: Box<dyn Simulation + Send>,
+    split: Split,
+    dev: Option<Arc<Device>>,
+}
+
+/// Builds one part from its link (its planes and neighbours), its share of the whole initial
+/// values and its target.
+pub type BuildPart<'a> = dyn Fn(Link, &[f64], &Target) -> Result<Box<dyn Simulation + Send>> + Sync + 'a;
+
+/// The parts of this process of a grid `g` with boundaries `bc` split over every rank and
+/// `gpus` devices per rank (one part per rank on the CPU), built by `build` from the whole
+/// grid's initial interior values `initial` (`g.components` of them, one after another).
+pub fn decompose(
+    g: &StructuredGrid,
+    bc: &BoundarySet,
+    target: &Target,
+    gpus: usize,
+    initial: &[f64],
+    build: &BuildPart,
+) -> Result<Box<dyn Simulation>> {
+    let world = ranks::world();
+    let per_rank = if matches!(target, Target::Cpu) { 1 } else { gpus };
+    let total = world.size() * per_rank;
+    let first = world.rank() * per_rank;
+    let splits: Vec<Split> = (0..per_rank)
+        .map(|k| split(g, bc, first + k, total).map_err(SolverError::Other))
+        .collect::<Result<_>>()?;
+    let axis = splits[0].axis;
+    let plane: usize = (0..axis).map(|a| g.n[a]).product();
+    let devices: Vec<Option<Arc<Device>>> = match target {
+        Target::Cpu => vec![None],
+        Target::Cuda(dev) => (0..per_rank)
+            .map(|k| if k == 0 { Ok(dev.clone()) } else { Device::open(dev.ctx.ordinal() + k) })
+            .map(|d| d.map(Some))
+            .collect::<Result<_>>()?,
+    };
+    let comms = match target {
+        Target::Cuda(_) if total > 1 => {
+            let devs: Vec<Arc<Device>> = devices.iter().flatten().cloned().collect();
+            Some(Arc::new(Comms::new(world, &devs, first, total)?))
+        }
+        _ => None,
+    };
+    let links: Vec<Link> = splits
+        .iter()
+        .enumerate()
+        .map(|(k, &split)| Link {
+            split,
+            device: comms.as_ref().map(|c| (c.clone(), k)),
+        })
+        .collect();
+    // The parts are built side by side (a device's part uploads while the next builds).
+    let built: Vec<Result<Box<dyn Simulation + Send>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = links
+            .iter()
+            .zip(&devices)
+            .map(|(link, dev)| {
+                let values = cut(initial, g.components, plane, &link.split.slab);
+                scope.spawn(move || {
+                    let target = match dev {
+                        Some(d) => {
+                            d.ctx.bind_to_thread()?;
+                            Target::Cuda(d.clone())
+                        }
+                        None => Target::Cpu,
+                    };
+                    build(link.clone(), &values, &target)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a part's build panicked")).collect()
+    });
+    let mut parts = Vec::with_capacity(built.len());
+    for ((sim, split), dev) in built.into_iter().zip(splits).zip(devices) {
+        parts.push(Part { sim: sim?, split, dev });
+    }
+    Ok(Box::new(Decomposed {
+        parts,
+        ranks: world,
+        components: g.components,
+        plane,
+        whole: g.n,
+        per_rank,
+        target_is_cuda: matches!(target, Target::Cuda(_)),
+    }))
+}
+
+/// The parts of this process of a decomposed grid, stepped together as one simulation.
+pub struct Decomposed {
+    parts: Vec<Part>,
+    ranks: &'static dyn Ranks,
+    /// Components of the state, values per plane of the split axis, the whole grid's values
+    /// per axis, parts per rank.
+    components: usize,
+    plane: usize,
+    whole: [usize; 3],
+    per_rank: usize,
+    target_is_cuda: bool,
+}
+
+impl Decomposed {
+    /// `f` on every part, side by side (one thread a device: each drives its device, and the
+    /// exchanges between devices need every part to take part at once).
+    fn each<T: Send>(&mut self, f: impl Fn(usize, &mut (dyn Simulation + Send)) -> Result<T> + Sync) -> Result<Vec<T>> {
+        if self.parts.len() == 1 {
+            return Ok(vec![f(0, self.parts[0].sim.as_mut())?]);
+        }
+        let f = &f;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .parts
+                .iter_mut()
+                .enumerate()
+                .map(|(k, p)| {
+                    scope.spawn(move || {
+                        if let Some(d) = &p.dev {
+                            d.ctx.bind_to_thread()?;
+                        }
+                        f(k, p.sim.as_mut())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a part panicked")).collect()
+        })
+    }
+
+    /// Byte buffers per part of `components` equal pieces each, joined piece by piece: the
+    /// process's values of each component, one after another.
+    fn join_components(&self, per_part: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+        (0..self.components)
+            .map(|c| {
+                per_part
+                    .iter()
+                    .flat_map(|b| {
+                        let n = b.len() / self.components;
+                        b[c * n..(c + 1) * n].to_vec()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+impl Simulation for Decomposed {
+    fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
+        let mine = self.each(|_, s| s.stable_dt(cfl))?.into_iter().fold(f64::INFINITY, f64::min);
+        Ok(-self.ranks.max(-mine))
+    }
+
+    fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
+        self.each(|_, s| s.step(clock, dt)).map(|_| ())
+    }
+
+    /// The first unsound part (in grid order), named with its planes; every rank stops.
+    fn health(&mut self) -> Result<Option<Unhealthy>> {
+        let found = self.each(|_, s| s.health())?;
+        let names = ["x", "y", "z"];
+        let mine = found.into_iter().zip(&self.parts).find_map(|(h, p)| {
+            h.map(|h| {
+                let s = &p.split.slab;
+                let what = format!(
+                    "{} (in the part of planes {}..{} along {}, counted in that part; rank {})",
+                    h.what,
+                    s.start,
+                    s.end,
+                    names[p.split.axis],
+                    self.ranks.rank()
+                );
+                (h.field, what)
+            })
+        });
+        if self.ranks.size() == 1 {
+            return Ok(mine.map(|(field, what)| Unhealthy { field, what }));
+        }
+        // Every rank learns whether any is unsound; rank 0 also what the first one says.
+        let text = mine.map(|(f, w)| format!("{f}\n{w}")).unwrap_or_default();
+        let mut fixed = text.into_bytes();
+        fixed.resize(1024, 0);
+        let any = self.ranks.max(f64::from(u8::from(fixed[0] != 0)));
+        if any == 0.0 {
+            return Ok(None);
+        }
+        let all = self.ranks.gather(&fixed);
+        let first = all.chunks(1024).find(|c| c[0] != 0).map(|c| {
+            let t = String::from_utf8_lossy(c).trim_end_matches('\0').to_string();
+            let (f, w) = t.split_once('\n').unwrap_or(("state", &t));
+            Unhealthy {
+                field: f.into(),
+                what: w.into(),
+            }
+        });
+        Ok(Some(first.unwrap_or(Unhealthy {
+            field: "state".into(),
+            what: "unsound on another rank (rank 0 names it)".into(),
+        })))
+    }
+
+    /// The whole grid's fields on rank 0 (the parts' values one after another), each rank's own
+    /// elsewhere.
+    fn fields(&mut self, clock: &Clock) -> Result<Vec<Field>> {
+        let per_part = self.each(|_, s| s.fields(clock))?;
+        let mut fields = per_part[0].clone();
+        for (i, f) in fields.iter_mut().enumerate() {
+            f.values = per_part.iter().flat_map(|p| p[i].values.iter().copied()).collect();
+        }
+        Ok(gather_fields(self.ranks, fields))
+    }
+
+    /// The whole interior state on rank 0 (component after component), as one run's.
+    fn save_state(&mut self) -> Result<Vec<u8>> {
+        let per_part = self.each(|_, s| s.save_state())?;
+        Ok(gather_components(self.ranks, self.join_components(per_part)))
+    }
+
+    /// Each part's planes of the whole state (every rank reads the whole checkpoint): a state
+    /// saved on any number of parts loads on any other.
+    fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
+        let values = self.components * self.plane * self.whole[self.parts[0].split.axis];
+        let per_plane = self.plane * bytes.len() / values.max(1);
+        let mine: Vec<Vec<u8>> = self
+            .parts
+            .iter()
+            .map(|p| cut(bytes, self.components, per_plane, &p.split.slab))
+            .collect();
+        let mine = &mine;
+        self.each(|k, s| s.load_state(&mine[k])).map(|_| ())
+    }
+
+    /// `cell` of the whole grid (x fastest) on the part that holds it.
+    fn inject_nan(&mut self, cell: usize) -> Result<bool> {
+        let at = cell / self.plane;
+        for p in &mut self.parts {
+            let s = &p.split.slab;
+            if (s.start..s.end).contains(&at) {
+                return p.sim.inject_nan(cell - s.start * self.plane);
+            }
+        }
+        Ok(false)
+    }
+
+    fn bytes_per_step(&self) -> f64 {
+        self.parts.iter().map(|p| p.sim.bytes_per_step()).sum()
+    }
+
+    fn variant(&self) -> String {
+        self.parts[0].sim.variant()
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.each(|_, s| s.sync()).map(|_| ())
+    }
+
+    /// Each named total summed over the parts and the ranks.
+    fn totals(&mut self) -> Result<Vec<(String, f64)>> {
+        let per_part = self.each(|_, s| s.totals())?;
+        let mut sums = per_part[0].clone();
+        for (i, t) in sums.iter_mut().enumerate() {
+            t.1 = per_part.iter().map(|p| p[i].1).sum();
+        }
+        Ok(sum_totals(self.ranks, sums))
+    }
+
+    fn decomposition(&self) -> Option<Vec<Block>> {
+        let axis = self.parts[0].split.axis;
+        Some(blocks(self.whole, axis, self.parts[0].split.slab.size, self.per_rank, self.target_is_cuda))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::GridSpec;
+    use crate::output::Centring;
+
+    fn grid(cells: [usize; 3], halo: [usize; 3], bc: &BoundarySet) -> StructuredGrid {
+        let spec = GridSpec {
+            cells,
+            origin: [1.0, 2.0, 3.0],
+            extent: [1.0, 2.0, 4.0],
+        };
+        StructuredGrid::new(&spec, Centring::Cell, bc, halo, 2).aligned_for(8)
+    }
+
+    /// The outermost axis with values splits; parts cover it once and are refused when thinner
+    /// than their halo; a part's cells sit where the whole grid's do; the owned and ghost planes
+    /// are the ones the stencils read.
+    #[test]
+    fn parts_split_the_outermost_axis_into_planes_the_halo_can_reach() {
+        let bc = BoundarySet::periodic();
+        let g = grid([6, 5, 10], [2, 2, 2], &bc);
+        assert_eq!(split_axis(&g), 2);
+        assert_eq!(split_axis(&grid([6, 5, 1], [2, 2, 0], &bc)), 1);
+        assert_eq!(split_axis(&grid([6, 1, 1], [2, 0, 0], &bc)), 0);
+        let splits: Vec<Split> = (0..3).map(|p| split(&g, &bc, p, 3).unwrap()).collect();
+        assert_eq!(splits.iter().map(|s| s.slab.rows()).collect::<Vec<_>>(), [4, 3, 3]);
+        assert!(splits.iter().all(|s| s.ring));
+        let e = split(&g, &bc, 0, 6).unwrap_err();
+        assert!(e.contains("use at most 5 GPUs and ranks"), "{e}");
+
+        let part = g.part(&splits[1]);
+        assert_eq!(part.n, [6, 5, 3]);
+        assert_eq!(part.coord(2, 3, 0), g.coord(2, 3, 4));
+        let pbc = part_bc(&bc, &splits[1]);
+        assert_eq!(pbc.faces[2], [FaceBc::Neighbour, FaceBc::Neighbour]);
+        assert_eq!(pbc.faces[0], [FaceBc::Periodic, FaceBc::Periodic]);
+
+        let [(low, low_ghost), (high, high_ghost)] = plane_ranges(&part, &splits[1]);
+        let inside = |r: &std::ops::Range<usize>, i: isize, j: isize, k: isize| r.contains(&part.at(i, j, k));
+        assert!(inside(&low, 0, 0, 0) && inside(&low, 5, 4, 1) && !inside(&low, 0, 0, 2));
+        assert!(inside(&low_ghost, 0, 0, -2) && inside(&low_ghost, 5, 4, -1));
+        assert!(inside(&high, 0, 0, 1) && inside(&high, 5, 4, 2));
+        assert!(inside(&high_ghost, 0, 0, 3) && inside(&high_ghost, 5, 4, 4));
+        assert_eq!(low.len(), low_ghost.len());
+
+        // Cut and rejoined, the parts' values are the whole grid's.
+        let whole: Vec<u32> = (0..2 * 6 * 5 * 10).collect();
+        let pieces: Vec<Vec<u32>> = splits.iter().map(|s| cut(&whole, 2, 30, &s.slab)).collect();
+        let joined: Vec<u32> = (0..2)
+            .flat_map(|c| pieces.iter().flat_map(move |p| p[c * p.len() / 2..(c + 1) * p.len() / 2].to_vec()))
+            .collect();
+        assert_eq!(joined, whole);
+        let b = blocks([6, 5, 10], 2, 3, 1, false);
+        assert_eq!((b[1].lo, b[1].hi, b[1].cells), ([0, 0, 4], [6, 5, 7], 90));
+    }
+}

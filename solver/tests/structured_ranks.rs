@@ -1,0 +1,157 @@
+//! Euler and heat split over MPI ranks by the grid layer (`grid::parts`, CPU backend, `mpirun
+//! -np 2` and `-np 4`): every template's output files equal the single-rank run's byte for byte
+//! (the ranks take the same global steps and every cell the same arithmetic: MUSCL-Hancock and
+//! PLM + SSP-RK3 with each Riemann solver, gravity and hydrostatic walls, periodic split axes
+//! joined in a ring, the heat stencil's Dirichlet and periodic faces); summary.json lists each
+//! rank's block; a checkpoint written by 2 ranks restarts on 4; a rank count the grid cannot
+//! share is refused (exit 2, nothing written), and so is a family that does not decompose.
+//! Needs the `mpi` feature and Open MPI's `mpirun` (scripts/setup.sh installs both); skipped
+//! with a message otherwise, except under CI.
+
+mod common;
+
+use common::mpi::{assert_same_files, available, run, solver_run};
+use common::{summary, vti_files, write_template};
+
+/// Every Euler and heat template, on grids small enough for 2 CI cores, split 2 and 4 ways
+/// along its outermost axis (x in 1D, y in 2D, z in 3D).
+const CASES: &[(&str, &[&str])] = &[
+    ("euler-toro-1", &[]),
+    ("euler-toro-2", &[]),
+    ("euler-toro-3", &[]),
+    ("euler-toro-4", &[]),
+    ("euler-toro-5", &["euler.scheme=\"plm-rk3\"", "euler.riemann=\"hllc\""]),
+    ("euler-toro-1", &["euler.riemann=\"hll\"", "euler.boundary.x=\"periodic\""]),
+    ("euler-density-wave", &["grid.dims=[32,32,1]"]),
+    ("euler-density-wave", &["grid.dims=[32,32,1]", "euler.scheme=\"plm-rk3\""]),
+    ("euler-riemann-2d", &["grid.dims=[48,48,1]", "euler.riemann=\"hllc\""]),
+    ("euler-rt-2d", &["grid.dims=[16,48,1]", "time.end_time=0.5"]),
+    ("euler-rt-3d", &["grid.dims=[8,8,24]", "time.end_time=0.5"]),
+    ("euler-rt-3d-multimode", &["grid.dims=[8,8,24]", "time.end_time=0.5"]),
+    (
+        "euler-toro-1",
+        &["grid.dims=[6,5,40]", "euler.initial.axis=2", "euler.boundary.z=\"periodic\""],
+    ),
+    ("heat-benchmark", &["grid.dims=[16,15,16]", "time.steps=40", "output.every=20"]),
+    (
+        "heat-benchmark",
+        &[
+            "grid.dims=[12,12,17]",
+            "time.steps=30",
+            "output.every=15",
+            "heat.boundary={x={dirichlet=[0.5,2.0]}, y=\"periodic\", z={dirichlet=[1.0,0.0]}}",
+        ],
+    ),
+    ("heat-gaussian", &["grid.dims=[9,64,16]"]),
+    ("heat-erfc", &["grid.dims=[9,32,16]"]),
+    ("heat-decay", &["grid.dims=[10,10,16]"]),
+];
+
+#[test]
+fn every_euler_and_heat_template_split_over_ranks_writes_the_single_ranks_bytes() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (k, (template, sets)) in CASES.iter().enumerate() {
+        let case = write_template(dir.path(), template);
+        let one = dir.path().join(format!("one-{k}"));
+        run(1, &case, &one, sets);
+        assert!(summary(&one).get("decomposition").is_none(), "one rank runs the whole grid");
+        for ranks in [2, 4] {
+            let many = dir.path().join(format!("ranks{ranks}-{k}"));
+            run(ranks, &case, &many, sets);
+            assert_same_files(&one, &many);
+            // Each rank's block, in order, covering the grid's values once.
+            let s = summary(&many);
+            let blocks = s["decomposition"].as_array().expect("decomposition");
+            assert_eq!(blocks.len(), ranks, "{template}");
+            let cells: u64 = blocks.iter().map(|b| b["cells"].as_u64().unwrap()).sum();
+            let whole: u64 = s["points"]
+                .as_array()
+                .or(s["grid"].as_array())
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .product();
+            assert_eq!(cells, whole, "{template}: {blocks:?}");
+            for (r, b) in blocks.iter().enumerate() {
+                assert_eq!(b["rank"], r, "{template}");
+            }
+            println!(
+                "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",
+                vti_files(&many).len()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_checkpoint_of_two_ranks_restarts_on_four() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let every = "output.checkpoint_every=1";
+    let cases: [(&str, [&str; 2], &str, &str); 2] = [
+        (
+            "euler-rt-3d",
+            ["grid.dims=[8,8,24]", "output.interval=0.25"],
+            "time.end_time=0.5",
+            "time.end_time=1.0",
+        ),
+        (
+            "heat-benchmark",
+            ["grid.dims=[16,15,16]", "output.every=10"],
+            "time.steps=20",
+            "time.steps=40",
+        ),
+    ];
+    for (template, [dims, output], half, end) in cases {
+        let case = write_template(dir.path(), template);
+        let (whole, split) = (dir.path().join(format!("whole-{template}")), dir.path().join(format!("split-{template}")));
+        run(1, &case, &whole, &[dims, output, end, every]);
+        run(2, &case, &split, &[dims, output, half, every]);
+        let o = solver_run(4, &case, &split, &[dims, output, end, every], &["--restart"]);
+        assert!(o.status.success(), "{template}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_same_files(&whole, &split);
+    }
+}
+
+#[test]
+fn a_rank_count_the_grid_cannot_share_is_refused() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (template, sets, needle) in [
+        ("euler-toro-1", &["grid.dims=[6,1,1]"][..], "use at most 3 GPUs and ranks"),
+        ("heat-decay", &["grid.dims=[10,10,12]"][..], "each needs at least 4"),
+    ] {
+        let case = write_template(dir.path(), template);
+        let out = dir.path().join(format!("out-{template}"));
+        let o = solver_run(4, &case, &out, sets, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{template}: {err}");
+        assert!(err.contains("grid.dims") && err.contains(needle), "{template}: {err}");
+        assert!(!out.exists(), "{template}: nothing is written");
+    }
+}
+
+/// `mpirun -np 2 solver run` of a family that does not decompose (the tetrahedral ones):
+/// refused (exit 2, saying so, before anything is written) instead of each rank computing the
+/// whole case.
+#[test]
+fn families_that_do_not_decompose_refuse_several_ranks() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let case = write_template(dir.path(), "dfg-2d-2");
+    let out = dir.path().join("dfg");
+    let o = solver_run(2, &case, &out, &[], &[]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("does not decompose across ranks") && e.contains("2 ranks"), "{e}");
+    assert!(!out.join("summary.json").exists(), "it ran");
+}
