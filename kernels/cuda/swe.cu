@@ -195,60 +195,61 @@ __device__ __forceinline__ void step_ratios(const SweParams& s, double dt, REAL 
 __device__ __forceinline__ bool share_source(const SweParams& s, int& i, int& j) {
     const int nx = s.g.n[0], ny = s.g.n[1];
     if (i < 0 || i >= nx) {
-        if (s.faces[i >= nx ? 1 : 0] != 1) return false;
+        if ((i >= nx ? s.faces[1] : s.faces[0]) != 1) return false;
         i = ((i % nx) + nx) % nx;
     }
     if (j < 0 || j >= ny) {
-        const int f = s.faces[2 + (j >= ny ? 1 : 0)];
+        const int f = j >= ny ? s.faces[3] : s.faces[2];
         if (f == 1) j = ((j % ny) + ny) % ny;
         else if (f != 2) return false;
     }
     return true;
 }
 
-// The donors' shares (cpu.rs, `shares`) of rows row0..row_end, x ghosts included, into theta,
-// for the clock's step: one thread a cell.
-extern "C" __global__ void swe_shares(SweParams s, const REAL* __restrict__ w, const REAL* __restrict__ bed,
-    REAL* __restrict__ theta, const double* __restrict__ clock, int row0, int row_end) {
-    const double dt = clock[CLOCK_DT];
-    if (!(dt > 0.0)) return;
-    const int width = s.g.n[0] + 2;
-    const u64 t = blockIdx.x * (u64)blockDim.x + threadIdx.x;
-    if (t >= (u64)width * (u64)(row_end - row0)) return;
-    const int i0 = (int)(t % width) - 1, j0 = row0 + (int)(t / width);
-    int i = i0, j = j0;
-    REAL value = (REAL)1;
-    if (share_source(s, i, j)) {
-        REAL lam[2];
-        step_ratios(s, dt, lam);
-        REAL phi[2][2] = {{0, 0}, {0, 0}}, fm[4], fp[4];
-        const CellState me = cell_state(s, w, bed, grid_at(s.g, i, j, 0));
-        for (int a = 0; a < 2; ++a) {
-            if (!((s.active >> a) & 1)) continue;
-            const int di = a == 0 ? 1 : 0, dj = a == 0 ? 0 : 1;
-            const CellState below = cell_state(s, w, bed, grid_at(s.g, i - di, j - dj, 0));
-            const CellState above = cell_state(s, w, bed, grid_at(s.g, i + di, j + dj, 0));
-            phi[a][0] = edge(below, me, a, s.grav, s.dry, fm, fp);
-            phi[a][1] = edge(me, above, a, s.grav, s.dry, fm, fp);
-        }
-        const REAL out = outflow(phi, lam);
-        value = out > me.w[0] ? me.w[0] / out : (REAL)1;
+// The share of the cell at (i, j) (cpu.rs, `share`: all its outflow if it holds that much
+// water, else h / outflow), its edges solved from the state in global memory: the step
+// kernel's way for a periodic ghost, whose share is that of the cell it copies.
+#ifdef SWE_SHARE_NOINLINE
+__device__ __noinline__
+#else
+__device__ __forceinline__
+#endif
+REAL share_at(const SweParams& s, const REAL* __restrict__ w, const REAL* __restrict__ bed,
+    int i, int j, const REAL* lam) {
+    REAL phi[2][2] = {{0, 0}, {0, 0}}, fm[4], fp[4];
+    const CellState me = cell_state(s, w, bed, grid_at(s.g, i, j, 0));
+#pragma unroll
+    for (int a = 0; a < 2; ++a) {
+        if (!((s.active >> a) & 1)) continue;
+        const int di = a == 0 ? 1 : 0, dj = a == 0 ? 0 : 1;
+        const CellState below = cell_state(s, w, bed, grid_at(s.g, i - di, j - dj, 0));
+        const CellState above = cell_state(s, w, bed, grid_at(s.g, i + di, j + dj, 0));
+        phi[a][0] = edge(below, me, a, s.grav, s.dry, fm, fp);
+        phi[a][1] = edge(me, above, a, s.grav, s.dry, fm, fp);
     }
-    theta[grid_at(s.g, i0, j0, 0)] = value;
+    const REAL out = outflow(phi, lam);
+    return out > me.w[0] ? me.w[0] / out : (REAL)1;
 }
 
-// The wave-speed rate of the state at p: sum over active axes of (|u_a| + sqrt(g h)) / h_a; 0
-// in dry cells (cpu.rs, stable_dt).
-__device__ __forceinline__ double cell_rate(const SweParams& s, const REAL* w, u64 p) {
-    const double h = (double)w[p];
+// The wave-speed rate of a state (h, q_x, q_y): sum over active axes of (|u_a| + sqrt(g h)) /
+// h_a; 0 in dry cells (cpu.rs, stable_dt).
+__device__ __forceinline__ double state_rate(const SweParams& s, REAL depth, const REAL* q) {
+    const double h = (double)depth;
     if (h <= s.dry_d) return 0.0;
     const double c = sqrt(s.gravity * h);
     double sum = 0.0;
+#pragma unroll
     for (int a = 0; a < 2; ++a) {
         if (!((s.active >> a) & 1)) continue;
-        sum = sum + (fabs((double)w[(1 + a) * s.g.cstride + p] / h) + c) / s.h[a];
+        sum = sum + (fabs((double)q[a] / h) + c) / s.h[a];
     }
     return sum;
+}
+
+// The rate of the state at p.
+__device__ __forceinline__ double cell_rate(const SweParams& s, const REAL* w, u64 p) {
+    const REAL q[2] = {w[s.g.cstride + p], w[2 * s.g.cstride + p]};
+    return state_rate(s, w[p], q);
 }
 
 // Fold a non-negative double into *slot by atomic maximum (non-negative doubles order as
@@ -266,6 +267,44 @@ __device__ __forceinline__ void block_max_into(double m, u64* slot) {
     }
 }
 
+// The step's rate (non-negative) and the concentration's bounds (hC / h and -hC / h, floored
+// at 0: cpu.rs) folded into *rate, bounds[0], bounds[1] as block_max_into does, all three in
+// one pass (the bounds as REAL: converting to double keeps their order, so the maximum is the
+// same).
+__device__ __forceinline__ void block_fold(double r, REAL c_max, REAL c_below, u64* rate, u64* bounds) {
+    __shared__ double sr[32];
+    __shared__ REAL sc[2][32];
+    for (int o = 16; o > 0; o >>= 1) {
+        r = fmax(r, __shfl_down_sync(0xffffffffu, r, o));
+        c_max = fmax(c_max, __shfl_down_sync(0xffffffffu, c_max, o));
+        c_below = fmax(c_below, __shfl_down_sync(0xffffffffu, c_below, o));
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+        sr[warp] = r;
+        sc[0][warp] = c_max;
+        sc[1][warp] = c_below;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        const bool in = lane < (int)(blockDim.x >> 5);
+        r = in ? sr[lane] : 0.0;
+        c_max = in ? sc[0][lane] : (REAL)0;
+        c_below = in ? sc[1][lane] : (REAL)0;
+        for (int o = 16; o > 0; o >>= 1) {
+            r = fmax(r, __shfl_down_sync(0xffffffffu, r, o));
+            c_max = fmax(c_max, __shfl_down_sync(0xffffffffu, c_max, o));
+            c_below = fmax(c_below, __shfl_down_sync(0xffffffffu, c_below, o));
+        }
+        if (lane == 0) {
+            const double bound[2] = {(double)c_max, (double)c_below};
+            if (r != 0.0) atomicMax(rate, (u64)__double_as_longlong(r));
+            if (bound[0] != 0.0) atomicMax(&bounds[0], (u64)__double_as_longlong(bound[0]));
+            if (bound[1] != 0.0) atomicMax(&bounds[1], (u64)__double_as_longlong(bound[1]));
+        }
+    }
+}
+
 // The rate of the current state, folded into *rate (the start of a batch, or stable_dt).
 extern "C" __global__ void swe_rate(SweParams s, const REAL* __restrict__ w, u64* rate) {
     const u64 points = (u64)s.g.n[0] * s.g.n[1];
@@ -273,34 +312,49 @@ extern "C" __global__ void swe_rate(SweParams s, const REAL* __restrict__ w, u64
     block_max_into(q < points ? cell_rate(s, w, cell_at(s.g, q)) : 0.0, rate);
 }
 
-// The step kernel's tile: TX x TY cells (TY smaller in double precision, for shared memory),
-// one thread a cell.
-#define TX 32
-constexpr int TY = sizeof(REAL) == 4 ? 8 : 4;
+// The step kernel's tile: TX x TY cells (32 x 8, 16 x 8 in double precision, for shared
+// memory), one thread a cell; SWE_TX, SWE_TY set them (cuda.rs launches TX * TY threads a
+// block).
+#ifndef SWE_TX
+#define SWE_TX (sizeof(REAL) == 4 ? 32 : 16)
+#endif
+constexpr int TX = SWE_TX;
+#ifndef SWE_TY
+#define SWE_TY 8
+#endif
+constexpr int TY = SWE_TY;
+// Blocks an SM should hold at once (registers capped to fit them: 48 in single precision, 72
+// in double, no spills; measured faster than the compiler's own choice of 56 and 82).
+#ifndef SWE_MINB
+#define SWE_MINB (sizeof(REAL) == 4 ? 5 : 7)
+#endif
 
 // One step of clock[CLOCK_DT] from w (ghosts filled) into out, and the rate of what it wrote
-// folded into *rate. A block loads its tile of cells and one ring of neighbours once, computes
-// each edge once into shared memory, then updates its cells as cpu.rs does (x edges, then y,
-// each cell's lower edge before its upper one). With no step to take (dt = 0) the state is
-// copied as it is.
+// folded into *rate. The water and the pollutant move with the edges' mass fluxes at the
+// donors' shares (`transport`), and a cell's share depends on its four edges, so a block
+// finds the shares of its tile's cells and of the ring of cells beside them (cpu.rs, `shares`)
+// itself: it loads its tile and two rings of neighbours (not the far corners) once, solves each
+// edge of those cells once into shared memory (the momentum's contributions of its own cells'
+// edges kept), finds the shares, then updates its cells as cpu.rs does (x edges, then y, each
+// cell's lower edge before its upper one). Each edge is solved once a step in the block (the
+// ring's, beside other tiles, once more there); the values are those of the CPU's `shares` and
+// `update`. With no step to take (dt = 0) the state is copied as it is.
 // The rows row0..row_end are updated, tiled from row0: the owned rows 0..n[1], or with
 // ghost-cell expansion also ghost rows beside other slabs (negative, or from n[1]), which a
-// slab updates again as their owner does (cuda.rs, `tile_plan`; the ring the tiles read stays
-// inside the halo). Tile rows first_row + blockIdx.y * row_step: a decomposed run updates the
-// rows beside other ranks apart (the first and the last, row_step apart), once their ghost rows
-// have arrived. Only owned cells count towards the clipped water and the rate.
-// The water and the pollutant move with the edges' mass fluxes at the donors' shares `theta`
-// (swe_shares, for these rows and the ring around them: `transport`); what crosses the grid's
-// faces in owned cells is added to ledger[4] (water in, out, pollutant in, out: cpu.rs,
-// `crossing`).
-extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const REAL* __restrict__ w,
+// slab updates again as their owner does (cuda.rs, `tile_plan`; the two rings the tiles read
+// stay inside the halo: `slab::REACH`). Tile rows first_row + blockIdx.y * row_step: a
+// decomposed run could update the rows beside other ranks apart (the first and the last,
+// row_step apart), once their ghost rows have arrived. Only owned cells count towards the
+// clipped water and the rate. What crosses the grid's faces in owned cells is added to
+// ledger[4] (water in, out, pollutant in, out: cpu.rs, `crossing`).
+extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SweParams s, const REAL* __restrict__ w,
     const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped,
-    const REAL* __restrict__ theta, double* ledger, u64* bounds, int first_row, int row_step, int row0, int row_end) {
+    double* ledger, u64* bounds, int first_row, int row_step, int row0, int row_end) {
     const Layout& g = s.g;
     const int ti = threadIdx.x % TX, tj = threadIdx.x / TX;
     const int tile_row = first_row + (int)blockIdx.y * row_step;
-    const int j0 = row0 + tile_row * TY;  // the tile's first row
-    const int i = blockIdx.x * TX + ti, j = j0 + tj;
+    const int i0 = blockIdx.x * TX, j0 = row0 + tile_row * TY;  // the tile's first cell
+    const int i = i0 + ti, j = j0 + tj;
     const bool inside = i < g.n[0] && j < row_end;
     const bool owned = inside && j >= 0 && j < g.n[1];
     const u64 cs = g.cstride;
@@ -313,90 +367,141 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
         return;
     }
     const bool x_on = s.active & 1, y_on = (s.active >> 1) & 1;
-    __shared__ CellState cells[TY + 2][TX + 2];
-    // Edge contributions: [k][row][edge] to the cell below (F^-) and above (b - F^-), the
-    // momentum's (k = 1, 2); k = 0 of xm, ym: the edge's mass flux.
-    __shared__ REAL xm[3][TY][TX + 1], xp[3][TY][TX + 1];
-    __shared__ REAL ym[3][TY + 1][TX], yp[3][TY + 1][TX];
+    __shared__ REAL lam[2];  // one thread's (two divisions in double)
+    if (threadIdx.x == 0) step_ratios(s, dt, lam);
+    // Cells by their place (lx, ly) from the tile's first: the updated ones, those whose share
+    // the update reads (beside an updated one along an active axis), those stored (the ring's
+    // too: one ghost layer along x, the halo along y).
+    // Updated: [0, ux) x [0, uy); stored: [sx0, sx1] x [sy0, sy1].
+    const int ux = min(TX, g.n[0] - i0), uy = min(TY, row_end - j0), rx = x_on ? 1 : 0, ry = y_on ? 1 : 0;
+    const int sx0 = -1 - i0, sx1 = g.n[0] - i0, sy0 = -g.halo[1] - j0, sy1 = g.n[1] + g.halo[1] - 1 - j0;
+    auto shared_share = [=](int lx, int ly) {
+        return (lx >= 0 && lx < ux && ly >= -ry && ly < uy + ry) || (lx >= -rx && lx < ux + rx && ly >= 0 && ly < uy);
+    };
+    auto stored = [=](int lx, int ly) { return lx >= sx0 && lx <= sx1 && ly >= sy0 && ly <= sy1; };
+    // Both axes on, every cell updated, the two rings stored.
+    const bool full = x_on && y_on && ux == TX && uy == TY && sx0 <= -2 && sx1 >= TX + 1 && sy0 <= -2 && sy1 >= TY + 1;
+    // cells[ly + 2][lx + 2]; phi of the x edge left of (lx, ly) at xphi[ly + 1][lx + 1], of the
+    // y edge below it at yphi[ly + 1][lx + 1]; share of (lx, ly) at share[ly + 1][lx + 1].
+    __shared__ CellState cells[TY + 4][TX + 4];
+    __shared__ REAL xphi[TY + 2][TX + 3], yphi[TY + 3][TX + 2], share[TY + 2][TX + 2];
+    // The momentum's contributions (k = 0, 1: frame components 1, 2) of the edges of the tile's
+    // cells: [k][row][edge] to the cell below (F^-) and above (b - F^-).
+    __shared__ REAL xm[2][TY][TX + 1], xp[2][TY][TX + 1];
+    __shared__ REAL ym[2][TY + 1][TX], yp[2][TY + 1][TX];
+    for (int t = threadIdx.x; t < (TX + 4) * (TY + 4); t += blockDim.x) {
+        const int lx = t % (TX + 4) - 2, ly = t / (TX + 4) - 2;
+        const int ox = lx < 0 ? -lx : (lx >= TX ? lx - TX + 1 : 0), oy = ly < 0 ? -ly : (ly >= TY ? ly - TY + 1 : 0);
+        if (ox + oy <= 2 && stored(lx, ly)) cells[ly + 2][lx + 2] = cell_state(s, w, bed, grid_at(g, i0 + lx, j0 + ly, 0));
+    }
+    __syncthreads();
+    // The edges of the cells whose shares are found: x edges (TY + 2 rows of TX + 3), then y
+    // edges (TY + 3 rows of TX + 2), each from its cell below (lx, ly).
+    constexpr int NXE = (TY + 2) * (TX + 3), NYE = (TY + 3) * (TX + 2);
+    for (int e = threadIdx.x; e < NXE + NYE; e += blockDim.x) {
+        const int a = e < NXE ? 0 : 1;
+        const int r = a == 0 ? e : e - NXE, width = a == 0 ? TX + 3 : TX + 2;
+        const int ex = r % width, ey = r / width;
+        const int lx = a == 0 ? ex - 2 : ex - 1, ly = a == 0 ? ey - 1 : ey - 2;
+        const int hx = lx + (a == 0 ? 1 : 0), hy = ly + a;
+        // A full tile needs every edge but those of the far corners' cells.
+        const bool need = full ? (a == 0 ? (unsigned)(ey - 1) < (unsigned)TY || (unsigned)(ex - 1) <= (unsigned)TX
+                                         : (unsigned)(ex - 1) < (unsigned)TX || (unsigned)(ey - 1) <= (unsigned)TY)
+                               : (a == 0 ? x_on : y_on) && (shared_share(lx, ly) || shared_share(hx, hy)) && stored(lx, ly)
+                && stored(hx, hy);
+        if (!need) continue;
+        REAL fm[4], fp[4];
+        const REAL phi = edge(cells[ly + 2][lx + 2], cells[hy + 2][hx + 2], a, s.grav, s.dry, fm, fp);
+        if (a == 0) {
+            xphi[ey][ex] = phi;
+            if (ly >= 0 && ly < TY && hx >= 0 && hx <= TX) {
+                for (int k = 0; k < 2; ++k) {
+                    xm[k][ly][hx] = fm[k + 1];
+                    xp[k][ly][hx] = fp[k + 1];
+                }
+            }
+        } else {
+            yphi[ey][ex] = phi;
+            if (lx >= 0 && lx < TX && hy >= 0 && hy <= TY) {
+                for (int k = 0; k < 2; ++k) {
+                    ym[k][hy][lx] = fm[k + 1];
+                    yp[k][hy][lx] = fp[k + 1];
+                }
+            }
+        }
+    }
+    __syncthreads();
+    // The shares (cpu.rs, `shares`): 1 for the ghosts of the grid's faces, a periodic ghost's
+    // that of the cell it copies (found from global memory), the others' from their edges.
     for (int t = threadIdx.x; t < (TX + 2) * (TY + 2); t += blockDim.x) {
-        const int ci = blockIdx.x * TX + t % (TX + 2) - 1, cj = j0 + t / (TX + 2) - 1;
-        // The tile's ring reaches one ghost layer on active axes only.
-        if (ci >= -1 && ci <= g.n[0] && cj >= -g.halo[1] && cj < g.n[1] + g.halo[1])
-            cells[t / (TX + 2)][t % (TX + 2)] = cell_state(s, w, bed, grid_at(g, ci, cj, 0));
+        const int lx = t % (TX + 2) - 1, ly = t / (TX + 2) - 1;
+        if (!shared_share(lx, ly)) continue;
+        int si = i0 + lx, sj = j0 + ly;
+        REAL value = (REAL)1;
+        if (share_source(s, si, sj)) {
+            if (si == i0 + lx && sj == j0 + ly) {
+                REAL phi[2][2] = {{0, 0}, {0, 0}};
+                if (x_on) {
+                    phi[0][0] = xphi[ly + 1][lx + 1];
+                    phi[0][1] = xphi[ly + 1][lx + 2];
+                }
+                if (y_on) {
+                    phi[1][0] = yphi[ly + 1][lx + 1];
+                    phi[1][1] = yphi[ly + 2][lx + 1];
+                }
+                const REAL flow = outflow(phi, lam), h = cells[ly + 2][lx + 2].w[0];
+                value = flow > h ? h / flow : (REAL)1;
+            } else {
+                value = share_at(s, w, bed, si, sj, lam);
+            }
+        }
+        share[ly + 1][lx + 1] = value;
     }
     __syncthreads();
-    if (x_on) {
-        for (int e = threadIdx.x; e < (TX + 1) * TY; e += blockDim.x) {
-            const int ex = e % (TX + 1), ey = e / (TX + 1);
-            const int ci = blockIdx.x * TX + ex, cj = j0 + ey;  // the cell above the edge
-            if (ci > g.n[0] || cj >= row_end) continue;
-            REAL fm[4], fp[4];
-            const REAL phi = edge(cells[ey + 1][ex], cells[ey + 1][ex + 1], 0, s.grav, s.dry, fm, fp);
-            for (int k = 1; k < 3; ++k) {
-                xm[k][ey][ex] = fm[k];
-                xp[k][ey][ex] = fp[k];
-            }
-            xm[0][ey][ex] = phi;
-        }
-    }
-    if (y_on) {
-        for (int e = threadIdx.x; e < TX * (TY + 1); e += blockDim.x) {
-            const int ex = e % TX, ey = e / TX;
-            const int ci = blockIdx.x * TX + ex, cj = j0 + ey;
-            if (ci >= g.n[0] || cj > row_end) continue;
-            REAL fm[4], fp[4];
-            const REAL phi = edge(cells[ey][ex + 1], cells[ey + 1][ex + 1], 1, s.grav, s.dry, fm, fp);
-            for (int k = 1; k < 3; ++k) {
-                ym[k][ey][ex] = fm[k];
-                yp[k][ey][ex] = fp[k];
-            }
-            ym[0][ey][ex] = phi;
-        }
-    }
-    __syncthreads();
-    double r = 0.0, c_max = 0.0, c_below = 0.0;
+    double r = 0.0;
+    REAL c_max = (REAL)0, c_below = (REAL)0;
     if (inside) {
         const u64 p = grid_at(g, i, j, 0);
-        const CellState& me = cells[tj + 1][ti + 1];
+        const CellState& me = cells[tj + 2][ti + 2];
         REAL v[4] = {me.w[0], me.w[1], me.w[2], me.w[3]};
-        REAL lam[2];
-        step_ratios(s, dt, lam);
         REAL phi[2][2] = {{0, 0}, {0, 0}}, th[2][2] = {{0, 0}, {0, 0}}, conc[2][2] = {{0, 0}, {0, 0}};
-        const REAL theta_p = theta[p];
+        const REAL theta_p = share[tj + 1][ti + 1];
         if (x_on) {
             // Frame (h, q_x, q_y) is the cell's own order along x; each edge's contributions
             // times its donor's share (cpu.rs, `edge_shares`: 1 unless the donor gives all).
             const REAL ratio = lam[0];
-            phi[0][0] = xm[0][tj][ti];
-            phi[0][1] = xm[0][tj][ti + 1];
-            th[0][0] = theta[grid_at(g, i - 1, j, 0)];
-            th[0][1] = theta[grid_at(g, i + 1, j, 0)];
-            conc[0][0] = cells[tj + 1][ti].conc;
-            conc[0][1] = cells[tj + 1][ti + 2].conc;
+            phi[0][0] = xphi[tj + 1][ti + 1];
+            phi[0][1] = xphi[tj + 1][ti + 2];
+            th[0][0] = share[tj + 1][ti];
+            th[0][1] = share[tj + 1][ti + 2];
+            conc[0][0] = cells[tj + 2][ti + 1].conc;
+            conc[0][1] = cells[tj + 2][ti + 3].conc;
             REAL t[2];
             edge_shares(phi[0], th[0][0], theta_p, th[0][1], t);
 #pragma unroll
-            for (int k = 1; k < 3; ++k) v[k] = v[k] - ratio * (t[0] * xp[k][tj][ti] + t[1] * xm[k][tj][ti + 1]);
+            for (int k = 1; k < 3; ++k) v[k] = v[k] - ratio * (t[0] * xp[k - 1][tj][ti] + t[1] * xm[k - 1][tj][ti + 1]);
         }
         if (y_on) {
             // Frame (h, q_y, q_x): components 1 and 2 swap back.
             const REAL ratio = lam[1];
-            phi[1][0] = ym[0][tj][ti];
-            phi[1][1] = ym[0][tj + 1][ti];
-            th[1][0] = theta[grid_at(g, i, j - 1, 0)];
-            th[1][1] = theta[grid_at(g, i, j + 1, 0)];
-            conc[1][0] = cells[tj][ti + 1].conc;
-            conc[1][1] = cells[tj + 2][ti + 1].conc;
+            phi[1][0] = yphi[tj + 1][ti + 1];
+            phi[1][1] = yphi[tj + 2][ti + 1];
+            th[1][0] = share[tj][ti + 1];
+            th[1][1] = share[tj + 2][ti + 1];
+            conc[1][0] = cells[tj + 1][ti + 2].conc;
+            conc[1][1] = cells[tj + 3][ti + 2].conc;
             REAL t[2];
             edge_shares(phi[1], th[1][0], theta_p, th[1][1], t);
-            v[2] = v[2] - ratio * (t[0] * yp[1][tj][ti] + t[1] * ym[1][tj + 1][ti]);
-            v[1] = v[1] - ratio * (t[0] * yp[2][tj][ti] + t[1] * ym[2][tj + 1][ti]);
+            v[2] = v[2] - ratio * (t[0] * yp[0][tj][ti] + t[1] * ym[0][tj + 1][ti]);
+            v[1] = v[1] - ratio * (t[0] * yp[1][tj][ti] + t[1] * ym[1][tj + 1][ti]);
         }
         if (owned) {
             // The grid's faces (not periodic, not another slab's): what crosses them.
             const int at[2] = {i, j};
+#pragma unroll
             for (int a = 0; a < 2; ++a) {
                 if (!((s.active >> a) & 1)) continue;
+#pragma unroll
                 for (int side = 0; side < 2; ++side) {
                     if (s.faces[2 * a + side] != 0 || at[a] != (side == 0 ? 0 : g.n[a] - 1)) continue;
                     const REAL into = side == 0 ? phi[a][0] : -phi[a][1];
@@ -435,19 +540,14 @@ extern "C" __global__ void __launch_bounds__(TX * 8) swe_step(SweParams s, const
             }
         }
         for (int k = 0; k < 4; ++k) out[k * cs + p] = v[k];
-        if (owned) r = cell_rate(s, out, p);
+        if (owned) r = state_rate(s, v[0], v + 1);  // the state just written
         if (owned && v[0] > (REAL)0) {
-            const double c = (double)(v[3] / v[0]);
-            c_max = fmax(c, 0.0);
-            c_below = fmax(-c, 0.0);
+            const REAL c = v[3] / v[0];
+            c_max = fmax(c, (REAL)0);
+            c_below = fmax(-c, (REAL)0);
         }
     }
-    block_max_into(r, rate);
-    // The concentration's bounds (cpu.rs): block_max_into's shared slots are reused.
-    __syncthreads();
-    block_max_into(c_max, &bounds[0]);
-    __syncthreads();
-    block_max_into(c_below, &bounds[1]);
+    block_fold(r, c_max, c_below, rate, bounds);
 }
 
 // After a step: the clock advanced by the step taken (snapped onto `until` within 1e-12, as

@@ -299,9 +299,8 @@ pub mod swe {
     kernels! { Swe:
         /// The wave-speed rate of the state folded into one atomic maximum.
         RATE = "swe_rate",
-        /// The donors' shares of the step's water (each cell gives at most what it holds).
-        SHARES = "swe_shares",
-        /// One explicit Roe step (dry cells, friction), and the rate of the new state.
+        /// One explicit Roe step (the donors' shares, dry cells, friction), and the rate of the
+        /// new state.
         STEP = "swe_step",
         /// The device clock: advance by the step taken, the next step from the rate.
         CLOCK = "swe_clock",

@@ -33,11 +33,22 @@ use std::sync::Arc;
 
 /// Threads per block of the rate kernel (its reduction assumes a multiple of 32).
 const THREADS: u32 = 256;
-/// The step kernel's tile: 32 cells along x, TY rows (`TX`, `TY` in swe.cu).
-const TX: u32 = 32;
-
 /// Steps queued ahead on each device when one process drives several (a few hundred launches).
 const QUEUED_STEPS: u64 = 16;
+
+/// `CFD_SWE_DEFINES` (e.g. "SWE_TX=16 SWE_TY=8 SWE_MINB=7"): defines of the step kernel, its
+/// tile and the blocks an SM should hold (a timing knob: the results do not depend on them).
+fn step_defines() -> &'static [(String, String)] {
+    static SET: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        let v = std::env::var("CFD_SWE_DEFINES").unwrap_or_default();
+        v.split_whitespace().filter_map(|d| d.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    })
+}
+
+fn define_set(name: &str) -> Option<u32> {
+    step_defines().iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok())
+}
 
 /// The device clock's slots (`CLOCK_*` in swe.cu).
 const CLOCK_TIME: usize = 0;
@@ -163,9 +174,7 @@ struct Part<R: Real> {
     clock: CudaSlice<f64>,
     rate: CudaSlice<u64>,
     clipped: CudaSlice<f64>,
-    /// The donors' shares of the step (`swe_shares`), padded; what crossed the grid's faces
-    /// (water in, out, pollutant in, out).
-    theta: CudaSlice<R>,
+    /// What crossed the grid's faces (water in, out, pollutant in, out).
     ledger: CudaSlice<f64>,
     /// The largest hC / h and -hC / h seen after any step (bits of non-negative doubles), and
     /// at the start (`Ledger::conc_bounds`).
@@ -175,7 +184,6 @@ struct Part<R: Real> {
     halo: DeviceHalo<R>,
     f_rate: CudaFunction,
     f_step: CudaFunction,
-    f_shares: CudaFunction,
     f_clock: CudaFunction,
     f_bad: CudaFunction,
     forcing: DeviceForcing,
@@ -223,9 +231,7 @@ impl<R: Real> Part<R> {
             start_pollutant,
             start_bounds: super::conc_bounds(&setup, &rounded),
             bounds: stream.alloc_zeros::<u64>(2)?,
-            theta: dev.upload(&vec![R::one(); g.padded_len()])?,
             ledger: stream.alloc_zeros::<f64>(4)?,
-            f_shares: dev.function::<R>(kernels::swe::SHARES, &[])?,
             forcing: DeviceForcing::new::<R>(&dev, &setup)?,
             start_water,
             w: dev.upload(&host)?,
@@ -238,7 +244,10 @@ impl<R: Real> Part<R> {
             params,
             halo: DeviceHalo::new(dev.clone(), g, &setup.bc)?,
             f_rate: dev.function::<R>(kernels::swe::RATE, &[])?,
-            f_step: dev.function::<R>(kernels::swe::STEP, &[])?,
+            f_step: {
+                let d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                dev.function::<R>(kernels::swe::STEP, &d)?
+            },
             f_clock: dev.function::<R>(kernels::swe::CLOCK, &[])?,
             f_bad: dev.function::<R>(kernels::swe::FIRST_BAD, &[])?,
             ready: dev.ctx.new_event(None)?,
@@ -249,13 +258,14 @@ impl<R: Real> Part<R> {
         })
     }
 
-    /// Rows of the step kernel's tile: 8 (4 in double precision, for shared memory).
+    /// The step kernel's tile (`TX`, `TY` in swe.cu): 32 x 8 cells (16 x 8 in double
+    /// precision, for shared memory), or `CFD_SWE_DEFINES`'s SWE_TX, SWE_TY (a timing knob).
+    fn tile_cols() -> u32 {
+        define_set("SWE_TX").unwrap_or(if std::mem::size_of::<R>() == 4 { 32 } else { 16 })
+    }
+
     fn tile_rows() -> u32 {
-        if std::mem::size_of::<R>() == 4 {
-            8
-        } else {
-            4
-        }
+        define_set("SWE_TY").unwrap_or(8)
     }
 
 
@@ -282,19 +292,19 @@ impl<R: Real> Part<R> {
         let d = &self.dev;
         let (w, bed, out) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.w2));
         let (clock, rate, clipped) = (d.ptr(&self.clock), d.ptr(&self.rate), d.ptr(&self.clipped));
-        let (theta, ledger, bounds) = (d.ptr(&self.theta), d.ptr(&self.ledger), d.ptr(&self.bounds));
+        let (ledger, bounds) = (d.ptr(&self.ledger), d.ptr(&self.bounds));
         let ty = Self::tile_rows();
         let cfg = LaunchConfig {
-            grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(TX), t.count, 1),
-            block_dim: (TX * ty, 1, 1),
+            grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(Self::tile_cols()), t.count, 1),
+            block_dim: (Self::tile_cols() * ty, 1, 1),
             shared_mem_bytes: 0,
         };
         let (first, step) = (t.first as i32, t.step as i32);
         let (row0, row_end) = (t.rows.start as i32, t.rows.end as i32);
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
-        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double, theta one value a
-        // padded cell, ledger 4 doubles, bounds 2 u64; tiles of TX x TY cells;
-        // the rows (and the ring of one row around them) lie inside the halo (`tile_plan`).
+        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double, ledger 4 doubles,
+        // bounds 2 u64; tiles of TX x TY cells (TY the kernel's: `tile_rows`); the rows and the
+        // `slab::REACH` rows around them lie inside the halo (`tile_plan`).
         unsafe {
             d.stream
                 .launch_builder(&self.f_step)
@@ -305,7 +315,6 @@ impl<R: Real> Part<R> {
                 .arg(&clock)
                 .arg(&rate)
                 .arg(&clipped)
-                .arg(&theta)
                 .arg(&ledger)
                 .arg(&bounds)
                 .arg(&first)
@@ -313,38 +322,6 @@ impl<R: Real> Part<R> {
                 .arg(&row0)
                 .arg(&row_end)
                 .launch(cfg)?
-        };
-        Ok(())
-    }
-
-    /// The donors' shares (`swe_shares`) of rows `rows` (and their x ghosts) for the clock's
-    /// step.
-    fn queue_shares(&self, rows: &std::ops::Range<isize>) -> Result<()> {
-        let d = &self.dev;
-        let (w, bed, theta, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.theta), d.ptr(&self.clock));
-        let threads = ((self.setup.grid.cells[0] + 2) * rows.len()) as u32;
-        if threads == 0 {
-            return Ok(());
-        }
-        let (row0, row_end) = (rows.start as i32, rows.end as i32);
-        // SAFETY: w and bed are this grid's padded state and bed, theta one value a padded cell,
-        // clock CLOCK_LEN doubles; the rows and the ring of one around them lie inside the halo
-        // (`slab::updated_rows` leaves `REACH` rows).
-        unsafe {
-            d.stream
-                .launch_builder(&self.f_shares)
-                .arg(&self.params)
-                .arg(&w)
-                .arg(&bed)
-                .arg(&theta)
-                .arg(&clock)
-                .arg(&row0)
-                .arg(&row_end)
-                .launch(LaunchConfig {
-                    grid_dim: (threads.div_ceil(THREADS), 1, 1),
-                    block_dim: (THREADS, 1, 1),
-                    shared_mem_bytes: 0,
-                })?
         };
         Ok(())
     }
@@ -709,8 +686,6 @@ impl<R: Real> CudaSwe<R> {
             if !split {
                 p.queue_ghost_fill(&filled)?;
             }
-            let ring = if p.setup.axes().contains(&1) { rows.start - 1..rows.end + 1 } else { rows.clone() };
-            p.queue_shares(&ring)?;
             // Tile rows beside other parts wait for the ghost rows; the rest go first.
             p.queue_plan(&before)?;
             if split && self.exchange == Exchange::Overlap {
