@@ -20,8 +20,8 @@ fail() { echo "FAIL: $*"; status=1; }
 nvidia-smi -L | tee "$R/parts-devices.txt"
 
 if [ "${PARTS_CHECK:-1}" != 0 ]; then
-  echo "== CPU vs CUDA (one GPU): euler and heat checks"
-  for f in euler heat; do $S check $f 2>&1 | grep -v "grid halo" | tee -a "$R/parts-check.txt" || fail "check $f"; done
+  echo "== CPU vs CUDA (one GPU): ${PARTS_CHECKS:-euler heat} checks"
+  for f in ${PARTS_CHECKS:-euler heat}; do $S check $f 2>&1 | grep -v "grid halo" | tee -a "$R/parts-check.txt" || fail "check $f"; done
 fi
 
 # name template sets...: 1 GPU, 2 GPUs in one process, (MPI=1) 2 processes, every .vti compared.
@@ -61,7 +61,15 @@ if [ "${PARTS_SAME:-all}" = all ]; then
   same rt3d-multi euler-rt-3d-multimode "time.end_time=1.0"
   same toro1-z euler-toro-1 "grid.dims=[32,32,256]" "euler.initial.axis=2" 'euler.boundary.z="periodic"'
 fi
-if [ "${PARTS_SAME:-all}" != 0 ]; then
+if [ "${PARTS_SAME:-all}" = final ]; then
+  echo "== 2 GPUs write the same files as 1 GPU: the merged build (Euler, heat, shallow water)"
+  MPI=1 same rt3d euler-rt-3d "time.end_time=1.0"
+  same riemann2d euler-riemann-2d "grid.dims=[400,400,1]" 'euler.riemann="hllc"'
+  MPI=1 same heat heat-benchmark "grid.dims=[64,63,64]" "time.steps=200" "output.every=100"
+  MPI=1 same thacker swe-thacker "grid.dims=[400,300,1]" "output.interval=0.5" "time.end_time=2.0"
+  same estuary swe-estuary "time.end_time=7200.0" "output.interval=2400.0"
+  same estuary-ghost2 swe-estuary "time.end_time=7200.0" "output.interval=2400.0" "shallow-water.ghost_rows=2"
+elif [ "${PARTS_SAME:-all}" != 0 ]; then
   echo "== 2 GPUs write the same files as 1 GPU: heat"
   MPI=1 same heat heat-benchmark "grid.dims=[64,63,64]" "time.steps=200" "output.every=100"
   same heat-naive heat-benchmark "grid.dims=[45,44,45]" 'heat.kernel="naive"' "time.steps=100" "output.every=50"
@@ -87,6 +95,7 @@ if [ "${PARTS_BENCH:-1}" != 0 ]; then
       euler-hllc) bench euler-hllc euler "toro-1 cube hllc" f32 ;;
       heat) bench heat heat "register-queue" f64 ;;
       heat-f32) bench heat-f32 heat "register-queue" f32 ;;
+      swe) sizes=8000 bench swe shallow-water column f32; sizes=8000 bench swe-f64 shallow-water column f64 ;;
     esac
   done
 fi
@@ -116,7 +125,7 @@ def rows(path):
         return []
 print("\n| benchmark | size | 1 GPU s/step | 2 GPUs s/step | speed-up | 2 GPUs without exchange | exposed exchange |")
 print("|---|---|---|---|---|---|---|")
-for label in ["euler-plm", "euler-hllc", "heat", "heat-f32", "small-heat", "small-euler"]:
+for label in ["euler-plm", "euler-hllc", "heat", "heat-f32", "swe", "swe-f64", "small-heat", "small-euler"]:
     one, two, off = (rows(f"{r}/parts-bench-{label}-{s}.json") for s in ["1", "2", "2-noexchange"])
     for a, b, c in zip(one, two, off or [None] * len(one)):
         t1, t2 = a["seconds_per_step"], b["seconds_per_step"]

@@ -21,18 +21,31 @@ const CASES: &[(&str, &[&str])] = &[
     ("euler-toro-3", &[]),
     ("euler-toro-4", &[]),
     ("euler-toro-5", &["euler.scheme=\"plm-rk3\"", "euler.riemann=\"hllc\""]),
-    ("euler-toro-1", &["euler.riemann=\"hll\"", "euler.boundary.x=\"periodic\""]),
+    (
+        "euler-toro-1",
+        &["euler.riemann=\"hll\"", "euler.boundary.x=\"periodic\""],
+    ),
     ("euler-density-wave", &["grid.dims=[32,32,1]"]),
-    ("euler-density-wave", &["grid.dims=[32,32,1]", "euler.scheme=\"plm-rk3\""]),
+    (
+        "euler-density-wave",
+        &["grid.dims=[32,32,1]", "euler.scheme=\"plm-rk3\""],
+    ),
     ("euler-riemann-2d", &["grid.dims=[48,48,1]", "euler.riemann=\"hllc\""]),
     ("euler-rt-2d", &["grid.dims=[16,48,1]", "time.end_time=0.5"]),
     ("euler-rt-3d", &["grid.dims=[8,8,24]", "time.end_time=0.5"]),
     ("euler-rt-3d-multimode", &["grid.dims=[8,8,24]", "time.end_time=0.5"]),
     (
         "euler-toro-1",
-        &["grid.dims=[6,5,40]", "euler.initial.axis=2", "euler.boundary.z=\"periodic\""],
+        &[
+            "grid.dims=[6,5,40]",
+            "euler.initial.axis=2",
+            "euler.boundary.z=\"periodic\"",
+        ],
     ),
-    ("heat-benchmark", &["grid.dims=[16,15,16]", "time.steps=40", "output.every=20"]),
+    (
+        "heat-benchmark",
+        &["grid.dims=[16,15,16]", "time.steps=40", "output.every=20"],
+    ),
     (
         "heat-benchmark",
         &[
@@ -57,7 +70,10 @@ fn every_euler_and_heat_template_split_over_ranks_writes_the_single_ranks_bytes(
         let case = write_template(dir.path(), template);
         let one = dir.path().join(format!("one-{k}"));
         run(1, &case, &one, sets);
-        assert!(summary(&one).get("decomposition").is_none(), "one rank runs the whole grid");
+        assert!(
+            summary(&one).get("decomposition").is_none(),
+            "one rank runs the whole grid"
+        );
         for ranks in [2, 4] {
             let many = dir.path().join(format!("ranks{ranks}-{k}"));
             run(ranks, &case, &many, sets);
@@ -109,7 +125,10 @@ fn a_checkpoint_of_two_ranks_restarts_on_four() {
     ];
     for (template, [dims, output], half, end) in cases {
         let case = write_template(dir.path(), template);
-        let (whole, split) = (dir.path().join(format!("whole-{template}")), dir.path().join(format!("split-{template}")));
+        let (whole, split) = (
+            dir.path().join(format!("whole-{template}")),
+            dir.path().join(format!("split-{template}")),
+        );
         run(1, &case, &whole, &[dims, output, end, every]);
         run(2, &case, &split, &[dims, output, half, every]);
         let o = solver_run(4, &case, &split, &[dims, output, end, every], &["--restart"]);
@@ -125,7 +144,11 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
     }
     let dir = tempfile::tempdir().unwrap();
     for (template, sets, needle) in [
-        ("euler-toro-1", &["grid.dims=[6,1,1]"][..], "use at most 3 GPUs and ranks"),
+        (
+            "euler-toro-1",
+            &["grid.dims=[6,1,1]"][..],
+            "use at most 3 GPUs and ranks",
+        ),
         ("heat-decay", &["grid.dims=[10,10,12]"][..], "each needs at least 4"),
     ] {
         let case = write_template(dir.path(), template);
@@ -152,6 +175,9 @@ fn families_that_do_not_decompose_refuse_several_ranks() {
     let o = solver_run(2, &case, &out, &[], &[]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains("does not decompose across ranks") && e.contains("2 ranks"), "{e}");
+    assert!(
+        e.contains("does not decompose across ranks") && e.contains("2 ranks"),
+        "{e}"
+    );
     assert!(!out.join("summary.json").exists(), "it ran");
 }

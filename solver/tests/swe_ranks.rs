@@ -51,6 +51,9 @@ fn decomposed_runs_equal_the_single_rank_run_bit_for_bit() {
             let s: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(many.join("summary.json")).unwrap()).unwrap();
             assert_eq!(s["ranks"], ranks);
+            let blocks = s["decomposition"].as_array().expect("one block a rank");
+            assert_eq!(blocks.len(), ranks);
+            assert_eq!(blocks[ranks - 1]["hi"][1], s["grid"][1]);
             // The totals are sums over ranks (other sums of the same numbers: to round-off).
             let one_s: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(one.join("summary.json")).unwrap()).unwrap();

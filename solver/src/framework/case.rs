@@ -53,7 +53,7 @@ impl Case {
             return Err(doc.error(
                 "case.kind",
                 format!(
-                    "\"{}\" does not decompose across ranks yet: each of the {ranks} ranks would compute the whole case; run it as one process (without mpirun; run.gpus = 1), or use a family that decomposes (the structured ones: heat, euler, shallow-water)",
+                    "\"{}\" does not decompose across ranks yet: each of the {ranks} ranks would compute the whole case; run it as one process (without mpirun; run.gpus = 1), or use a family that decomposes (those on structured grids)",
                     doc.case.kind
                 ),
             ));

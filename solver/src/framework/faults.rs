@@ -55,10 +55,12 @@ pub fn inject(case: &mut Case, at: &NanAt) -> Result<()> {
         } else {
             String::new()
         };
-        eprintln!(
-            "{NAN_VAR}: output cell {} made NaN after step {}{rank}",
+        // One write, so that another rank's message cannot land inside this line.
+        let line = format!(
+            "{NAN_VAR}: output cell {} made NaN after step {}{rank}\n",
             at.cell, at.step
         );
+        eprint!("{line}");
     }
     Ok(())
 }

@@ -136,7 +136,8 @@ impl<T: Real> DeviceHalo<T> {
         let peers = split.slab.peers(split.ring);
         let [(low, low_ghost), (high, high_ghost)] = parts::plane_ranges(&self.grid, split);
         let (bytes, stride) = (std::mem::size_of::<T>(), self.grid.padded_len());
-        let at = |c: usize, r: &std::ops::Range<usize>| (ptr + ((c * stride + r.start) * bytes) as u64, r.len() * bytes);
+        let at =
+            |c: usize, r: &std::ops::Range<usize>| (ptr + ((c * stride + r.start) * bytes) as u64, r.len() * bytes);
         // Sends down then up, receives from above then from below: NCCL matches the messages
         // between two parts in the order they were issued, which pairs them correctly also
         // in a ring of two (each part both the other's below and above).

@@ -42,7 +42,12 @@ pub struct Link {
 
 impl std::fmt::Debug for Link {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Link({:?}, device part {:?})", self.split, self.device.as_ref().map(|d| d.1))
+        write!(
+            f,
+            "Link({:?}, device part {:?})",
+            self.split,
+            self.device.as_ref().map(|d| d.1)
+        )
     }
 }
 
@@ -133,7 +138,9 @@ pub fn exchange_host<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, split: &Spl
     let len = g.padded_len();
     let [(low, low_ghost), (high, high_ghost)] = plane_ranges(g, split);
     let pack = |r: &std::ops::Range<usize>| -> Vec<u8> {
-        let values: Vec<R> = (0..g.components).flat_map(|c| f[c * len + r.start..c * len + r.end].to_vec()).collect();
+        let values: Vec<R> = (0..g.components)
+            .flat_map(|c| f[c * len + r.start..c * len + r.end].to_vec())
+            .collect();
         to_bytes(&values)
     };
     let (down, up) = (pack(&low), pack(&high));
@@ -180,7 +187,10 @@ pub fn gather_fields(ranks: &dyn Ranks, fields: Vec<Field>) -> Vec<Field> {
         .map(|f| {
             let all = ranks.gather(&to_bytes(&f.values));
             if ranks.rank() == 0 {
-                Field { values: from_bytes(&all), ..f }
+                Field {
+                    values: from_bytes(&all),
+                    ..f
+                }
             } else {
                 f
             }
@@ -267,13 +277,7 @@ pub fn decompose(
         .collect::<Result<_>>()?;
     let axis = splits[0].axis;
     let plane: usize = (0..axis).map(|a| g.n[a]).product();
-    let devices: Vec<Option<Arc<Device>>> = match target {
-        Target::Cpu => vec![None],
-        Target::Cuda(dev) => (0..per_rank)
-            .map(|k| if k == 0 { Ok(dev.clone()) } else { Device::open(dev.ctx.ordinal() + k) })
-            .map(|d| d.map(Some))
-            .collect::<Result<_>>()?,
-    };
+    let devices = open_devices(target, per_rank)?;
     let comms = match target {
         Target::Cuda(_) if total > 1 => {
             let devs: Vec<Arc<Device>> = devices.iter().flatten().cloned().collect();
@@ -289,27 +293,7 @@ pub fn decompose(
             device: comms.as_ref().map(|c| (c.clone(), k)),
         })
         .collect();
-    // The parts are built side by side (a device's part uploads while the next builds).
-    let built: Vec<Result<Box<dyn Simulation + Send>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = links
-            .iter()
-            .zip(&devices)
-            .map(|(link, dev)| {
-                let values = cut(initial, g.components, plane, &link.split.slab);
-                scope.spawn(move || {
-                    let target = match dev {
-                        Some(d) => {
-                            d.ctx.bind_to_thread()?;
-                            Target::Cuda(d.clone())
-                        }
-                        None => Target::Cpu,
-                    };
-                    build(link.clone(), &values, &target)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("a part's build panicked")).collect()
-    });
+    let built = build_parts(&links, &devices, initial, g.components, plane, build);
     let mut parts = Vec::with_capacity(built.len());
     for ((sim, split), dev) in built.into_iter().zip(splits).zip(devices) {
         parts.push(Part { sim: sim?, split, dev });
@@ -323,6 +307,58 @@ pub fn decompose(
         per_rank,
         target_is_cuda: matches!(target, Target::Cuda(_)),
     }))
+}
+
+/// The devices of this process's parts: the run's device and the next ones (None on the CPU).
+fn open_devices(target: &Target, per_rank: usize) -> Result<Vec<Option<Arc<Device>>>> {
+    match target {
+        Target::Cpu => Ok(vec![None]),
+        Target::Cuda(dev) => (0..per_rank)
+            .map(|k| {
+                if k == 0 {
+                    Ok(dev.clone())
+                } else {
+                    Device::open(dev.ctx.ordinal() + k)
+                }
+            })
+            .map(|d| d.map(Some))
+            .collect(),
+    }
+}
+
+/// Each part built from its link and its planes of the whole initial values, side by side (a
+/// device's part uploads while the next builds).
+fn build_parts(
+    links: &[Link],
+    devices: &[Option<Arc<Device>>],
+    initial: &[f64],
+    components: usize,
+    plane: usize,
+    build: &BuildPart,
+) -> Vec<Result<Box<dyn Simulation + Send>>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = links
+            .iter()
+            .zip(devices)
+            .map(|(link, dev)| {
+                let values = cut(initial, components, plane, &link.split.slab);
+                scope.spawn(move || {
+                    let target = match dev {
+                        Some(d) => {
+                            d.ctx.bind_to_thread()?;
+                            Target::Cuda(d.clone())
+                        }
+                        None => Target::Cpu,
+                    };
+                    build(link.clone(), &values, &target)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a part's build panicked"))
+            .collect()
+    })
 }
 
 /// The parts of this process of a decomposed grid, stepped together as one simulation.
@@ -339,28 +375,47 @@ pub struct Decomposed {
 }
 
 impl Decomposed {
-    /// `f` on every part, side by side (one thread a device: each drives its device, and the
-    /// exchanges between devices need every part to take part at once).
-    fn each<T: Send>(&mut self, f: impl Fn(usize, &mut (dyn Simulation + Send)) -> Result<T> + Sync) -> Result<Vec<T>> {
+    /// `f` on every part in turn, from this thread (each part's device bound first): for
+    /// what exchanges nothing between parts (the stable step, fields, state).
+    fn each<T>(&mut self, f: impl Fn(usize, &mut (dyn Simulation + Send)) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(self.parts.len());
+        for (k, p) in self.parts.iter_mut().enumerate() {
+            if let Some(d) = &p.dev {
+                d.ctx.bind_to_thread()?;
+            }
+            out.push(f(k, p.sim.as_mut())?);
+        }
+        Ok(out)
+    }
+
+    /// `f` on every part side by side, one thread a device: a step's exchanges need every
+    /// part to take part at once (NCCL would wait forever for a part queued behind another
+    /// on the same thread). One thread per call: about 35 us each (BENCHMARKS.md).
+    fn side_by_side<T: Send>(
+        &mut self,
+        f: impl Fn(&mut (dyn Simulation + Send)) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
         if self.parts.len() == 1 {
-            return Ok(vec![f(0, self.parts[0].sim.as_mut())?]);
+            return Ok(vec![f(self.parts[0].sim.as_mut())?]);
         }
         let f = &f;
         std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .parts
                 .iter_mut()
-                .enumerate()
-                .map(|(k, p)| {
+                .map(|p| {
                     scope.spawn(move || {
                         if let Some(d) = &p.dev {
                             d.ctx.bind_to_thread()?;
                         }
-                        f(k, p.sim.as_mut())
+                        f(p.sim.as_mut())
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("a part panicked")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a part panicked"))
+                .collect()
         })
     }
 
@@ -383,12 +438,15 @@ impl Decomposed {
 
 impl Simulation for Decomposed {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
-        let mine = self.each(|_, s| s.stable_dt(cfl))?.into_iter().fold(f64::INFINITY, f64::min);
+        let mine = self
+            .each(|_, s| s.stable_dt(cfl))?
+            .into_iter()
+            .fold(f64::INFINITY, f64::min);
         Ok(-self.ranks.max(-mine))
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
-        self.each(|_, s| s.step(clock, dt)).map(|_| ())
+        self.side_by_side(|s| s.step(clock, dt)).map(|_| ())
     }
 
     /// The first unsound part (in grid order), named with its planes; every rank stops.
@@ -502,7 +560,13 @@ impl Simulation for Decomposed {
 
     fn decomposition(&self) -> Option<Vec<Block>> {
         let axis = self.parts[0].split.axis;
-        Some(blocks(self.whole, axis, self.parts[0].split.slab.size, self.per_rank, self.target_is_cuda))
+        Some(blocks(
+            self.whole,
+            axis,
+            self.parts[0].split.slab.size,
+            self.per_rank,
+            self.target_is_cuda,
+        ))
     }
 }
 
@@ -556,7 +620,11 @@ mod tests {
         let whole: Vec<u32> = (0..2 * 6 * 5 * 10).collect();
         let pieces: Vec<Vec<u32>> = splits.iter().map(|s| cut(&whole, 2, 30, &s.slab)).collect();
         let joined: Vec<u32> = (0..2)
-            .flat_map(|c| pieces.iter().flat_map(move |p| p[c * p.len() / 2..(c + 1) * p.len() / 2].to_vec()))
+            .flat_map(|c| {
+                pieces
+                    .iter()
+                    .flat_map(move |p| p[c * p.len() / 2..(c + 1) * p.len() / 2].to_vec())
+            })
             .collect();
         assert_eq!(joined, whole);
         let b = blocks([6, 5, 10], 2, 3, 1, false);

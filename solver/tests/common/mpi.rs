@@ -69,4 +69,3 @@ pub fn assert_same_files(a: &Path, b: &Path) {
         );
     }
 }
-

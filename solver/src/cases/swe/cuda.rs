@@ -836,6 +836,12 @@ impl<R: Real> Simulation for CudaSwe<R> {
         self.parts.iter().try_for_each(|p| p.dev.sync())
     }
 
+    fn decomposition(&self) -> Option<Vec<crate::grid::parts::Block>> {
+        let [nx, ny] = self.whole;
+        let per_rank = self.parts.len();
+        (self.total > 1).then(|| crate::grid::parts::blocks([nx, ny, 1], 1, self.total, per_rank, true))
+    }
+
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         // Each part's totals (its own start, clipping, sources), summed over parts and ranks.
         let mut sums: Vec<(String, f64)> = Vec::new();
