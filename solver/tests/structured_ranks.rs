@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::mpi::{assert_same_files, available, run, solver_run};
+use common::mpi::{assert_refused_on, assert_same_files, assert_two_ranks_restart_on_four, available, run, solver_run};
 use common::{summary, vti_files, write_template};
 
 /// Every Euler and heat template, on grids small enough for 2 CI cores, split 2 and 4 ways
@@ -108,33 +108,10 @@ fn a_checkpoint_of_two_ranks_restarts_on_four() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let every = "output.checkpoint_every=1";
-    let cases: [(&str, [&str; 2], &str, &str); 2] = [
-        (
-            "euler-rt-3d",
-            ["grid.dims=[8,8,24]", "output.interval=0.25"],
-            "time.end_time=0.5",
-            "time.end_time=1.0",
-        ),
-        (
-            "heat-benchmark",
-            ["grid.dims=[16,15,16]", "output.every=10"],
-            "time.steps=20",
-            "time.steps=40",
-        ),
-    ];
-    for (template, [dims, output], half, end) in cases {
-        let case = write_template(dir.path(), template);
-        let (whole, split) = (
-            dir.path().join(format!("whole-{template}")),
-            dir.path().join(format!("split-{template}")),
-        );
-        run(1, &case, &whole, &[dims, output, end, every]);
-        run(2, &case, &split, &[dims, output, half, every]);
-        let o = solver_run(4, &case, &split, &[dims, output, end, every], &["--restart"]);
-        assert!(o.status.success(), "{template}: {}", String::from_utf8_lossy(&o.stderr));
-        assert_same_files(&whole, &split);
-    }
+    let rt = ["grid.dims=[8,8,24]", "output.interval=0.25"];
+    assert_two_ranks_restart_on_four(dir.path(), "euler-rt-3d", &rt, "time.end_time=0.5", "time.end_time=1.0");
+    let heat = ["grid.dims=[16,15,16]", "output.every=10"];
+    assert_two_ranks_restart_on_four(dir.path(), "heat-benchmark", &heat, "time.steps=20", "time.steps=40");
 }
 
 #[test]
@@ -143,22 +120,24 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (template, sets, needle) in [
-        (
-            "euler-toro-1",
-            &["grid.dims=[6,1,1]"][..],
-            "use at most 3 GPUs and ranks",
-        ),
-        ("heat-decay", &["grid.dims=[10,10,12]"][..], "each needs at least 4"),
-    ] {
-        let case = write_template(dir.path(), template);
-        let out = dir.path().join(format!("out-{template}"));
-        let o = solver_run(4, &case, &out, sets, &[]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{template}: {err}");
-        assert!(err.contains("grid.dims") && err.contains(needle), "{template}: {err}");
-        assert!(!out.exists(), "{template}: nothing is written");
-    }
+    let at_most = "use at most 3 GPUs and ranks";
+    assert_refused_on(
+        4,
+        dir.path(),
+        "euler-toro-1",
+        &["grid.dims=[6,1,1]"],
+        "grid.dims",
+        at_most,
+    );
+    let thin = "each needs at least 4";
+    assert_refused_on(
+        4,
+        dir.path(),
+        "heat-decay",
+        &["grid.dims=[10,10,12]"],
+        "grid.dims",
+        thin,
+    );
 }
 
 /// `mpirun -np 2 solver run` of a family that does not decompose (the tetrahedral ones):

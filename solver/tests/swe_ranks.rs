@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::mpi::{assert_same_files, available, run, solver_run};
+use common::mpi::{assert_refused_on, assert_same_files, assert_two_ranks_restart_on_four, available, run};
 use common::{vti_files, write_template};
 
 #[test]
@@ -88,31 +88,14 @@ fn a_checkpoint_of_two_ranks_restarts_on_four() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let case = write_template(dir.path(), "swe-thacker");
-    let dims = "grid.dims=[40,30,1]";
-    let (whole, split) = (dir.path().join("whole"), dir.path().join("split"));
-    run(1, &case, &whole, &[dims, "time.end_time=1.0", "output.interval=0.5"]);
-    // Two ranks stop at t = 0.5 leaving a checkpoint; four finish the run from it.
-    run(
-        2,
-        &case,
-        &split,
-        &[
-            dims,
-            "time.end_time=0.5",
-            "output.interval=0.5",
-            "output.checkpoint_every=1",
-        ],
-    );
-    let finish = [
-        dims,
+    let sets = ["grid.dims=[40,30,1]", "output.interval=0.5"];
+    assert_two_ranks_restart_on_four(
+        dir.path(),
+        "swe-thacker",
+        &sets,
+        "time.end_time=0.5",
         "time.end_time=1.0",
-        "output.interval=0.5",
-        "output.checkpoint_every=1",
-    ];
-    let o = solver_run(4, &case, &split, &finish, &["--restart"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_same_files(&whole, &split);
+    );
 }
 
 #[test]
@@ -121,25 +104,17 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let case = write_template(dir.path(), "swe-column");
-    let out = dir.path().join("out");
-    for (sets, key, needle) in [
-        (&["grid.dims=[40,6,1]"][..], "grid.dims", "use at most 3 ranks"),
-        (
-            &["shallow-water.boundary={x=\"reflect\",y=\"periodic\"}"],
-            "grid.dims",
-            "periodic y is not decomposed",
-        ),
-        (
-            &["grid.dims=[40,12,1]", "shallow-water.ghost_rows=4"],
-            "shallow-water.ghost_rows",
-            "own 3 rows at the least, and each step reads 2 rows beyond a slab; set at most 1",
-        ),
-    ] {
-        let o = solver_run(4, &case, &out, sets, &[]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains(key) && err.contains(needle), "{err}");
-        assert!(!out.exists(), "nothing is written");
-    }
+    let refuse =
+        |sets: &[&str], key: &str, needle: &str| assert_refused_on(4, dir.path(), "swe-column", sets, key, needle);
+    refuse(&["grid.dims=[40,6,1]"], "grid.dims", "use at most 3 ranks");
+    refuse(
+        &["shallow-water.boundary={x=\"reflect\",y=\"periodic\"}"],
+        "grid.dims",
+        "periodic y is not decomposed",
+    );
+    refuse(
+        &["grid.dims=[40,12,1]", "shallow-water.ghost_rows=4"],
+        "shallow-water.ghost_rows",
+        "own 3 rows at the least, and each step reads 2 rows beyond a slab; set at most 1",
+    );
 }

@@ -69,3 +69,36 @@ pub fn assert_same_files(a: &Path, b: &Path) {
         );
     }
 }
+
+/// A run on 2 ranks to `half` (a checkpoint at its end), finished on 4 ranks with `--restart` to
+/// `end`, writes the files of one rank's run to `end` (`sets` in every run).
+pub fn assert_two_ranks_restart_on_four(dir: &Path, template: &str, sets: &[&str], half: &str, end: &str) {
+    let case = super::write_template(dir, template);
+    let (whole, split) = (
+        dir.join(format!("whole-{template}")),
+        dir.join(format!("split-{template}")),
+    );
+    let to_end: Vec<&str> = sets.iter().copied().chain([end, "output.checkpoint_every=1"]).collect();
+    let to_half: Vec<&str> = sets
+        .iter()
+        .copied()
+        .chain([half, "output.checkpoint_every=1"])
+        .collect();
+    run(1, &case, &whole, &to_end);
+    run(2, &case, &split, &to_half);
+    let o = solver_run(4, &case, &split, &to_end, &["--restart"]);
+    assert!(o.status.success(), "{template}: {}", String::from_utf8_lossy(&o.stderr));
+    assert_same_files(&whole, &split);
+}
+
+/// `template` with `sets` on `ranks` ranks: refused with exit 2, the message naming `key` and
+/// saying `needle`, nothing written.
+pub fn assert_refused_on(ranks: usize, dir: &Path, template: &str, sets: &[&str], key: &str, needle: &str) {
+    let case = super::write_template(dir, template);
+    let out = dir.join(format!("refused-{template}"));
+    let o = solver_run(ranks, &case, &out, sets, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{template} {sets:?}: {err}");
+    assert!(err.contains(key) && err.contains(needle), "{template} {sets:?}: {err}");
+    assert!(!out.exists(), "{template} {sets:?}: nothing is written");
+}
