@@ -628,13 +628,7 @@ fn a_nan_in_one_cell_stops_the_run_naming_field_cell_and_step() {
 
 #[test]
 fn a_nan_on_one_rank_of_two_stops_every_rank() {
-    let mpi = cfg!(feature = "mpi") && Command::new("mpirun").arg("--version").output().is_ok();
-    if !mpi {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the mpi feature and mpirun are required under CI"
-        );
-        eprintln!("SKIPPED: NaN on one rank (build with --features solver/mpi and install openmpi-bin)");
+    if !common::mpi::available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
