@@ -76,23 +76,23 @@ pub fn host_memory() -> Option<(f64, f64)> {
     Some((kib("MemAvailable:")?, kib("MemTotal:")?))
 }
 
-/// The bytes one process holds: a family that decomposes its grid (several devices per process
-/// or MPI ranks) holds its share.
-fn per_process(setup: &dyn Setup, doc: &CaseDoc, bytes: f64) -> f64 {
-    if setup.decomposes() {
-        bytes / (doc.run.gpus.max(1) * ranks::world().size()) as f64
-    } else {
-        bytes
+/// The bytes one device (`cuda`) or one CPU process holds: a family that decomposes its grid
+/// gives each MPI rank its share, and on CUDA each of the rank's `run.gpus` devices a share of
+/// that (the CPU backend takes one part per rank whatever `run.gpus` says).
+fn per_part(setup: &dyn Setup, doc: &CaseDoc, bytes: f64, cuda: bool) -> f64 {
+    if !setup.decomposes() {
+        return bytes;
     }
+    let devices = if cuda { doc.run.gpus.max(1) } else { 1 };
+    bytes / (devices * ranks::world().size()) as f64
 }
 
 /// The backend a case runs on, with its memory checked before anything is built, and why
 /// `auto` fell back to the CPU (None where it did not).
 pub fn resolve(doc: &CaseDoc, setup: &dyn Setup, ordinal: usize, quiet: bool) -> Result<(Target, Option<String>)> {
-    let need = setup
-        .footprint(doc.run.precision)
-        .map(|f| per_process(setup, doc, f.bytes));
+    let bytes = setup.footprint(doc.run.precision).map(|f| f.bytes);
     let fits_device = |d: &Device| -> Result<()> {
+        let need = bytes.map(|b| per_part(setup, doc, b, true));
         let (Some(need), Ok((free, total))) = (need, d.ctx.mem_get_info()) else {
             return Ok(());
         };
@@ -100,6 +100,7 @@ pub fn resolve(doc: &CaseDoc, setup: &dyn Setup, ordinal: usize, quiet: bool) ->
         check_fits(need, free as f64, total as f64, &what).map_err(|m| doc.error("run.backend", m))
     };
     let fits_host = || -> Result<()> {
+        let need = bytes.map(|b| per_part(setup, doc, b, false));
         let (Some(need), Some((free, total))) = (need, host_memory()) else {
             return Ok(());
         };
@@ -152,7 +153,7 @@ pub fn check_cpu_time(case: &mut Case, doc: &CaseDoc, why: &str, quiet: bool) ->
         (None, Some(end)) => end / case.sim.stable_dt(case.schedule.cfl)?.max(f64::MIN_POSITIVE),
         (None, None) => 0.0,
     };
-    let per_step = per_process(&*case.setup, doc, f.cpu_core_seconds_per_step) / threads as f64;
+    let per_step = per_part(&*case.setup, doc, f.cpu_core_seconds_per_step, false) / threads as f64;
     let seconds = steps * per_step;
     let detail = format!("{steps:.0} steps of {per_step:.3} s on {threads} threads");
     check_auto_cpu_time(seconds, why, &detail).map_err(|m| doc.error("run.backend", m))?;
