@@ -8,7 +8,7 @@ use super::SweSetup;
 use crate::framework::ranks::{Ranks, Slab};
 use crate::grid::{halo, parts, FaceBc, GridSpec, StructuredGrid};
 use crate::output::Centring;
-use crate::real::{from_bytes, to_bytes, Real};
+use crate::real::{to_bytes, Real};
 
 /// The state's components: (h, q_x, q_y, hC).
 const COMPONENTS: usize = 4;
@@ -89,34 +89,14 @@ pub fn filled_rows(rows: &std::ops::Range<isize>, slab: &Slab) -> std::ops::Rang
 
 /// Exchange the ghost rows of the padded state `w` (grid `g`, `g.halo[1]` ghost rows) with the
 /// ranks below and above: each sends as many of its first and last owned rows, every component,
-/// and receives the neighbours'.
+/// and receives the neighbours' (the grid layer's exchange of a slab along y, not a ring).
 pub fn exchange_ghost_rows<R: Real>(ranks: &dyn Ranks, g: &StructuredGrid, slab: &Slab, w: &mut [R]) {
-    if slab.size == 1 {
-        return;
-    }
-    let (len, px, ny, depth) = (g.padded_len(), g.padded()[0], g.n[1] as isize, g.halo[1] as isize);
-    let row = |k: usize, j: isize| k * len + g.at(0, j, 0) - g.xoff;
-    // Rows first..first + depth of every component, each whole (its x ghosts too).
-    let pack = |w: &[R], first: isize| -> Vec<u8> {
-        let values: Vec<R> = (0..COMPONENTS)
-            .flat_map(|k| w[row(k, first)..row(k, first) + depth as usize * px].to_vec())
-            .collect();
-        to_bytes(&values)
+    let split = parts::Split {
+        axis: 1,
+        slab: *slab,
+        ring: false,
     };
-    let (down, up) = (pack(w, 0), pack(w, ny - depth));
-    let (mut below, mut above) = (vec![0u8; down.len()], vec![0u8; up.len()]);
-    ranks.exchange(slab.peers(false), &down, &up, &mut below, &mut above);
-    let mut unpack = |bytes: &[u8], first: isize| {
-        for (k, values) in from_bytes::<R>(bytes).chunks(depth as usize * px).enumerate() {
-            w[row(k, first)..row(k, first) + values.len()].copy_from_slice(values);
-        }
-    };
-    if slab.has_below() {
-        unpack(&below, -depth);
-    }
-    if slab.has_above() {
-        unpack(&above, ny);
-    }
+    parts::exchange_host(ranks, g, &split, w);
 }
 
 pub use crate::grid::parts::{gather_fields, sum_totals};
