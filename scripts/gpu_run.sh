@@ -94,6 +94,12 @@ if [ "${SKIP_CG:-0}" != 1 ]; then
   OUT="$R" bash "$(dirname "$0")/gpu_cg.sh" > "$R/cg.txt" 2>&1 || fail "gpu_cg.sh"
 fi
 
+if [ "${SKIP_PARTS:-0}" != 1 ] && [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+  echo "== several GPUs: Euler, heat and shallow water split over 2 devices (gpu_parts.sh)"
+  GPU="$(dirname "$0")" OUT="$R" PARTS_CHECK=0 PARTS_SAME=final PARTS_BENCHES="euler-plm euler-hllc heat swe" \
+    bash "$(dirname "$0")/gpu_parts.sh" > "$R/parts.txt" 2>&1 || fail "gpu_parts.sh"
+fi
+
 echo
 echo "================ summary ================"
 [ -f "$R/check.txt" ] && grep -E "PASS|FAIL" "$R/check.txt"
@@ -101,4 +107,5 @@ echo "================ summary ================"
 [ -f "$R/bench.txt" ] && cat "$R/bench.txt"
 [ -f "$R/euler-runs.txt" ] && cat "$R/euler-runs.txt"
 [ -f "$R/cg.txt" ] && sed -n '/^| solver/,$p' "$R/cg.txt"
+[ -f "$R/parts.txt" ] && grep -E "differ|^\|" "$R/parts.txt"
 exit $status
