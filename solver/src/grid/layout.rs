@@ -120,36 +120,36 @@ impl StructuredGrid {
             .collect()
     }
 
-    /// Interior values (components one after another, x fastest) into a zeroed padded array.
-    pub fn pad<T: Copy + Default>(&self, interior: &[T]) -> Vec<T> {
+    /// Interior values (components one after another, x fastest) into a zeroed padded array
+    /// (row by row in parallel: a large grid's state is padded when a run starts or restarts).
+    pub fn pad<T: Copy + Default + Send + Sync>(&self, interior: &[T]) -> Vec<T> {
+        use rayon::prelude::*;
         let mut out = vec![T::default(); self.padded_len() * self.components];
         let [nx, ny, nz] = self.n;
-        for (c, values) in interior.chunks(self.points()).enumerate() {
-            let base = c * self.padded_len();
-            for k in 0..nz {
-                for j in 0..ny {
-                    let src = &values[nx * (j + ny * k)..][..nx];
-                    let dst = base + self.at(0, j as isize, k as isize);
-                    out[dst..dst + nx].copy_from_slice(src);
-                }
+        let [px, py, pz] = self.padded();
+        let (hy, hz, points) = (self.halo[1], self.halo[2], self.points());
+        out.par_chunks_mut(px).enumerate().for_each(|(r, row)| {
+            let (c, jp, kp) = (r / (py * pz), r % py, (r / py) % pz);
+            if jp < hy || jp >= ny + hy || kp < hz || kp >= nz + hz {
+                return;
             }
-        }
+            let src = c * points + nx * ((jp - hy) + ny * (kp - hz));
+            row[self.xoff..self.xoff + nx].copy_from_slice(&interior[src..src + nx]);
+        });
         out
     }
 
-    /// The interior of a padded array, components one after another, x fastest.
-    pub fn unpad<T: Copy>(&self, padded: &[T]) -> Vec<T> {
+    /// The interior of a padded array, components one after another, x fastest (row by row in
+    /// parallel).
+    pub fn unpad<T: Copy + Default + Send + Sync>(&self, padded: &[T]) -> Vec<T> {
+        use rayon::prelude::*;
         let [nx, ny, nz] = self.n;
-        let mut out = Vec::with_capacity(self.points() * self.components);
-        for c in 0..self.components {
-            let base = c * self.padded_len();
-            for k in 0..nz {
-                for j in 0..ny {
-                    let s = base + self.at(0, j as isize, k as isize);
-                    out.extend_from_slice(&padded[s..s + nx]);
-                }
-            }
-        }
+        let mut out = vec![T::default(); self.points() * self.components];
+        out.par_chunks_mut(nx).enumerate().for_each(|(r, row)| {
+            let (c, j, k) = (r / (ny * nz), r % ny, (r / ny) % nz);
+            let s = c * self.padded_len() + self.at(0, j as isize, k as isize);
+            row.copy_from_slice(&padded[s..s + nx]);
+        });
         out
     }
 
@@ -204,6 +204,19 @@ mod tests {
         assert_eq!(g.xoff % 16, 0);
         assert_eq!(g.pitch % 16, 0);
         let v: Vec<f64> = (0..g.points() * 3).map(|i| i as f64).collect();
-        assert_eq!(g.unpad(&g.pad(&v)), v);
+        let padded = g.pad(&v);
+        assert_eq!(g.unpad(&padded), v);
+        // Each value where `at` says, the ghosts and the padding zero.
+        let [nx, ny, _] = g.n;
+        for (p, &x) in v.iter().enumerate() {
+            let (c, cell) = (p / g.points(), p % g.points());
+            let at = g.at(
+                (cell % nx) as isize,
+                ((cell / nx) % ny) as isize,
+                (cell / (nx * ny)) as isize,
+            );
+            assert_eq!(padded[c * g.padded_len() + at], x);
+        }
+        assert_eq!(padded.iter().filter(|&&x| x != 0.0).count(), v.len() - 1);
     }
 }
