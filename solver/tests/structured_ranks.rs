@@ -10,7 +10,9 @@
 
 mod common;
 
-use common::mpi::{assert_refused_on, assert_same_files, assert_two_ranks_restart_on_four, available, run, solver_run};
+use common::mpi::{
+    assert_refused_on, assert_same_files, assert_two_ranks_restart_on_four, available, mpirun_with, run, solver_run,
+};
 use common::{summary, vti_files, write_template};
 
 /// Every Euler and heat template, on grids small enough for 2 CI cores, split 2 and 4 ways
@@ -138,6 +140,39 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         "grid.dims",
         thin,
     );
+}
+
+/// A NaN made in one part (rank 1's planes) stops every rank at the next health check; rank 0
+/// names the cell, the part's planes and the rank that holds it, and the last good output stays.
+#[test]
+fn a_nan_in_one_part_stops_every_rank_naming_the_part() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let case = write_template(dir.path(), "euler-rt-3d");
+    let out = dir.path().join("nan");
+    let sets = [
+        "grid.dims=[8,8,24]",
+        "time.end_time=1.0",
+        "time.check_every=5",
+        "output.interval=0.25",
+    ];
+    let args = common::cpu_run_args(&case, &out, &[], &sets);
+    // 8 x 8 x 24 cells, planes 12..24 on rank 1: cell 8 * 8 * 18 + 3 lies in plane 18.
+    let o = mpirun_with(2, &args, &[("CFD_INJECT_NAN", "10:1155")]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{e}");
+    assert!(e.contains("made NaN after step 10 on rank 1"), "{e}");
+    let said = "error: the solution diverged at step 10 (t = ";
+    let part = "in cell (3, 0, 18) (in the part of planes 12..24 along z, on rank 1)";
+    let line = e
+        .lines()
+        .find(|l| l.starts_with(said))
+        .unwrap_or_else(|| panic!("rank 0 did not stop: {e}"));
+    assert!(line.contains("density NaN") && line.contains(part), "{line}");
+    assert!(line.contains("The last good output was kept (step 0"), "{line}");
+    assert_eq!(vti_files(&out).len(), 1, "the initial frame, and nothing unsound");
 }
 
 /// `mpirun -np 2 solver run` of a family that does not decompose (the tetrahedral ones):

@@ -23,6 +23,9 @@ pub struct StructuredGrid {
     /// Offset of i = 0 within a padded row (>= halo[0]) and the row pitch.
     pub xoff: usize,
     pub pitch: usize,
+    /// The whole grid's index of this grid's first value per axis: zero, but on a part of a
+    /// decomposed grid (`parts`), so that messages name cells as the whole grid counts them.
+    pub first: [usize; 3],
 }
 
 impl StructuredGrid {
@@ -42,6 +45,7 @@ impl StructuredGrid {
             components,
             xoff: halo[0],
             pitch: n[0] + 2 * halo[0],
+            first: [0; 3],
         }
     }
 
@@ -100,6 +104,13 @@ impl StructuredGrid {
         let p = self.padded();
         let (hy, hz) = (self.halo[1] as isize, self.halo[2] as isize);
         ((i + self.xoff as isize) + p[0] as isize * ((j + hy) + p[1] as isize * (k + hz))) as usize
+    }
+
+    /// Interior value `p` (x fastest) as the whole grid counts it: (i, j, k).
+    pub fn whole_index(&self, p: usize) -> (usize, usize, usize) {
+        let [nx, ny, _] = self.n;
+        let f = self.first;
+        (p % nx + f[0], (p / nx) % ny + f[1], p / (nx * ny) + f[2])
     }
 
     /// Position of value (i, j, k): a vertex, or a cell centre.

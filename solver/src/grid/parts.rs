@@ -86,6 +86,7 @@ impl StructuredGrid {
         let mut g = self.clone();
         g.n[a] = s.rows();
         g.cells[a] = s.rows();
+        g.first[a] += s.start;
         g.origin[a] += s.start as f64 * self.h[a];
         g.extent[a] = s.rows() as f64 * self.h[a];
         g
@@ -457,7 +458,7 @@ impl Simulation for Decomposed {
             h.map(|h| {
                 let s = &p.split.slab;
                 let what = format!(
-                    "{} (in the part of planes {}..{} along {}, counted in that part; rank {})",
+                    "{} (in the part of planes {}..{} along {}, on rank {})",
                     h.what,
                     s.start,
                     s.end,

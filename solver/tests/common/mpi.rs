@@ -6,19 +6,26 @@ use std::process::{Command, Output};
 
 /// `solver ARGS` on `ranks` MPI ranks (oversubscribed: CI has 2 cores).
 pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args([
-            "-np",
-            &ranks.to_string(),
-            "--oversubscribe",
-            env!("CARGO_BIN_EXE_solver"),
-        ])
-        .args(args)
-        // Containers and CI run as root; Open MPI refuses that unless told.
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .output()
-        .unwrap()
+    mpirun_with(ranks, args, &[])
+}
+
+/// `solver ARGS` on `ranks` MPI ranks with environment variables `env` set on every rank.
+pub fn mpirun_with(ranks: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "-np",
+        &ranks.to_string(),
+        "--oversubscribe",
+        env!("CARGO_BIN_EXE_solver"),
+    ])
+    .args(args)
+    // Containers and CI run as root; Open MPI refuses that unless told.
+    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
 }
 
 /// Whether decomposed runs can be tested here: the `mpi` feature and Open MPI's `mpirun` (both

@@ -106,8 +106,7 @@ pub fn is_sound<R: Real>(s: &Cons<R>, gamma: R) -> bool {
 /// pressure, and where it is.
 pub fn unsound<R: Real>(g: &StructuredGrid, gamma: R, values: &[R], cell: usize) -> Unhealthy {
     let s = state(values, g.points(), cell, 0);
-    let [nx, ny, _] = g.n;
-    let at = (cell % nx, (cell / nx) % ny, cell / (nx * ny));
+    let at = g.whole_index(cell);
     Unhealthy {
         field: "density".into(),
         what: format!(

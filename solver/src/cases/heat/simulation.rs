@@ -55,8 +55,10 @@ impl<T: Real> Simulation for Exec<T> {
         // Only on failure: the first point at fault, from the host's copy.
         let phi = self.interior()?;
         let bad = phi.iter().position(|v| !v.is_finite() || v.f64().abs() > 1e100).unwrap_or(0);
-        let [nx, ny, _] = self.setup().grid.n;
-        let at = (bad % nx, (bad / nx) % ny, bad / (nx * ny));
+        let g = &self.setup().grid;
+        let at = g.whole_index(bad);
+        // The point's number in the whole grid (x fastest); a part knows its planes' offset.
+        let bad = bad + g.first.iter().zip(g.n).fold((0, 1), |(o, stride), (&f, n)| (o + f * stride, stride * n)).0;
         Ok(Some(Unhealthy {
             field: "phi".into(),
             what: format!("phi {:e} at point {bad} {at:?} (max |phi| = {m:e})", phi[bad].f64()),
