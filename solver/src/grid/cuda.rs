@@ -108,8 +108,13 @@ impl<T: Real> DeviceHalo<T> {
     /// The same fill for a part of a decomposed grid (`link`: its planes and communicators;
     /// None: the whole grid, nothing to exchange).
     pub fn linked(mut self, link: Option<&Link>) -> Self {
-        self.link = link.cloned();
+        self.set_link(link.cloned());
         self
+    }
+
+    /// Join this fill to its neighbours after it was made (their communicators came later).
+    pub fn set_link(&mut self, link: Option<Link>) {
+        self.link = link;
     }
 
     /// The ghost planes of the neighbour faces of the padded array at `ptr` (every component)

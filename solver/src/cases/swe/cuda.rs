@@ -432,16 +432,6 @@ impl<R: Real> Part<R> {
         Ok(())
     }
 
-    /// The device address and byte length of interior rows j..j + count of component k of `w`
-    /// (and the x ghosts and padding between them: the receiver fills its x ghosts again).
-    fn rows(&self, k: usize, j: isize, count: usize) -> (u64, usize) {
-        let g = &self.setup.grid;
-        let size = std::mem::size_of::<R>();
-        let at = k * g.padded_len() + g.at(0, j, 0);
-        let len = (count - 1) * g.pitch + g.cells[0];
-        (self.dev.ptr(&self.w) + (at * size) as u64, len * size)
-    }
-
     /// The x ghosts and the open x sides of the rows `rows` updates beyond the slab's own (its
     /// ghost rows updated again, once they hold their values), as the owner fills them; the
     /// slab's own rows are filled again to the same values (one launch each).
@@ -546,10 +536,9 @@ pub struct CudaSwe<R: Real> {
     /// The processes of the run, and the communicators of the ghost rows (second streams) and
     /// of the rate (compute streams) when there is more than one part in all.
     ranks: &'static dyn Ranks,
-    halo_comms: Option<Comms>,
+    halo_comms: Option<Arc<Comms>>,
     rate_comms: Option<Comms>,
-    /// The first part of this process, the parts in all, the whole grid's cells along x and y.
-    first: usize,
+    /// The parts in all, the whole grid's cells along x and y.
     total: usize,
     whole: [usize; 2],
     exchange: Exchange,
@@ -575,10 +564,20 @@ impl<R: Real> CudaSwe<R> {
         }
         let devices: Vec<Arc<Device>> = parts.iter().map(|p| p.dev.clone()).collect();
         let (halo_comms, rate_comms) = if total > 1 {
-            (Some(Comms::new(ranks, &devices, first, total)?), Some(Comms::new(ranks, &devices, first, total)?))
+            (Some(Arc::new(Comms::new(ranks, &devices, first, total)?)), Some(Comms::new(ranks, &devices, first, total)?))
         } else {
             (None, None)
         };
+        // The ghost rows travel by the grid layer's exchange: slabs along y, not a ring.
+        for (k, p) in parts.iter_mut().enumerate() {
+            let split = crate::grid::parts::Split {
+                axis: 1,
+                slab: p.slab,
+                ring: false,
+            };
+            let device = halo_comms.as_ref().map(|c| (c.clone(), k));
+            p.halo.set_link(Some(crate::grid::parts::Link { split, device }));
+        }
         let exchange = match std::env::var("CFD_SWE_EXCHANGE").as_deref() {
             Ok("serial") => Exchange::Serial,
             Ok("off") => Exchange::Off,
@@ -589,7 +588,6 @@ impl<R: Real> CudaSwe<R> {
             ranks,
             halo_comms,
             rate_comms,
-            first,
             total,
             whole: [setup.grid.cells[0], setup.grid.cells[1]],
             exchange,
@@ -599,33 +597,18 @@ impl<R: Real> CudaSwe<R> {
     }
 
     /// Each part sends its first and last `ghost_rows` owned rows to the parts below and above
-    /// and receives theirs into its ghost rows (one message a component and side), on the aux or
-    /// the compute stream; one NCCL group for all.
+    /// and receives theirs into its ghost rows (`DeviceHalo::exchange_on`: one message a
+    /// component and side), on the aux or the compute stream; one NCCL group for all.
     fn send_ghost_rows(&self, on_aux: bool) -> Result<()> {
-        let Some(comms) = &self.halo_comms else { return Ok(()) };
-        let depth = slab::REACH * self.ghost_rows;
+        if self.halo_comms.is_none() {
+            return Ok(());
+        }
         nccl::group(|| {
-            for (k, p) in self.parts.iter().enumerate() {
-                let me = self.first + k;
+            for p in &self.parts {
                 let stream = if on_aux { &p.dev.aux } else { &p.dev.stream };
-                let (ny, d) = (p.setup.grid.cells[1] as isize, depth as isize);
-                for c in 0..4 {
-                    // SAFETY: rows of this part's padded state (the slab owns at least `depth`
-                    // rows, its halo is `depth` rows deep: `SweSetup::parse`); the stream orders them after the step
-                    // that wrote the owned rows and before the one that reads the ghosts.
-                    unsafe {
-                        if p.slab.has_below() {
-                            let ((own, n), (ghost, _)) = (p.rows(c, 0, depth), p.rows(c, -d, depth));
-                            comms.send(k, own, n, me - 1, stream)?;
-                            comms.recv(k, ghost, n, me - 1, stream)?;
-                        }
-                        if p.slab.has_above() {
-                            let ((own, n), (ghost, _)) = (p.rows(c, ny - d, depth), p.rows(c, ny, depth));
-                            comms.send(k, own, n, me + 1, stream)?;
-                            comms.recv(k, ghost, n, me + 1, stream)?;
-                        }
-                    }
-                }
+                // The stream orders the exchange after the step that wrote the owned rows and
+                // before the one that reads the ghosts.
+                p.halo.exchange_on(p.dev.ptr(&p.w), stream)?;
             }
             Ok(())
         })
