@@ -78,6 +78,25 @@ pub fn split(g: &StructuredGrid, bc: &BoundarySet, part: usize, parts: usize) ->
     })
 }
 
+/// The devices each rank drives for case `doc` (`run.gpus` on CUDA, one part a rank on the
+/// CPU), after checking that grid `g` with boundaries `bc` splits over all of them; the error
+/// names `grid.dims`.
+pub fn devices_per_rank(doc: &crate::framework::CaseDoc, g: &StructuredGrid, bc: &BoundarySet) -> Result<usize> {
+    let gpus = if doc.run.backend == crate::framework::config::Backend::Cpu {
+        1
+    } else {
+        doc.run.gpus
+    };
+    let world = ranks::world();
+    split(g, bc, world.rank() * gpus, world.size() * gpus).map_err(|m| doc.error("grid.dims", m))?;
+    Ok(gpus)
+}
+
+/// Whether a run on `target` with `gpus` devices a rank splits its grid.
+pub fn is_split(target: &Target, gpus: usize) -> bool {
+    ranks::world().size() > 1 || (matches!(target, Target::Cuda(_)) && gpus > 1)
+}
+
 impl StructuredGrid {
     /// The planes of `split`: the same cells along the other axes, origin moved to its first
     /// plane. (`cells` along the split axis counts the part's planes.)

@@ -265,11 +265,7 @@ impl EulerSetup {
                 ));
             }
         }
-        let gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
-        let world = crate::framework::ranks::world();
-        if let Err(m) = parts::split(&grid, &bc, world.rank() * gpus, world.size() * gpus) {
-            return Err(doc.error("grid.dims", m));
-        }
+        let gpus = parts::devices_per_rank(doc, &grid, &bc)?;
         Ok(EulerSetup {
             hydrostatic_walls: hydrostatic_walls(&grid, &bc, e.gravity, e.gamma),
             grid,
@@ -304,11 +300,6 @@ impl EulerSetup {
         (0..3).filter(|&a| self.grid.cells[a] > 1).collect()
     }
 
-    /// Whether the run splits the grid: several ranks, or several devices per process.
-    fn decomposed(&self, target: &Target) -> bool {
-        crate::framework::ranks::world().size() > 1 || (matches!(target, Target::Cuda(_)) && self.gpus > 1)
-    }
-
     /// Conservative initial values, components one after another, x fastest.
     pub fn initial_field(&self) -> Vec<f64> {
         self.initial.field(&self.grid, self.gamma, self.gravity)
@@ -325,7 +316,7 @@ fn hydrostatic_walls(grid: &StructuredGrid, bc: &BoundarySet, gravity: [f64; 3],
 
 impl BuildIn for EulerSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
-        if self.decomposed(target) {
+        if parts::is_split(target, self.gpus) {
             return parts::decompose(&self.grid, &self.bc, target, self.gpus, &self.initial_field(), &|link, initial, target| {
                 let part = self.part(link);
                 Ok(match target {

@@ -181,11 +181,7 @@ impl HeatSetup {
             );
             return Err(doc.error("grid.dims", m));
         }
-        s.gpus = if doc.run.backend == crate::framework::config::Backend::Cpu { 1 } else { doc.run.gpus };
-        let world = crate::framework::ranks::world();
-        if let Err(m) = parts::split(&s.grid, &s.bc, world.rank() * s.gpus, world.size() * s.gpus) {
-            return Err(doc.error("grid.dims", m));
-        }
+        s.gpus = parts::devices_per_rank(doc, &s.grid, &s.bc)?;
         s.doc = Some(view);
         Ok(s)
     }
@@ -246,8 +242,7 @@ impl HeatSetup {
 impl BuildIn for HeatSetup {
     fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         let initial = self.initial_field();
-        let decomposed = crate::framework::ranks::world().size() > 1 || (matches!(target, Target::Cuda(_)) && self.gpus > 1);
-        if decomposed {
+        if parts::is_split(target, self.gpus) {
             return parts::decompose(&self.grid, &self.bc, target, self.gpus, &initial, &|link, initial, target| {
                 let part = self.part(link);
                 Ok(Box::new(match target {

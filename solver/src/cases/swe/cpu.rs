@@ -314,8 +314,8 @@ impl<R: Real> Simulation for CpuSwe<R> {
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let [nx, ny] = self.whole;
-        let values = slab::cut_state(nx, ny, &self.slab, &from_bytes::<R>(bytes));
+        let nx = self.whole[0];
+        let values = slab::cut_state(nx, &self.slab, &from_bytes::<R>(bytes));
         let values64: Vec<f64> = values.iter().map(|v| v.f64()).collect();
         self.ledger.start_water = super::water(&self.setup, &values64);
         self.ledger.start_pollutant = super::pollutant(&self.setup, &values64);

@@ -786,10 +786,10 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let [nx, ny] = self.whole;
+        let nx = self.whole[0];
         let whole = from_bytes::<R>(bytes);
         for p in &mut self.parts {
-            let local = slab::cut_state(nx, ny, &p.slab, &whole);
+            let local = slab::cut_state(nx, &p.slab, &whole);
             let local64: Vec<f64> = local.iter().map(|v| v.f64()).collect();
             p.start_water = super::water(&p.setup, &local64);
             p.start_pollutant = super::pollutant(&p.setup, &local64);

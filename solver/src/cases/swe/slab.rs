@@ -107,9 +107,9 @@ pub fn gather_state<R: Real>(ranks: &dyn Ranks, local: &[R]) -> Vec<u8> {
     parts::gather_components(ranks, local.chunks(n).map(to_bytes).collect())
 }
 
-/// The slab's rows of a whole interior state of `nx` x `ny` cells (a checkpoint's, which every
+/// The slab's rows of a whole interior state `nx` cells wide (a checkpoint's, which every
 /// rank reads).
-pub fn cut_state<R: Real>(nx: usize, _ny: usize, slab: &Slab, whole: &[R]) -> Vec<R> {
+pub fn cut_state<R: Real>(nx: usize, slab: &Slab, whole: &[R]) -> Vec<R> {
     parts::cut(whole, COMPONENTS, nx, slab)
 }
 
