@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Euler and heat split over the GPUs of one host (device kind nvidia-h100-x2 or nvidia-h200-x2;
 # carry .gpu): the grid layer's parts (`grid::parts`), one process driving both GPUs
-# (run.gpus = 2, NCCL between them) and one process per GPU under mpirun. Shows: CPU vs CUDA
+# (run.gpus = 2, the copy engines between them; CFD_PARTS_TRANSPORT=nccl for NCCL) and one
+# process per GPU under mpirun (NCCL). Shows: CPU vs CUDA
 # still agree on one GPU (`solver check`); 2 GPUs write the same files as 1 GPU, f64 and f32,
 # for every Euler scheme and the heat boundaries; the 2-GPU speed-up at 512^3 (Euler 3D
 # PLM + HLL + SSP-RK3 f32, MUSCL-Hancock + HLLC f32, heat f64) and the exposed exchange
 # (CFD_PARTS_EXCHANGE=off: no exchange, timing only). NVLink multicast stays off. Results in $OUT
-# (or .gpu/results). Knobs: PARTS_CHECK=0, PARTS_SAME=0, PARTS_BENCH=0, PARTS_SIZES (512).
+# (or .gpu/results). Knobs: PARTS_CHECK=0, PARTS_SAME=0|all|final|peer|heat, PARTS_BENCH=0,
+# PARTS_SIZES (512).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0
@@ -69,6 +71,15 @@ if [ "${PARTS_SAME:-all}" = final ]; then
   MPI=1 same thacker swe-thacker "grid.dims=[400,300,1]" "output.interval=0.5" "time.end_time=2.0"
   same estuary swe-estuary "time.end_time=7200.0" "output.interval=2400.0"
   same estuary-ghost2 swe-estuary "time.end_time=7200.0" "output.interval=2400.0" "shallow-water.ghost_rows=2"
+elif [ "${PARTS_SAME:-all}" = peer ]; then
+  echo "== 2 GPUs write the same files as 1 GPU: the exchange by copy engine (heat hides it), and NCCL under mpirun"
+  MPI=1 same heat heat-benchmark "grid.dims=[64,63,64]" "time.steps=200" "output.every=100"
+  same heat-naive heat-benchmark "grid.dims=[45,44,45]" 'heat.kernel="naive"' "time.steps=100" "output.every=50"
+  same heat-dirichlet heat-benchmark "grid.dims=[63,64,63]" "time.steps=100" "output.every=50" \
+    'heat.boundary={x={dirichlet=[0.5,2.0]}, y="periodic", z={dirichlet=[1.0,0.0]}}'
+  MPI=1 same rt3d euler-rt-3d "time.end_time=1.0"
+  same toro1-z euler-toro-1 "grid.dims=[32,32,256]" "euler.initial.axis=2" 'euler.boundary.z="periodic"'
+  same riemann2d euler-riemann-2d "grid.dims=[400,400,1]" 'euler.riemann="hllc"'
 elif [ "${PARTS_SAME:-all}" != 0 ]; then
   echo "== 2 GPUs write the same files as 1 GPU: heat"
   MPI=1 same heat heat-benchmark "grid.dims=[64,63,64]" "time.steps=200" "output.every=100"
@@ -88,6 +99,9 @@ if [ "${PARTS_BENCH:-1}" != 0 ]; then
     done
     CFD_PARTS_EXCHANGE=off $S bench "$fam" --only "$only" --sizes "$sizes" --precision "$p" --gpus 2 --reps 2 \
       --json "$R/parts-bench-$label-2-noexchange.json" 2>&1 | tail -3 | tee -a "$R/parts-bench.txt"
+    # The exchange by NCCL's kernels instead of the copy engines (what session 13 measured).
+    CFD_PARTS_TRANSPORT=nccl $S bench "$fam" --only "$only" --sizes "$sizes" --precision "$p" --gpus 2 --reps 2 \
+      --json "$R/parts-bench-$label-2-nccl.json" 2>&1 | tail -3 | tee -a "$R/parts-bench.txt"
   }
   for b in ${PARTS_BENCHES:-euler-plm euler-hllc heat}; do
     case $b in
@@ -123,14 +137,15 @@ def rows(path):
         return json.load(open(path))["rows"]
     except Exception:
         return []
-print("\n| benchmark | size | 1 GPU s/step | 2 GPUs s/step | speed-up | 2 GPUs without exchange | exposed exchange |")
-print("|---|---|---|---|---|---|---|")
+print("\n| benchmark | size | 1 GPU s/step | 2 GPUs s/step | speed-up | 2 GPUs without exchange | exposed exchange | 2 GPUs by NCCL | speed-up by NCCL |")
+print("|---|---|---|---|---|---|---|---|---|")
 for label in ["euler-plm", "euler-hllc", "heat", "heat-f32", "swe", "swe-f64", "small-heat", "small-euler"]:
-    one, two, off = (rows(f"{r}/parts-bench-{label}-{s}.json") for s in ["1", "2", "2-noexchange"])
-    for a, b, c in zip(one, two, off or [None] * len(one)):
+    one, two, off, nccl = (rows(f"{r}/parts-bench-{label}-{s}.json") for s in ["1", "2", "2-noexchange", "2-nccl"])
+    for a, b, c, d in zip(one, two, off or [None] * len(one), nccl or [None] * len(one)):
         t1, t2 = a["seconds_per_step"], b["seconds_per_step"]
         t3 = c["seconds_per_step"] if c else float("nan")
-        print(f"| {a['variant']} {a['precision']} | {a['size']} | {t1:.4g} | {t2:.4g} | {t1 / t2:.2f}x | {t3:.4g} | {(t2 - t3) / t2 * 100:.1f} % |")
+        t4 = d["seconds_per_step"] if d else float("nan")
+        print(f"| {a['variant']} {a['precision']} | {a['size']} | {t1:.4g} | {t2:.4g} | {t1 / t2:.2f}x | {t3:.4g} | {(t2 - t3) / t2 * 100:.1f} % | {t4:.4g} | {t1 / t4:.2f}x |")
 PY
 fi
 echo "parts: status $status"

@@ -70,7 +70,9 @@ extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const R
 
 // ---- Register-queue solver (the thesis' third solver, after Micikevicius 2009) ------------
 // A TX x TY tile of threads marches along z through `kchunk` planes (blockIdx.z picks the
-// chunk, so small grids still fill the device). Each thread computes VX consecutive columns
+// chunk, so small grids still fill the device): chunk c starts at plane kstart + c kstride and
+// stops before kend (a part of a decomposed grid updates the planes beside its neighbours
+// first, kstride = nz - kchunk, then its inner planes while their copies travel). Each thread computes VX consecutive columns
 // (VX = 2: one 8-byte (f32) or 16-byte (f64) vector access instead of two, so each load
 // instruction moves twice the bytes) of RY rows of the block's (TX VX) x (TY RY) tile (rows
 // ty, ty + TY, ...), and keeps the 9 z-values of each of its columns in registers; the current
@@ -136,7 +138,7 @@ __device__ __forceinline__ int wrap_index(int x, int n) { return x < 0 ? x + n :
 // the x pass re-read one sector per row (41 of the 77 us of halo per f64 stage at 512^3).
 extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
 heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
-              int kchunk, int wrap) {
+              int kstart, int kend, int kchunk, int kstride, int wrap) {
     __shared__ REAL tile[BY + 2 * HALO][BX + 2 * HALO];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int i0 = blockIdx.x * BX, j0 = blockIdx.y * BY;
@@ -147,8 +149,8 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
     const bool wx = wrap & 1, wy = wrap & 2, wz = wrap & 4;
     const int ic = i < g.nx ? i : (wx ? min(i - g.nx, g.nx - VX) : min(i, g.nx + HALO - VX));
     const u64 sz = (u64)g.px * g.py;
-    const int k0 = blockIdx.z * kchunk;
-    const int k1 = min(g.nz, k0 + kchunk);
+    const int k0 = kstart + blockIdx.z * kstride;
+    const int k1 = min(kend, k0 + kchunk);
     if (k0 >= k1) return;
 
     // Rim columns this thread loads (x rims: tx < HALO, one pair of single columns per row; y

@@ -216,6 +216,9 @@ pub trait Simulation {
             "CFD_INJECT_NAN: this family (or this backend of it) does not take injected faults".into(),
         ))
     }
+    /// The state of some part of a decomposed run was changed from outside (`inject_nan`):
+    /// take the neighbours' planes again at the next step, if the step does not always.
+    fn refresh_neighbours(&mut self) {}
     /// Whether the run has reached what it was run for before its step budget (a steady state):
     /// the loop then writes the final output and ends as if it had reached its last step.
     fn converged(&self) -> bool {

@@ -1,9 +1,11 @@
 //! The halo fill on the device: `grid_halo` (kernels/cuda/grid.cu), one launch per axis on the
 //! compute stream, the same rule value by value as the CPU fill (`halo.rs`).
 
-use super::parts::{self, Link};
+use super::parts::{self, Link, Split};
+use super::peer::Begun;
 use super::{BoundarySet, FaceBc, StructuredGrid};
 use crate::backend::cuda::Device;
+use crate::backend::nccl::Comms;
 use crate::error::{Result, SolverError};
 use crate::output::Centring;
 use crate::real::Real;
@@ -118,9 +120,9 @@ impl<T: Real> DeviceHalo<T> {
     }
 
     /// The ghost planes of the neighbour faces of the padded array at `ptr` (every component)
-    /// from the parts beside this one, by NCCL on the compute stream (after what wrote the
-    /// owned planes, before what reads the ghosts). A no-op on a whole grid. Every part of the
-    /// run must call it at the same point of its step, each from its own thread.
+    /// from the parts beside this one, on the compute stream (after what wrote the owned
+    /// planes, before what reads the ghosts). A no-op on a whole grid. Every part of the run
+    /// must call it at the same point of its step, each from its own thread.
     pub fn exchange(&self, ptr: u64) -> Result<()> {
         self.exchange_on(ptr, &self.dev.stream)
     }
@@ -128,16 +130,59 @@ impl<T: Real> DeviceHalo<T> {
     /// As [`exchange`](Self::exchange), queued on `stream` (e.g. the device's second stream,
     /// while the compute stream updates the planes that do not need the ghosts).
     pub fn exchange_on(&self, ptr: u64, stream: &CudaStream) -> Result<()> {
-        let Some(Link {
-            split,
-            device: Some((comms, k)),
-        }) = &self.link
-        else {
-            return Ok(());
-        };
+        let begun = self.begin_exchange_on(ptr, stream)?;
+        self.end_exchange_on(begun, stream)
+    }
+
+    /// Whether work queued between [`begin_exchange_on`](Self::begin_exchange_on) and
+    /// [`end_exchange_on`](Self::end_exchange_on) overlaps the exchange: the parts are
+    /// devices of this process joined by copy engines (`peer`); NCCL's exchange is done when
+    /// it begins.
+    pub fn overlaps(&self) -> bool {
+        !exchange_off() && self.link.as_ref().is_some_and(|l| l.peer.is_some())
+    }
+
+    /// The first half of an exchange on `stream`: after the work queued so far (which wrote
+    /// the owned planes beside other parts); the ghost planes are not to be read, nor those
+    /// owned planes written, before [`end_exchange_on`](Self::end_exchange_on).
+    pub fn begin_exchange_on(&self, ptr: u64, stream: &CudaStream) -> Result<Option<Begun>> {
+        let Some(link) = &self.link else { return Ok(None) };
         if exchange_off() {
-            return Ok(());
+            return Ok(None);
         }
+        match (&link.peer, &link.device) {
+            (Some((group, k)), _) => {
+                let bytes = std::mem::size_of::<T>();
+                Ok(Some(group.begin(*k, &link.split, &self.grid, bytes, ptr, stream)?))
+            }
+            (None, Some((comms, k))) => {
+                self.nccl_exchange(comms, *k, &link.split, ptr, stream)?;
+                Ok(None)
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The second half: `stream` waits until the ghost planes have arrived and the neighbours
+    /// have taken this part's planes.
+    pub fn end_exchange_on(&self, begun: Option<Begun>, stream: &CudaStream) -> Result<()> {
+        match (begun, &self.link) {
+            (
+                Some(begun),
+                Some(Link {
+                    split,
+                    peer: Some((group, k)),
+                    ..
+                }),
+            ) => group.end(*k, split, begun, stream),
+            _ => Ok(()),
+        }
+    }
+
+    /// The exchange by NCCL on `stream`: part `k`'s sends and receives, done (on the device)
+    /// when the stream passes them.
+    fn nccl_exchange(&self, comms: &Comms, k: usize, split: &Split, ptr: u64, stream: &CudaStream) -> Result<()> {
+        let k = &k;
         let peers = split.slab.peers(split.ring);
         let [(low, low_ghost), (high, high_ghost)] = parts::plane_ranges(&self.grid, split);
         let (bytes, stride) = (std::mem::size_of::<T>(), self.grid.padded_len());
@@ -188,6 +233,37 @@ impl<T: Real> DeviceHalo<T> {
         Ok(())
     }
 
+    /// As [`fill_axes`](Self::fill_axes) on z-planes `planes` only (the x and y ghosts of a
+    /// part's planes, updated apart from its other planes): the fill over the same storage seen
+    /// as a grid of those planes (its halo along z shifted by their start). The z ghosts need
+    /// every plane: `axes[2]` must be false.
+    pub fn fill_axes_of_planes_on(
+        &self,
+        ptr: u64,
+        axes: [bool; 3],
+        planes: std::ops::Range<usize>,
+        stream: &CudaStream,
+    ) -> Result<()> {
+        assert!(!axes[2], "the z ghosts are filled from the whole grid's planes");
+        assert!(
+            planes.end <= self.grid.n[2],
+            "planes {planes:?} past the grid's {}",
+            self.grid.n[2]
+        );
+        if planes.is_empty() {
+            return Ok(());
+        }
+        let mut layout = self.layout;
+        layout.n[2] = planes.len() as i32;
+        layout.halo[2] += planes.start as i32;
+        for axis in 0..2 {
+            if axes[axis] && self.grid.halo[axis] > 0 {
+                self.launch_on(&layout, ptr, axis, stream)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The x ghosts of rows `rows` (ghost rows along y included) of every component of the
     /// padded array at `ptr`, as `halo::fill_x_of_rows`: the x fill over the same storage seen
     /// as a grid whose rows are `rows` (its halo along y shifted by their start).
@@ -209,6 +285,11 @@ impl<T: Real> DeviceHalo<T> {
 
     /// grid_halo over `layout` (this grid's storage) for one axis.
     fn launch(&self, layout: &LayoutC, ptr: u64, axis: usize) -> Result<()> {
+        self.launch_on(layout, ptr, axis, &self.dev.stream)
+    }
+
+    /// As [`launch`](Self::launch), on `stream`.
+    fn launch_on(&self, layout: &LayoutC, ptr: u64, axis: usize, stream: &CudaStream) -> Result<()> {
         let n = layout.n.map(|v| v as u64);
         let threads = n[(axis + 1) % 3] * n[(axis + 2) % 3] * layout.halo[axis] as u64;
         let cfg = LaunchConfig {
@@ -222,8 +303,7 @@ impl<T: Real> DeviceHalo<T> {
         // `layout` addresses (its rows, pitch and component stride); the threads cover the halo
         // layers of one face pair.
         unsafe {
-            self.dev
-                .stream
+            stream
                 .launch_builder(&self.f)
                 .arg(layout)
                 .arg(&ptr)

@@ -9,6 +9,7 @@ pub mod cuda;
 pub mod halo;
 pub mod layout;
 pub mod parts;
+pub mod peer;
 
 pub use boundary::{BoundarySection, BoundarySet, FaceBc, Side};
 pub use layout::StructuredGrid;

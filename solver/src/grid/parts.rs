@@ -12,6 +12,7 @@
 //! decomposed run writes the single run's bytes (as long as a family's reductions are exact,
 //! e.g. the minimum of the stable step).
 
+use super::peer::PeerGroup;
 use super::{BoundarySet, FaceBc, StructuredGrid};
 use crate::backend::cuda::Device;
 use crate::backend::nccl::Comms;
@@ -38,15 +39,20 @@ pub struct Split {
 pub struct Link {
     pub split: Split,
     pub device: Option<(Arc<Comms>, usize)>,
+    /// The devices of this process joined by copy engines (`peer`) with this part's index
+    /// among them: they carry the exchange instead of NCCL (every part of the run is in this
+    /// process; `device` is then None).
+    pub peer: Option<(Arc<PeerGroup>, usize)>,
 }
 
 impl std::fmt::Debug for Link {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Link({:?}, device part {:?})",
+            "Link({:?}, NCCL part {:?}, peer-copy part {:?})",
             self.split,
-            self.device.as_ref().map(|d| d.1)
+            self.device.as_ref().map(|d| d.1),
+            self.peer.as_ref().map(|p| p.1)
         )
     }
 }
@@ -273,6 +279,28 @@ struct Part {
     dev: Option<Arc<Device>>,
 }
 
+/// How the devices of one process exchange planes: by NCCL (its copy kernels, the same path
+/// as between processes), or by the devices' copy engines (`peer`), which take no SMs, so a
+/// family can hide the exchange behind its inner planes (heat: 1.83x on 2 H200s against 1.70x
+/// by NCCL). A family that does not hide it keeps NCCL: Euler's five components per plane went
+/// 4-7 % slower by copy engine (BENCHMARKS.md, session 14). `CFD_PARTS_TRANSPORT=nccl|copy`
+/// overrides the family's choice, to compare them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Nccl,
+    CopyEngine,
+}
+
+impl Transport {
+    fn resolve(self) -> Transport {
+        match std::env::var("CFD_PARTS_TRANSPORT").as_deref() {
+            Ok("nccl") => Transport::Nccl,
+            Ok("copy") => Transport::CopyEngine,
+            _ => self,
+        }
+    }
+}
+
 /// Builds one part from its link (its planes and neighbours), its share of the whole initial
 /// values and its target.
 pub type BuildPart<'a> = dyn Fn(Link, &[f64], &Target) -> Result<Box<dyn Simulation + Send>> + Sync + 'a;
@@ -285,6 +313,7 @@ pub fn decompose(
     bc: &BoundarySet,
     target: &Target,
     gpus: usize,
+    transport: Transport,
     initial: &[f64],
     build: &BuildPart,
 ) -> Result<Box<dyn Simulation>> {
@@ -298,11 +327,15 @@ pub fn decompose(
     let axis = splits[0].axis;
     let plane: usize = (0..axis).map(|a| g.n[a]).product();
     let devices = open_devices(target, per_rank)?;
+    let devs: Vec<Arc<Device>> = devices.iter().flatten().cloned().collect();
+    // One process drives every part: its devices' copy engines carry the exchange where the
+    // family asks and they reach each other; else NCCL.
+    let peer = match target {
+        Target::Cuda(_) if world.size() == 1 && transport.resolve() == Transport::CopyEngine => PeerGroup::new(&devs)?,
+        _ => None,
+    };
     let comms = match target {
-        Target::Cuda(_) if total > 1 => {
-            let devs: Vec<Arc<Device>> = devices.iter().flatten().cloned().collect();
-            Some(Arc::new(Comms::new(world, &devs, first, total)?))
-        }
+        Target::Cuda(_) if total > 1 && peer.is_none() => Some(Arc::new(Comms::new(world, &devs, first, total)?)),
         _ => None,
     };
     let links: Vec<Link> = splits
@@ -311,6 +344,7 @@ pub fn decompose(
         .map(|(k, &split)| Link {
             split,
             device: comms.as_ref().map(|c| (c.clone(), k)),
+            peer: peer.as_ref().map(|p| (p.clone(), k)),
         })
         .collect();
     let built = build_parts(&links, &devices, initial, g.components, plane, build);
@@ -547,13 +581,17 @@ impl Simulation for Decomposed {
     /// `cell` of the whole grid (x fastest) on the part that holds it.
     fn inject_nan(&mut self, cell: usize) -> Result<bool> {
         let at = cell / self.plane;
+        let mut injected = false;
         for p in &mut self.parts {
             let s = &p.split.slab;
             if (s.start..s.end).contains(&at) {
-                return p.sim.inject_nan(cell - s.start * self.plane);
+                injected = p.sim.inject_nan(cell - s.start * self.plane)?;
             }
+            // Every part of every rank (each calls this at the same step) then takes its
+            // neighbours' planes again, together.
+            p.sim.refresh_neighbours();
         }
-        Ok(false)
+        Ok(injected)
     }
 
     fn bytes_per_step(&self) -> f64 {

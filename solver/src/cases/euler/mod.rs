@@ -317,7 +317,7 @@ fn hydrostatic_walls(grid: &StructuredGrid, bc: &BoundarySet, gravity: [f64; 3],
 impl BuildIn for EulerSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         if parts::is_split(target, self.gpus) {
-            return parts::decompose(&self.grid, &self.bc, target, self.gpus, &self.initial_field(), &|link, initial, target| {
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, parts::Transport::Nccl, &self.initial_field(), &|link, initial, target| {
                 let part = self.part(link);
                 Ok(match target {
                     Target::Cpu => Box::new(cpu::CpuEuler::<R>::new(part, initial)),

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
 use crate::grid::FaceBc;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Mirrors `struct Grid` in heat.cu.
@@ -98,8 +98,9 @@ pub struct CudaHeat<T: Real> {
     /// Rows (RY) and columns (VX) per thread: the block's tile is (tile.0 VX) x (tile.1 RY) points.
     ry: u32,
     vx: u32,
-    /// z-planes per block of the register-queue kernel.
-    kchunk: u32,
+    /// Chunks along z the register-queue kernel's tiles are cut into, at most (each thread
+    /// marches through one chunk's planes).
+    chunks: u32,
     f_stage: CudaFunction,
     f_d2: CudaFunction,
     f_update: CudaFunction,
@@ -107,6 +108,47 @@ pub struct CudaHeat<T: Real> {
     /// Axes periodic on both faces: the register-queue stage reads their ghosts' values from
     /// the interior (`wrap` in heat.cu), so their ghosts are filled once, not after every stage.
     periodic: [bool; 3],
+    /// The step's input has not been through an exchange since it was set (a part of a
+    /// decomposed grid; every part's flag is the same, see `refresh_neighbours`).
+    stale: bool,
+}
+
+/// The z-planes one launch of the register-queue stage updates: `count` chunks of up to
+/// `chunk` planes, the first from `start`, each `stride` after the last, none from `end`.
+#[derive(Clone, Copy, Debug)]
+struct Planes {
+    start: u32,
+    end: u32,
+    chunk: u32,
+    stride: u32,
+    count: u32,
+}
+
+impl Planes {
+    /// `start..end` in chunks: enough for `chunks` of them, of at least 16 planes each (each
+    /// chunk reloads 2 RADIUS planes of the stencil input).
+    fn run(start: u32, end: u32, chunks: u32) -> Planes {
+        let n = end - start;
+        let chunk = n.div_ceil(chunks.min((n / 16).max(1)));
+        Planes {
+            start,
+            end,
+            chunk,
+            stride: chunk,
+            count: n.div_ceil(chunk),
+        }
+    }
+
+    /// The `depth` planes at each end of `0..nz`, the planes the neighbours of a part read.
+    fn ends(nz: u32, depth: u32) -> Planes {
+        Planes {
+            start: 0,
+            end: nz,
+            chunk: depth,
+            stride: nz - depth,
+            count: 2,
+        }
+    }
 }
 
 impl<T: Real> CudaHeat<T> {
@@ -141,12 +183,9 @@ impl<T: Real> CudaHeat<T> {
             ("VX", vxs.as_str()),
             ("MINB", minb.as_str()),
         ];
-        // Enough blocks for about eight per SM, but chunks of at least 16 planes (each chunk
-        // reloads 2 RADIUS planes of the stencil input).
+        // Enough blocks for about eight per SM (`Planes::run`).
         let blocks_xy = (grid.n[0] as u32).div_ceil(tile.0 * vx) * (grid.n[1] as u32).div_ceil(tile.1 * ry);
-        let want = (8 * dev.sm_count).div_ceil(blocks_xy).max(1);
-        let nz = grid.n[2] as u32;
-        let kchunk = nz.div_ceil(want.min((nz / 16).max(1)));
+        let chunks = (8 * dev.sm_count).div_ceil(blocks_xy).max(1);
         let phi = dev.upload(&host)?;
         let u1 = dev.zeros(n)?;
         let u2 = dev.zeros(n)?;
@@ -171,7 +210,8 @@ impl<T: Real> CudaHeat<T> {
             tile,
             ry,
             vx,
-            kchunk,
+            chunks,
+            stale: true,
         };
         s.halo(s.dev.ptr(&s.phi))?;
         Ok(s)
@@ -186,24 +226,7 @@ impl<T: Real> CudaHeat<T> {
         let n = self.setup.grid.n;
         let stream = &self.dev.stream;
         match &self.rhs {
-            None => {
-                let (tx, ty) = self.tile;
-                let cfg = LaunchConfig {
-                    grid_dim: (
-                        (n[0] as u32).div_ceil(tx * self.vx),
-                        (n[1] as u32).div_ceil(ty * self.ry),
-                        (n[2] as u32).div_ceil(self.kchunk),
-                    ),
-                    block_dim: (tx, ty, 1),
-                    shared_mem_bytes: 0,
-                };
-                let kchunk = self.kchunk as i32;
-                let wrap = (0..3).filter(|&a| self.periodic[a]).map(|a| 1i32 << a).sum::<i32>();
-                let mut launch = stream.launch_builder(&self.f_stage);
-                st.push(&mut launch, &self.g).arg(&kchunk).arg(&wrap);
-                // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`.
-                unsafe { launch.launch(cfg)? };
-            }
+            None => self.stage_planes(st, Planes::run(0, n[2] as u32, self.chunks), stream)?,
             Some(rhs) => {
                 let r = self.dev.ptr(rhs);
                 let bx = 128u32;
@@ -228,6 +251,65 @@ impl<T: Real> CudaHeat<T> {
         Ok(())
     }
 
+    /// The register-queue stage on `planes` only, on `stream`.
+    fn stage_planes(&self, st: &Stage<T>, planes: Planes, stream: &CudaStream) -> Result<()> {
+        let n = self.setup.grid.n;
+        let (tx, ty) = self.tile;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (n[0] as u32).div_ceil(tx * self.vx),
+                (n[1] as u32).div_ceil(ty * self.ry),
+                planes.count,
+            ),
+            block_dim: (tx, ty, 1),
+            shared_mem_bytes: 0,
+        };
+        let [start, end, chunk, stride] = [planes.start, planes.end, planes.chunk, planes.stride].map(|v| v as i32);
+        let wrap = (0..3).filter(|&a| self.periodic[a]).map(|a| 1i32 << a).sum::<i32>();
+        let mut launch = stream.launch_builder(&self.f_stage);
+        st.push(&mut launch, &self.g)
+            .arg(&start)
+            .arg(&end)
+            .arg(&chunk)
+            .arg(&stride)
+            .arg(&wrap);
+        // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`; the
+        // chunks lie in 0..nz.
+        unsafe { launch.launch(cfg)? };
+        Ok(())
+    }
+
+    /// Whether a stage can update the planes beside the neighbours first and hide their
+    /// exchange behind the inner planes: a part split along z whose devices copy by copy
+    /// engine, the register-queue kernel, and inner planes to update.
+    fn hides_exchange(&self) -> bool {
+        self.rhs.is_none()
+            && self.halo.overlaps()
+            && self.setup.link.as_ref().is_some_and(|l| l.split.axis == 2)
+            && self.setup.grid.n[2] >= 3 * RADIUS
+    }
+
+    /// A stage of a part whose exchange hides behind its inner planes: the `RADIUS` planes at
+    /// each end (the ones the neighbours read) and their x and y ghosts, the exchange begun,
+    /// the inner planes and their ghosts, the other z ghosts, the exchange ended. The same
+    /// values as `stage` and `stage_ghosts` then `exchange`. The ends go first on the compute
+    /// stream: beside the inner planes on the second stream (high priority) they waited for
+    /// SMs the inner planes' blocks hold for the whole stage, and the step took 1.42x as long
+    /// (BENCHMARKS.md, session 14).
+    fn stage_hiding_exchange(&self, st: &Stage<T>) -> Result<()> {
+        let nz = self.setup.grid.n[2];
+        let (r, stream) = (RADIUS, &self.dev.stream);
+        let xy = [!self.periodic[0], !self.periodic[1], false];
+        self.stage_planes(st, Planes::ends(nz as u32, r as u32), stream)?;
+        self.halo.fill_axes_of_planes_on(st.out, xy, 0..r, stream)?;
+        self.halo.fill_axes_of_planes_on(st.out, xy, nz - r..nz, stream)?;
+        let begun = self.halo.begin_exchange_on(st.out, stream)?;
+        self.stage_planes(st, Planes::run(r as u32, (nz - r) as u32, self.chunks), stream)?;
+        self.halo.fill_axes_of_planes_on(st.out, xy, r..nz - r, stream)?;
+        self.halo.fill_axes(st.out, [false, false, true])?;
+        self.halo.end_exchange_on(begun, stream)
+    }
+
     pub fn step(&mut self, dt: f64) -> Result<()> {
         let st = STAGES.map(|s| s.map(T::of));
         let dt = T::of(dt);
@@ -240,17 +322,31 @@ impl<T: Real> CudaHeat<T> {
             // In place: each point reads its own phi before writing it.
             stage(phi, st[2][0], phi, st[2][1], u1, st[2][2], u2, st[2][3] * dt),
         ];
-        // The neighbours' planes of the step's input (its other ghosts were filled at the end
-        // of the last step or when it was set): every part has finished its last step.
-        self.halo.exchange(phi)?;
-        for (k, s) in stages.iter().enumerate() {
-            self.stage(s)?;
-            self.stage_ghosts(s.out)?;
-            if k < 2 {
+        // The neighbours' planes of the step's input where the last step did not bring them
+        // (its other ghosts were filled at the end of the last step or when it was set).
+        if self.stale {
+            self.halo.exchange(phi)?;
+        }
+        let hide = self.hides_exchange();
+        for s in &stages {
+            if hide {
+                self.stage_hiding_exchange(s)?;
+            } else {
+                self.stage(s)?;
+                self.stage_ghosts(s.out)?;
                 self.halo.exchange(s.out)?;
             }
         }
+        // The last stage's exchange brought the next step's input planes.
+        self.stale = false;
         Ok(())
+    }
+
+    /// The state was changed from outside on some part (a fault injected): every part takes
+    /// its neighbours' planes again at its next step (all parts are told at once, so they
+    /// still meet at the same exchanges).
+    pub fn refresh_neighbours(&mut self) {
+        self.stale = true;
     }
 
     /// The ghosts the next stage reads from a stage's output: every axis for the naive
@@ -268,7 +364,9 @@ impl<T: Real> CudaHeat<T> {
         Ok(self.setup.grid.unpad(&self.dev.download(&self.phi)?))
     }
 
+    /// A new state (every part at once: a checkpoint, or `refresh_neighbours` follows).
     pub fn set_interior(&mut self, values: &[T]) -> Result<()> {
+        self.stale = true;
         self.phi = self.dev.upload(&self.setup.grid.pad(values))?;
         self.halo(self.dev.ptr(&self.phi))
     }

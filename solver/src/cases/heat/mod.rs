@@ -243,7 +243,7 @@ impl BuildIn for HeatSetup {
     fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         let initial = self.initial_field();
         if parts::is_split(target, self.gpus) {
-            return parts::decompose(&self.grid, &self.bc, target, self.gpus, &initial, &|link, initial, target| {
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, parts::Transport::CopyEngine, &initial, &|link, initial, target| {
                 let part = self.part(link);
                 Ok(Box::new(match target {
                     Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(part, initial)),

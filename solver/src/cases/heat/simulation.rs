@@ -78,6 +78,12 @@ impl<T: Real> Simulation for Exec<T> {
         Ok(true)
     }
 
+    fn refresh_neighbours(&mut self) {
+        if let Exec::Cuda(c) = self {
+            c.refresh_neighbours();
+        }
+    }
+
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let phi = self.interior()?.iter().map(|v| v.f64()).collect();
         Ok(vec![Field::scalar("phi", Centring::Point, phi)])

@@ -576,7 +576,8 @@ impl<R: Real> CudaSwe<R> {
                 ring: false,
             };
             let device = halo_comms.as_ref().map(|c| (c.clone(), k));
-            p.halo.set_link(Some(crate::grid::parts::Link { split, device }));
+            // Its parts are driven from one thread: NCCL's grouped calls, not the peer group's meetings.
+            p.halo.set_link(Some(crate::grid::parts::Link { split, device, peer: None }));
         }
         let exchange = match std::env::var("CFD_SWE_EXCHANGE").as_deref() {
             Ok("serial") => Exchange::Serial,
