@@ -143,8 +143,9 @@ impl<T: Real> DeviceHalo<T> {
     }
 
     /// The first half of an exchange on `stream`: after the work queued so far (which wrote
-    /// the owned planes beside other parts); the ghost planes are not to be read, nor those
-    /// owned planes written, before [`end_exchange_on`](Self::end_exchange_on).
+    /// the owned planes beside other parts); the ghost planes are not to be read before
+    /// [`end_exchange_on`](Self::end_exchange_on), nor those owned planes written before the
+    /// next exchange has ended.
     pub fn begin_exchange_on(&self, ptr: u64, stream: &CudaStream) -> Result<Option<Begun>> {
         let Some(link) = &self.link else { return Ok(None) };
         if exchange_off() {
@@ -163,18 +164,16 @@ impl<T: Real> DeviceHalo<T> {
         }
     }
 
-    /// The second half: `stream` waits until the ghost planes have arrived and the neighbours
-    /// have taken this part's planes.
+    /// The second half: `stream` waits until the ghost planes have arrived. (The owned planes
+    /// may be overwritten once the next exchange has ended: `grid::peer`.)
     pub fn end_exchange_on(&self, begun: Option<Begun>, stream: &CudaStream) -> Result<()> {
         match (begun, &self.link) {
             (
                 Some(begun),
                 Some(Link {
-                    split,
-                    peer: Some((group, k)),
-                    ..
+                    peer: Some((group, _)), ..
                 }),
-            ) => group.end(*k, split, begun, stream),
+            ) => group.end(begun, stream),
             _ => Ok(()),
         }
     }

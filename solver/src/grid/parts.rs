@@ -352,8 +352,19 @@ pub fn decompose(
     for ((sim, split), dev) in built.into_iter().zip(splits).zip(devices) {
         parts.push(Part { sim: sim?, split, dev });
     }
+    let workers = match parts.len() {
+        1 => None,
+        n => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|k| format!("part-{k}"))
+                .build()
+                .map_err(|e| SolverError::Other(format!("cannot start a thread per part: {e}")))?,
+        ),
+    };
     Ok(Box::new(Decomposed {
         parts,
+        workers,
         ranks: world,
         components: g.components,
         plane,
@@ -418,6 +429,8 @@ fn build_parts(
 /// The parts of this process of a decomposed grid, stepped together as one simulation.
 pub struct Decomposed {
     parts: Vec<Part>,
+    /// One thread per part when there are several (`side_by_side`).
+    workers: Option<rayon::ThreadPool>,
     ranks: &'static dyn Ranks,
     /// Components of the state, values per plane of the split axis, the whole grid's values
     /// per axis, parts per rank.
@@ -442,35 +455,34 @@ impl Decomposed {
         Ok(out)
     }
 
-    /// `f` on every part side by side, one thread a device: a step's exchanges need every
-    /// part to take part at once (NCCL would wait forever for a part queued behind another
-    /// on the same thread). One thread per call: about 35 us each (BENCHMARKS.md).
+    /// `f` on every part side by side, each on a thread of its own: a step's exchanges need
+    /// every part to take part at once (NCCL, or the copy engines' meetings, would wait
+    /// forever for a part queued behind another on the same thread). The threads are the
+    /// run's pool of one per part: a part's job blocks only its own thread, and a job not yet
+    /// started is taken by an idle one (there are as many as jobs), so every part runs at
+    /// once. A new thread per part each step cost about 35 us a thread (BENCHMARKS.md).
     fn side_by_side<T: Send>(
         &mut self,
         f: impl Fn(&mut (dyn Simulation + Send)) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
-        if self.parts.len() == 1 {
-            return Ok(vec![f(self.parts[0].sim.as_mut())?]);
-        }
+        let Some(pool) = &self.workers else {
+            return self.parts.iter_mut().map(|p| f(p.sim.as_mut())).collect();
+        };
         let f = &f;
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .parts
-                .iter_mut()
-                .map(|p| {
-                    scope.spawn(move || {
+        let mut out: Vec<Option<Result<T>>> = self.parts.iter().map(|_| None).collect();
+        pool.scope(|scope| {
+            for (p, slot) in self.parts.iter_mut().zip(out.iter_mut()) {
+                scope.spawn(move |_| {
+                    *slot = Some((|| {
                         if let Some(d) = &p.dev {
                             d.ctx.bind_to_thread()?;
                         }
                         f(p.sim.as_mut())
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a part panicked"))
-                .collect()
-        })
+                    })());
+                });
+            }
+        });
+        out.into_iter().map(|r| r.expect("every part's job ran")).collect()
     }
 
     /// Byte buffers per part of `components` equal pieces each, joined piece by piece: the

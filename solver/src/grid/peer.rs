@@ -4,12 +4,19 @@
 //! planes (heat); NCCL's kernels wait for SMs the stencil kernel holds (BENCHMARKS.md, session
 //! 13: hiding the heat exchange behind NCCL made the step slower).
 //!
-//! Each exchange is two meetings of the parts' threads (`decompose` steps each part on its own
+//! Each exchange is one meeting of the parts' threads (`decompose` steps each part on its own
 //! thread): [`PeerGroup::begin`] posts the part's array and an event after the work that wrote
-//! its owned planes, then pulls its neighbours' owned planes into its ghost planes on its copy
-//! stream; [`PeerGroup::end`] makes the part's stream wait for its own pulls and for its
-//! neighbours' pulls of its planes (as a NCCL send/receive pair would, so the caller may
-//! overwrite its owned planes afterwards). Work queued between the two overlaps the copies.
+//! its owned planes, meets the others, then pulls its neighbours' owned planes into its ghost
+//! planes on its copy stream; [`PeerGroup::end`] makes the part's stream wait for its pulls.
+//! Work queued between the two overlaps the copies.
+//!
+//! Unlike a NCCL send, `end` does not wait for the neighbours' pulls of this part's planes: a
+//! part must not overwrite the owned planes of an exchanged array before its next exchange
+//! has ended. Then they are safe: that exchange's pulls wait for the neighbours to post it,
+//! which they do after the end of their pulls of this one. (Every family's step writes an
+//! exchanged array's planes only in a later stage, after the next exchange; waiting for the
+//! neighbours' events as well cost about 14 us of host time each, and the devices waited for
+//! the host on small grids.)
 
 use super::parts::{plane_ranges, Split};
 use super::StructuredGrid;
@@ -18,7 +25,7 @@ use crate::error::{Result, SolverError};
 use cudarc::driver::{sys, CudaEvent, CudaStream};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 
 /// What a part posts for its neighbours in one exchange.
 struct Post {
@@ -30,27 +37,66 @@ struct Post {
     low: Range<usize>,
     high: Range<usize>,
     /// Its owned planes are written (recorded on the caller's stream).
-    ready: CudaEvent,
-    /// Its pulls are done (recorded on its copy stream), set before the second meeting.
-    done: Option<CudaEvent>,
+    ready: Arc<CudaEvent>,
+}
+
+/// The parts' threads meet by spinning, not by a condition variable (a parked thread takes
+/// tens of microseconds to wake, and on small grids the devices wait for the host). Each
+/// thread of the pool serves one part, so a spinning thread holds no other work back.
+struct Meeting {
+    parties: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl Meeting {
+    fn new(parties: usize) -> Meeting {
+        Meeting {
+            parties,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+        }
+    }
+
+    /// Return once every party has arrived at this meeting.
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.parties {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == generation {
+            spins += 1;
+            if spins < 1 << 14 {
+                std::hint::spin_loop();
+            } else {
+                // A party is slow (its host work): stop burning the core.
+                std::thread::yield_now();
+            }
+        }
+    }
 }
 
 /// The parts of one process, all on devices with peer access to each other.
 pub struct PeerGroup {
     devices: Vec<Arc<Device>>,
-    /// Per part: the stream its pulls run on, exchanges begun so far, and its posts of the
-    /// last two exchanges (a part may post the next one while a slower neighbour still reads
-    /// this one's).
+    /// Per part: the stream its pulls run on, exchanges begun so far, its posts of the last two
+    /// exchanges (a part may post the next one while a slower neighbour still reads this one's)
+    /// and their events, owned planes written and pulls done (made once: recording one again
+    /// does not change what a wait queued before saw).
     copy: Vec<Arc<CudaStream>>,
     count: Vec<AtomicUsize>,
     posts: Vec<[Mutex<Option<Post>>; 2]>,
-    meet: Barrier,
+    events: Vec<[(Arc<CudaEvent>, Arc<CudaEvent>); 2]>,
+    meet: Meeting,
 }
 
 /// An exchange begun by [`PeerGroup::begin`], to pass to [`PeerGroup::end`].
 #[must_use]
 pub struct Begun {
-    parity: usize,
+    done: Arc<CudaEvent>,
 }
 
 fn driver(what: &str, code: sys::CUresult) -> Result<()> {
@@ -89,12 +135,18 @@ impl PeerGroup {
             .iter()
             .map(|d| d.ctx.new_stream())
             .collect::<std::result::Result<_, _>>()?;
+        let event = |d: &Arc<Device>| -> Result<Arc<CudaEvent>> { Ok(Arc::new(d.ctx.new_event(None)?)) };
+        let events = devices
+            .iter()
+            .map(|d| Ok([(event(d)?, event(d)?), (event(d)?, event(d)?)]))
+            .collect::<Result<_>>()?;
         Ok(Some(Arc::new(PeerGroup {
             devices: devices.to_vec(),
             copy,
             count: devices.iter().map(|_| AtomicUsize::new(0)).collect(),
             posts: devices.iter().map(|_| [Mutex::new(None), Mutex::new(None)]).collect(),
-            meet: Barrier::new(devices.len()),
+            events,
+            meet: Meeting::new(devices.len()),
         })))
     }
 
@@ -114,7 +166,8 @@ impl PeerGroup {
         let parity = self.count[k].fetch_add(1, Ordering::Relaxed) % 2;
         let [(low, low_ghost), (high, high_ghost)] = plane_ranges(g, split);
         let stride = g.padded_len();
-        let ready = stream.record_event(None)?;
+        let (ready, done) = self.events[k][parity].clone();
+        ready.record(stream)?;
         let copy = &self.copy[k];
         // Our ghosts may still be read by work queued before this exchange.
         copy.wait(&ready)?;
@@ -125,7 +178,6 @@ impl PeerGroup {
             low,
             high,
             ready,
-            done: None,
         });
         self.meet.wait();
         let peers = split.slab.peers(split.ring);
@@ -134,7 +186,10 @@ impl PeerGroup {
             let Some(n) = neighbour else { continue };
             let guard = self.posts[n][parity].lock().unwrap();
             let post = guard.as_ref().expect("a neighbour posted before the meeting");
-            copy.wait(&post.ready)?;
+            // In a ring of two the part above is the part below: wait for it once.
+            if takes_high || peers.below != Some(n) {
+                copy.wait(&post.ready)?;
+            }
             let src = if takes_high { &post.high } else { &post.low };
             debug_assert_eq!(src.len(), ghost.len(), "parts exchange planes of one size");
             for c in 0..g.components {
@@ -155,29 +210,13 @@ impl PeerGroup {
                 })?;
             }
         }
-        let done = copy.record_event(None)?;
-        self.posts[k][parity]
-            .lock()
-            .unwrap()
-            .as_mut()
-            .expect("posted above")
-            .done = Some(done);
-        Ok(Begun { parity })
+        done.record(copy)?;
+        Ok(Begun { done })
     }
 
-    /// The end of part `k`'s exchange `begun`: `stream` waits for this part's pulls (its ghosts
-    /// are filled) and its neighbours' pulls of its planes (it may overwrite them).
-    pub fn end(&self, k: usize, split: &Split, begun: Begun, stream: &CudaStream) -> Result<()> {
-        self.meet.wait();
-        let peers = split.slab.peers(split.ring);
-        for part in [Some(k), peers.below, peers.above].into_iter().flatten() {
-            let guard = self.posts[part][begun.parity].lock().unwrap();
-            let done = guard
-                .as_ref()
-                .and_then(|p| p.done.as_ref())
-                .expect("every part pulled before the meeting");
-            stream.wait(done)?;
-        }
-        Ok(())
+    /// The end of an exchange `begun`: `stream` waits for the part's pulls (its ghosts are
+    /// filled).
+    pub fn end(&self, begun: Begun, stream: &CudaStream) -> Result<()> {
+        Ok(stream.wait(&begun.done)?)
     }
 }

@@ -239,11 +239,27 @@ impl HeatSetup {
 
 }
 
+/// Values a part must hold for its exchange to go by copy engine, hidden behind its inner
+/// planes: on 2 H200s the copy engines made 512^3 f64 1.85x faster than one GPU where NCCL made
+/// it 1.71x, but cost about 77 us of host time an exchange where NCCL costs about 16, so NCCL
+/// wins up to 256^3 (1.26x against 0.87x; BENCHMARKS.md, session 14).
+const COPY_ENGINE_PART: usize = 1 << 25;
+
+impl HeatSetup {
+    /// How this run's parts exchange their planes (`COPY_ENGINE_PART`).
+    fn transport(&self) -> parts::Transport {
+        match self.grid.n.iter().product::<usize>() / self.gpus.max(1) >= COPY_ENGINE_PART {
+            true => parts::Transport::CopyEngine,
+            false => parts::Transport::Nccl,
+        }
+    }
+}
+
 impl BuildIn for HeatSetup {
     fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         let initial = self.initial_field();
         if parts::is_split(target, self.gpus) {
-            return parts::decompose(&self.grid, &self.bc, target, self.gpus, parts::Transport::CopyEngine, &initial, &|link, initial, target| {
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, self.transport(), &initial, &|link, initial, target| {
                 let part = self.part(link);
                 Ok(Box::new(match target {
                     Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(part, initial)),
