@@ -278,9 +278,13 @@ impl CpuNs {
         }
     }
 
-    /// The deferred part of every face from the vertex fits of u^n_k: k . g_f inside, and on
-    /// walls the whole flux A n . g_f less the implicit two-point part a (u_b - u_P), so that a
-    /// steady state's wall flux is A n . g_f. g_f is the mean of the three vertex fits' gradients
+    /// The deferred part of every face from the vertex fits of u^n_k: the whole flux A n . g_f
+    /// less the implicit two-point part of u^n, a (u_N - u_P) inside and a (u_b - u_P) on walls,
+    /// so that the flux is A n . g_f at a steady state and A n . g_f + a (delta u_N - delta u_P)
+    /// over a step (k . g_f on inlets). Inside, the two-point part alone is not consistent: it
+    /// differences at the midpoint of P and N, not at the face centre, and on the Kuhn slabs
+    /// that left the Laplacian's pointwise error at 0.42 on every mesh and made the projection
+    /// damp the Taylor-Green vortex 40 % too fast (VALIDATION.md, issue 27). g_f is the mean of the three vertex fits' gradients
     /// at the face centre: the gradient is linear for a quadratic, so it is exact then. With
     /// `walls_only` the other faces take the cells' gradients gu (`deferred`).
     fn fit_deferred(&self, ff: &FaceFits, k: usize, un: &[f64], gu: &[[f64; 3]]) -> Vec<f64> {
@@ -306,8 +310,11 @@ impl CpuNs {
                     (0..3).for_each(|d| g[d] += dg[d] / 3.0);
                 }
                 let dot = |a: [f64; 3]| a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
+                let o = f.owner[i] as usize;
                 if wall {
-                    f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[f.owner[i] as usize])
+                    f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[o])
+                } else if !outside {
+                    f.area[i] * dot(f.normal[i]) - f.a[i] * (un[f.neigh[i] as usize] - un[o])
                 } else {
                     dot(f.k[i])
                 }
