@@ -49,15 +49,18 @@ pub struct FaceFits {
     pub verts: Vec<[u32; 3]>,
     /// "wall-fits": the fits on wall faces only, the cells' gradients on the others.
     pub walls_only: bool,
+    /// "fits-full": the fits' whole flux on interior faces too (else their k . g_f there).
+    pub whole_flux: bool,
 }
 
 impl FaceFits {
     /// `fit`: the quadratic's tables (the semi-Lagrangian interpolation's, shared).
-    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, fit: Arc<QuadFit<f64>>, walls_only: bool) -> FaceFits {
+    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, fit: Arc<QuadFit<f64>>, walls_only: bool, whole_flux: bool) -> FaceFits {
         FaceFits {
             fit,
             verts: face_vertices(geo, faces),
             walls_only,
+            whole_flux,
         }
     }
 }
@@ -278,10 +281,11 @@ impl CpuNs {
         }
     }
 
-    /// The deferred part of every face from the vertex fits of u^n_k: the whole flux A n . g_f
-    /// less the implicit two-point part of u^n, a (u_N - u_P) inside and a (u_b - u_P) on walls,
-    /// so that the flux is A n . g_f at a steady state and A n . g_f + a (delta u_N - delta u_P)
-    /// over a step (k . g_f on inlets). Inside, the two-point part alone is not consistent: it
+    /// The deferred part of every face from the vertex fits of u^n_k: on walls the whole flux
+    /// A n . g_f less the implicit two-point part a (u_b - u_P), so that a steady state's wall
+    /// flux is A n . g_f; inside k . g_f, or with `whole_flux` ("fits-full") A n . g_f less
+    /// a (u_N - u_P) of u^n, so that a step applies A n . g_f + a (delta u_N - delta u_P) (k . g_f
+    /// on inlets). Inside, the two-point part alone is not consistent: it
     /// differences at the midpoint of P and N, not at the face centre, and on the Kuhn slabs
     /// that left the Laplacian's pointwise error at 0.42 on every mesh and made the projection
     /// damp the Taylor-Green vortex 40 % too fast (VALIDATION.md, issue 27). g_f is the mean of the three vertex fits' gradients
@@ -313,7 +317,7 @@ impl CpuNs {
                 let o = f.owner[i] as usize;
                 if wall {
                     f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[o])
-                } else if !outside {
+                } else if !outside && ff.whole_flux {
                     f.area[i] * dot(f.normal[i]) - f.a[i] * (un[f.neigh[i] as usize] - un[o])
                 } else {
                     dot(f.k[i])
