@@ -235,11 +235,13 @@ __device__ inline void fit_gradient(const Mesh& m, const REAL* rec, u32 v, const
 
 // The deferred viscous part of every face from the vertex fits of u^n_comp (cpu:
 // fit_deferred, face_gradients = "fits" / "wall-fits"): g_f is the mean of the gradients of the
-// face's three vertex fits (fverts: 3 per face) at its centre; k . g_f inside and on inlets
-// (with walls_only: from the cell gradients gu instead, `deferred`), the whole flux A n . g_f
-// less the implicit a (u_b - u_P) on walls, zero on the other boundary faces.
+// face's three vertex fits (fverts: 3 per face) at its centre; on walls the whole flux A n . g_f
+// less the implicit a (u_b - u_P); inside k . g_f ("fits", scope 0) or A n . g_f less the
+// implicit a (u_N - u_P) of u^n ("fits-full", scope 2); k . g_f on inlets; with scope 1
+// ("wall-fits") the cell gradients gu's k . g_f off walls (`deferred`); zero on the other
+// boundary faces.
 extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, const REAL* rec, int comp,
-                                           const REAL* un, const REAL* gu, int walls_only, REAL* def) {
+                                           const REAL* un, const REAL* gu, int scope, REAL* def) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     const bool outside = f.neigh[i] == NO_CELL;
@@ -249,7 +251,7 @@ extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, c
         return;
     }
     const bool wall = outside && role == R_WALL;
-    if (walls_only && !wall) {
+    if (scope == 1 && !wall) {
         def[i] = deferred(f, gu, i, V_U);
         return;
     }
@@ -260,9 +262,11 @@ extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, c
         fit_gradient(m, rec, fverts[3 * (u64)i + j], xf, dg);
         for (int q = 0; q < 3; ++q) g[q] += dg[q] / K(3);
     }
+    const u32 o = f.owner[i];
     if (wall) {
-        const u32 o = f.owner[i];
         def[i] = f.area[i] * dot3(f.normal + 3 * (u64)i, g) - f.a[i] * (f.ub[3 * (u64)i + comp] - un[o]);
+    } else if (!outside && scope == 2) {
+        def[i] = f.area[i] * dot3(f.normal + 3 * (u64)i, g) - f.a[i] * (un[f.neigh[i]] - un[o]);
     } else {
         def[i] = dot3(f.k + 3 * (u64)i, g);
     }

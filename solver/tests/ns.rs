@@ -362,12 +362,18 @@ fn dfg_doc(sets: &[String]) -> CaseDoc {
 /// and the derived fields) with the family's default "cells" (20 steps, 5.3e-12 measured; solves
 /// to 1e-12 differ by 4.6e-9) and the template's "wall-fits" (10 steps, 1.2e-11), and by under
 /// half of it with "fits" (20 steps, 4.5e-11: their wide stencils carry a solve's last digits
-/// further; the device's CPU-vs-CUDA difference was 1.5e-11). The built-in mesh's flow is
+/// further; the device's CPU-vs-CUDA difference was 1.5e-11), and "fits-full" (the fits' whole flux inside too, 10 steps, 4.9e-12; by step 20 the
+/// device's difference reached 6.5e-10). The built-in mesh's flow is
 /// unsteady at every face gradient (du 2e-2 per step after 400 steps), so such differences
 /// grow: "wall-fits" reaches 2.6e-10 by step 15, hence its 10-step rows in the check.
 #[test]
 fn the_check_solves_make_the_stopping_point_invisible() {
-    for (how, steps, bound) in [("cells", 20, 3e-11), ("wall-fits", 10, 3e-11), ("fits", 20, 5e-11)] {
+    for (how, steps, bound) in [
+        ("cells", 20, 3e-11),
+        ("wall-fits", 10, 3e-11),
+        ("fits", 20, 5e-11),
+        ("fits-full", 10, 5e-11),
+    ] {
         let mut base: Vec<String> = solver::cases::ns::CHECK_SOLVES.iter().map(|s| s.to_string()).collect();
         base.push(format!("navier-stokes.face_gradients=\"{how}\""));
         let mut tight: Vec<String> = base
@@ -761,6 +767,58 @@ fn a_transient_run_decays_the_taylor_green_vortex_and_restarts_bit_identically()
     assert_eq!(f["signals"], p["signals"]);
     let vtu = |d: &Path| std::fs::read(d.join("step_0000020.vtu")).unwrap();
     assert!(vtu(&full) == vtu(&part), "the restarted run's last output differs");
+}
+
+/// The relative L2 error of a Taylor-Green run's velocity at t = 1 against the exact vortex.
+fn taylor_green_error(mesh: &Path, u: &[f64]) -> f64 {
+    let pm = meshtool::PreparedMesh::read(mesh).unwrap();
+    let a = (-2.0f64 * 0.05).exp();
+    let (mut e, mut n) = (0.0, 0.0);
+    for (c, x) in pm.topo.centroids.iter().enumerate() {
+        let shape = [x[0].sin() * x[1].cos(), -x[0].cos() * x[1].sin(), 0.0];
+        for k in 0..3 {
+            e += (u[3 * c + k] - a * shape[k]).powi(2);
+            n += (a * shape[k]).powi(2);
+        }
+    }
+    (e / n).sqrt()
+}
+
+/// Issue 27: the vertex fits' whole flux on every face ("fits-full") makes the viscous operator consistent
+/// on the Kuhn slabs (the two-point difference between centroids is not taken at the face
+/// centre, and the cells' gradients left a pointwise error of 0.42 on every mesh), which the
+/// projection turned into a decay of the vortex 40 % too fast. At a fixed Courant number
+/// (12^2 at dt 0.2, 24^2 at dt 0.1) the error now falls by 1.77 (measured 1.98e-2, 1.12e-2),
+/// and on 24^2 it is below "cells"' (1.12e-2 against 1.46e-2, amplitude -0.91 % against
+/// -1.32 %). The order is still under 1 (VALIDATION.md says what is left): these bounds guard
+/// what was gained.
+#[test]
+fn whole_fit_fluxes_converge_the_taylor_green_vortex_faster() {
+    let dir = tempfile::tempdir().unwrap();
+    let pi = std::f64::consts::PI;
+    let run = |n: usize, dt: f64, fg: &str| {
+        let mesh = box_mesh(dir.path(), [n, n, 1], [pi, pi, pi / n as f64]);
+        let extra = format!("face_gradients = \"{fg}\"");
+        let (clock, fields, _) = run_case(dir.path(), &taylor_green(&mesh, dt, &extra));
+        assert!((clock.time - 1.0).abs() < 1e-12, "{clock:?}");
+        let u = &fields.iter().find(|f| f.name == "velocity").unwrap().values;
+        (
+            taylor_green_error(&mesh, u),
+            taylor_green_amplitude(&mesh, u) / (-0.1f64).exp() - 1.0,
+        )
+    };
+    let (coarse, _) = run(12, 0.2, "fits-full");
+    let (fine, amp) = run(24, 0.1, "fits-full");
+    let (cells, cells_amp) = run(24, 0.1, "cells");
+    eprintln!(
+        "fits-full 12^2 {coarse:.4e}, 24^2 {fine:.4e} (amplitude {amp:+.4}); cells 24^2 {cells:.4e} ({cells_amp:+.4})"
+    );
+    assert!(coarse / fine > 1.6, "fixed-Courant ratio {}", coarse / fine);
+    assert!(fine < 1.25e-2 && fine < 0.85 * cells, "fits {fine}, cells {cells}");
+    assert!(
+        amp.abs() < 0.75 * cells_amp.abs(),
+        "amplitude {amp} against cells' {cells_amp}"
+    );
 }
 
 /// The 2D-2 template runs as shipped (its built-in slab) and reports the benchmark's

@@ -49,15 +49,18 @@ pub struct FaceFits {
     pub verts: Vec<[u32; 3]>,
     /// "wall-fits": the fits on wall faces only, the cells' gradients on the others.
     pub walls_only: bool,
+    /// "fits-full": the fits' whole flux on interior faces too (else their k . g_f there).
+    pub whole_flux: bool,
 }
 
 impl FaceFits {
     /// `fit`: the quadratic's tables (the semi-Lagrangian interpolation's, shared).
-    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, fit: Arc<QuadFit<f64>>, walls_only: bool) -> FaceFits {
+    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, fit: Arc<QuadFit<f64>>, walls_only: bool, whole_flux: bool) -> FaceFits {
         FaceFits {
             fit,
             verts: face_vertices(geo, faces),
             walls_only,
+            whole_flux,
         }
     }
 }
@@ -278,9 +281,14 @@ impl CpuNs {
         }
     }
 
-    /// The deferred part of every face from the vertex fits of u^n_k: k . g_f inside, and on
-    /// walls the whole flux A n . g_f less the implicit two-point part a (u_b - u_P), so that a
-    /// steady state's wall flux is A n . g_f. g_f is the mean of the three vertex fits' gradients
+    /// The deferred part of every face from the vertex fits of u^n_k: on walls the whole flux
+    /// A n . g_f less the implicit two-point part a (u_b - u_P), so that a steady state's wall
+    /// flux is A n . g_f; inside k . g_f, or with `whole_flux` ("fits-full") A n . g_f less
+    /// a (u_N - u_P) of u^n, so that a step applies A n . g_f + a (delta u_N - delta u_P) (k . g_f
+    /// on inlets). Inside, the two-point part alone is not consistent: it
+    /// differences at the midpoint of P and N, not at the face centre, and on the Kuhn slabs
+    /// that left the Laplacian's pointwise error at 0.42 on every mesh and made the projection
+    /// damp the Taylor-Green vortex 40 % too fast (VALIDATION.md, issue 27). g_f is the mean of the three vertex fits' gradients
     /// at the face centre: the gradient is linear for a quadratic, so it is exact then. With
     /// `walls_only` the other faces take the cells' gradients gu (`deferred`).
     fn fit_deferred(&self, ff: &FaceFits, k: usize, un: &[f64], gu: &[[f64; 3]]) -> Vec<f64> {
@@ -306,8 +314,11 @@ impl CpuNs {
                     (0..3).for_each(|d| g[d] += dg[d] / 3.0);
                 }
                 let dot = |a: [f64; 3]| a[0] * g[0] + a[1] * g[1] + a[2] * g[2];
+                let o = f.owner[i] as usize;
                 if wall {
-                    f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[f.owner[i] as usize])
+                    f.area[i] * dot(f.normal[i]) - f.a[i] * (f.ub[i][k] - un[o])
+                } else if !outside && ff.whole_flux {
+                    f.area[i] * dot(f.normal[i]) - f.a[i] * (un[f.neigh[i] as usize] - un[o])
                 } else {
                     dot(f.k[i])
                 }

@@ -238,7 +238,8 @@ struct DeviceFits {
     bc: [CudaSlice<f64>; 3],
     rec: CudaSlice<f64>,
     def: CudaSlice<f64>,
-    walls_only: bool,
+    /// ns_fit_deferred's scope: 0 "fits", 1 "wall-fits", 2 "fits-full".
+    scope: i32,
 }
 
 impl DeviceFits {
@@ -254,7 +255,7 @@ impl DeviceFits {
             bc: [bc(0)?, bc(1)?, bc(2)?],
             rec: dev.zeros(quadratic::REC * inp.geo.nodes.len().max(1))?,
             def: dev.zeros(inp.faces.len().max(1))?,
-            walls_only: ff.walls_only,
+            scope: if ff.walls_only { 1 } else if ff.whole_flux { 2 } else { 0 },
         })
     }
 }
@@ -466,7 +467,7 @@ impl CudaNs {
         let d = &self.dev;
         let (rec, def, unp) = (d.ptr(&ff.rec), d.ptr(&ff.def), d.ptr(un));
         ff.quad.fit(unp, d.ptr(&ff.bc[k]), rec)?;
-        let (verts, comp, gup, walls) = (d.ptr(&ff.verts), k as i32, d.ptr(gu), ff.walls_only as i32);
+        let (verts, comp, gup, walls) = (d.ptr(&ff.verts), k as i32, d.ptr(gu), ff.scope);
         let mut b = d.stream.launch_builder(&self.fns.fit_deferred);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&verts).arg(&rec).arg(&comp).arg(&unp);
         b.arg(&gup).arg(&walls).arg(&def);

@@ -78,7 +78,12 @@ pub struct NsSection {
     /// least-squares gradients to the face for the deferred non-orthogonal part and takes the
     /// two-point difference (u_wall - u_P) / d on walls (first order there); "fits" takes the
     /// gradient at the face centre from the quadratic fits of the face's three vertices (exact
-    /// for quadratic velocities) for that part and for the whole wall flux; "wall-fits" takes
+    /// for quadratic velocities) for that part and for the whole wall flux; "fits-full" takes
+    /// the fits' whole flux on every face, interior too (the two-point part implicit, the rest
+    /// deferred: the only choice whose Laplacian is consistent cell by cell on skewed
+    /// tetrahedra, where the two-point difference between centroids is not taken at the face
+    /// centre; for time-accurate runs: with a strong viscosity, nu dt / h^2 >> 1, the deferred
+    /// part no longer converges, e.g. steady Poiseuille at nu = 10 stalls); "wall-fits" takes
     /// the fits' gradient for the wall flux only and the cells' elsewhere (as exact on plane
     /// Poiseuille, and steady on the DFG meshes where "fits" ends in a two-step cycle). Both
     /// backends.
@@ -169,6 +174,7 @@ pub enum FaceGradients {
     Cells,
     Fits,
     WallFits,
+    FitsFull,
 }
 
 /// The wall shear of the viscous force (`forces.wall_shear`).

@@ -377,9 +377,10 @@ impl NsSetup {
             Arc::new(fit)
         });
         let face_fits = match (&quad_fit, section.face_gradients) {
-            (Some(fit), FaceGradients::Fits | FaceGradients::WallFits) => {
+            (Some(fit), FaceGradients::Fits | FaceGradients::WallFits | FaceGradients::FitsFull) => {
                 let walls_only = section.face_gradients == FaceGradients::WallFits;
-                Some(Arc::new(FaceFits::new(&geo, &faces, fit.clone(), walls_only)))
+                let whole = section.face_gradients == FaceGradients::FitsFull;
+                Some(Arc::new(FaceFits::new(&geo, &faces, fit.clone(), walls_only, whole)))
             }
             _ => None,
         };
@@ -585,7 +586,7 @@ impl NsSetup {
 /// without forces.
 fn wall_shear(s: &NsSection) -> Option<WallShear> {
     let default = match s.face_gradients {
-        FaceGradients::Fits | FaceGradients::WallFits => WallShear::Fits,
+        FaceGradients::Fits | FaceGradients::WallFits | FaceGradients::FitsFull => WallShear::Fits,
         FaceGradients::Cells => WallShear::Distance,
     };
     s.forces.as_ref().map(|f| f.wall_shear.unwrap_or(default))
