@@ -2,7 +2,7 @@
 //! compute stream, the same rule value by value as the CPU fill (`halo.rs`).
 
 use super::parts::{self, Link, Split};
-use super::peer::Begun;
+use super::peer::{Begun, Planes};
 use super::{BoundarySet, FaceBc, StructuredGrid};
 use crate::backend::cuda::Device;
 use crate::backend::nccl::Comms;
@@ -153,8 +153,14 @@ impl<T: Real> DeviceHalo<T> {
         }
         match (&link.peer, &link.device) {
             (Some((group, k)), _) => {
-                let bytes = std::mem::size_of::<T>();
-                Ok(Some(group.begin(*k, &link.split, &self.grid, bytes, ptr, stream)?))
+                let peers = link.split.slab.peers(link.split.ring);
+                let planes = Planes {
+                    neighbours: (peers.below, peers.above),
+                    ranges: parts::plane_ranges(&self.grid, &link.split),
+                    stride: self.grid.padded_len(),
+                    components: self.grid.components,
+                };
+                Ok(Some(group.begin(*k, &planes, std::mem::size_of::<T>(), ptr, stream)?))
             }
             (None, Some((comms, k))) => {
                 self.nccl_exchange(comms, *k, &link.split, ptr, stream)?;

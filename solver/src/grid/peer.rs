@@ -18,8 +18,6 @@
 //! neighbours' events as well cost about 14 us of host time each, and the devices waited for
 //! the host on small grids.)
 
-use super::parts::{plane_ranges, Split};
-use super::StructuredGrid;
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
 use cudarc::driver::{sys, CudaEvent, CudaStream};
@@ -93,6 +91,15 @@ pub struct PeerGroup {
     meet: Meeting,
 }
 
+/// Where a part's planes lie in its padded array: the parts below and above it, (owned, ghost)
+/// value ranges beside each (`parts::plane_ranges`), the component stride and count.
+pub struct Planes {
+    pub neighbours: (Option<usize>, Option<usize>),
+    pub ranges: [(Range<usize>, Range<usize>); 2],
+    pub stride: usize,
+    pub components: usize,
+}
+
 /// An exchange begun by [`PeerGroup::begin`], to pass to [`PeerGroup::end`].
 #[must_use]
 pub struct Begun {
@@ -150,22 +157,14 @@ impl PeerGroup {
         })))
     }
 
-    /// Part `k` (its planes `split` of part grid `g`, `bytes` per value) posts its padded array
-    /// at `ptr` once the work queued on `stream` so far is done, and pulls its neighbours'
-    /// owned planes into its ghost planes. Every part of the group must call it at the same
-    /// point of its step, each from its own thread (it waits for all to post).
-    pub fn begin(
-        &self,
-        k: usize,
-        split: &Split,
-        g: &StructuredGrid,
-        bytes: usize,
-        ptr: u64,
-        stream: &CudaStream,
-    ) -> Result<Begun> {
+    /// Part `k` posts its padded array at `ptr` (`planes`, values of `bytes` bytes) once the
+    /// work queued on `stream` so far is done, and pulls its neighbours' owned planes into its
+    /// ghost planes. Every part of the group must call it at the same point of its step, each
+    /// from its own thread (it waits for all to post).
+    pub fn begin(&self, k: usize, planes: &Planes, bytes: usize, ptr: u64, stream: &CudaStream) -> Result<Begun> {
         let parity = self.count[k].fetch_add(1, Ordering::Relaxed) % 2;
-        let [(low, low_ghost), (high, high_ghost)] = plane_ranges(g, split);
-        let stride = g.padded_len();
+        let [(low, low_ghost), (high, high_ghost)] = planes.ranges.clone();
+        let stride = planes.stride;
         let (ready, done) = self.events[k][parity].clone();
         ready.record(stream)?;
         let copy = &self.copy[k];
@@ -180,19 +179,19 @@ impl PeerGroup {
             ready,
         });
         self.meet.wait();
-        let peers = split.slab.peers(split.ring);
+        let (below, above) = planes.neighbours;
         // Our low ghosts take the part below's high planes, our high ghosts the part above's low.
-        for (neighbour, ghost, takes_high) in [(peers.below, &low_ghost, true), (peers.above, &high_ghost, false)] {
+        for (neighbour, ghost, takes_high) in [(below, &low_ghost, true), (above, &high_ghost, false)] {
             let Some(n) = neighbour else { continue };
             let guard = self.posts[n][parity].lock().unwrap();
             let post = guard.as_ref().expect("a neighbour posted before the meeting");
             // In a ring of two the part above is the part below: wait for it once.
-            if takes_high || peers.below != Some(n) {
+            if takes_high || below != Some(n) {
                 copy.wait(&post.ready)?;
             }
             let src = if takes_high { &post.high } else { &post.low };
             debug_assert_eq!(src.len(), ghost.len(), "parts exchange planes of one size");
-            for c in 0..g.components {
+            for c in 0..planes.components {
                 let from = post.ptr + ((c * post.stride + src.start) * post.bytes) as u64;
                 let to = ptr + ((c * stride + ghost.start) * bytes) as u64;
                 // SAFETY: `from` is the neighbour's owned planes of component c (its array
