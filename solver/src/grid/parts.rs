@@ -301,20 +301,31 @@ impl Transport {
     }
 }
 
-/// Builds one part from its link (its planes and neighbours), its share of the whole initial
-/// values and its target.
+/// Builds one part from its link (its planes and neighbours), its initial values and its
+/// target.
 pub type BuildPart<'a> = dyn Fn(Link, &[f64], &Target) -> Result<Box<dyn Simulation + Send>> + Sync + 'a;
 
+/// A part's initial interior values (its components one after another) from its planes: the
+/// values the whole grid's initial state has there, computed for those planes only, so that no
+/// rank holds the whole grid's state (a 1024^3 Euler state is 43 GB in f64).
+pub type InitialPart<'a> = dyn Fn(&Split) -> Vec<f64> + Sync + 'a;
+
+/// The points of `split`'s planes in the whole grid `g`'s numbering (x fastest).
+pub fn point_range(g: &StructuredGrid, split: &Split) -> std::ops::Range<usize> {
+    let plane: usize = (0..split.axis).map(|a| g.n[a]).product();
+    split.slab.start * plane..split.slab.end * plane
+}
+
 /// The parts of this process of a grid `g` with boundaries `bc` split over every rank and
-/// `gpus` devices per rank (one part per rank on the CPU), built by `build` from the whole
-/// grid's initial interior values `initial` (`g.components` of them, one after another).
+/// `gpus` devices per rank (one part per rank on the CPU), built by `build` from their initial
+/// values (`initial`).
 pub fn decompose(
     g: &StructuredGrid,
     bc: &BoundarySet,
     target: &Target,
     gpus: usize,
     transport: Transport,
-    initial: &[f64],
+    initial: &InitialPart,
     build: &BuildPart,
 ) -> Result<Box<dyn Simulation>> {
     let world = ranks::world();
@@ -347,7 +358,7 @@ pub fn decompose(
             peer: peer.as_ref().map(|p| (p.clone(), k)),
         })
         .collect();
-    let built = build_parts(&links, &devices, initial, g.components, plane, build);
+    let built = build_parts(&links, &devices, initial, build);
     let mut parts = Vec::with_capacity(built.len());
     for ((sim, split), dev) in built.into_iter().zip(splits).zip(devices) {
         parts.push(Part { sim: sim?, split, dev });
@@ -391,14 +402,12 @@ fn open_devices(target: &Target, per_rank: usize) -> Result<Vec<Option<Arc<Devic
     }
 }
 
-/// Each part built from its link and its planes of the whole initial values, side by side (a
+/// Each part's initial values, and the part built from them and its link, side by side (a
 /// device's part uploads while the next builds).
 fn build_parts(
     links: &[Link],
     devices: &[Option<Arc<Device>>],
-    initial: &[f64],
-    components: usize,
-    plane: usize,
+    initial: &InitialPart,
     build: &BuildPart,
 ) -> Vec<Result<Box<dyn Simulation + Send>>> {
     std::thread::scope(|scope| {
@@ -406,8 +415,8 @@ fn build_parts(
             .iter()
             .zip(devices)
             .map(|(link, dev)| {
-                let values = cut(initial, components, plane, &link.split.slab);
                 scope.spawn(move || {
+                    let values = initial(&link.split);
                     let target = match dev {
                         Some(d) => {
                             d.ctx.bind_to_thread()?;

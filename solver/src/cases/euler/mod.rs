@@ -317,7 +317,11 @@ fn hydrostatic_walls(grid: &StructuredGrid, bc: &BoundarySet, gravity: [f64; 3],
 impl BuildIn for EulerSetup {
     fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
         if parts::is_split(target, self.gpus) {
-            return parts::decompose(&self.grid, &self.bc, target, self.gpus, parts::Transport::Nccl, &self.initial_field(), &|link, initial, target| {
+            let initial = |split: &parts::Split| {
+                let cells = parts::point_range(&self.grid, split);
+                self.initial.field_range(&self.grid, self.gamma, self.gravity, cells)
+            };
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, parts::Transport::Nccl, &initial, &|link, initial, target| {
                 let part = self.part(link);
                 Ok(match target {
                     Target::Cpu => Box::new(cpu::CpuEuler::<R>::new(part, initial)),

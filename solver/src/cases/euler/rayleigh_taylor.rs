@@ -25,7 +25,7 @@ impl RayleighTaylor {
     }
 
     /// The conservative initial values (components one after another, x fastest).
-    pub fn field(&self, grid: &StructuredGrid, gamma: f64, gravity: [f64; 3]) -> Vec<f64> {
+    pub fn field(&self, grid: &StructuredGrid, gamma: f64, gravity: [f64; 3], cells: std::ops::Range<usize>) -> Vec<f64> {
         let z = Self::vertical(gravity).expect("checked by the setup");
         let centre: [f64; 3] = std::array::from_fn(|a| grid.origin[a] + 0.5 * grid.extent[a]);
         let active: Vec<usize> = (0..3).filter(|&a| grid.cells[a] > 1).collect();
@@ -46,20 +46,45 @@ impl RayleighTaylor {
             velocity[z] = v;
             conservative(rho, velocity, p, gamma)
         };
-        // The random numbers in cell order, drawn once (the seed fixes the field); the rest per
-        // cell in parallel.
+        // The random numbers in cell order (the seed fixes the field): the stream skipped to
+        // the first of `cells` (one draw a cell), so a part draws what the whole grid draws
+        // there; the rest per cell in parallel.
         let random: Vec<f64> = match self.perturbation {
             Perturbation::MultiMode => {
                 let mut rng = rand_pcg::Pcg64::seed_from_u64(self.seed);
-                (0..grid.points()).map(|_| rng.random()).collect()
+                rng.advance(cells.start as u128);
+                cells.clone().map(|_| rng.random()).collect()
             }
             Perturbation::SingleMode => Vec::new(),
         };
         let [nx, ny, _] = grid.n;
-        let cells: Vec<[f64; 5]> = (0..grid.points())
+        let first = cells.start;
+        let cells: Vec<[f64; 5]> = cells
             .into_par_iter()
-            .map(|c| state(grid.coord(c % nx, (c / nx) % ny, c / (nx * ny)), random.get(c).copied().unwrap_or(0.0)))
+            .map(|c| {
+                let r = random.get(c - first).copied().unwrap_or(0.0);
+                state(grid.coord(c % nx, (c / nx) % ny, c / (nx * ny)), r)
+            })
             .collect();
         (0..5).flat_map(|k| cells.iter().map(move |s| s[k])).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+
+    /// The multimode field's parts skip the random stream to their first cell: one draw per
+    /// value, so a stream advanced by k draws what the whole stream draws k-th.
+    #[test]
+    fn an_advanced_stream_draws_what_the_whole_stream_draws_there() {
+        let mut whole = rand_pcg::Pcg64::seed_from_u64(7);
+        let all: Vec<f64> = (0..1000).map(|_| whole.random()).collect();
+        for k in [0usize, 1, 17, 999] {
+            let mut part = rand_pcg::Pcg64::seed_from_u64(7);
+            part.advance(k as u128);
+            let v: f64 = part.random();
+            assert_eq!(v.to_bits(), all[k].to_bits(), "draw {k}");
+        }
     }
 }

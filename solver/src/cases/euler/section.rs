@@ -208,11 +208,17 @@ impl Initial {
 
     /// The conservative initial values on `grid` (components one after another, x fastest).
     pub fn field(&self, grid: &StructuredGrid, gamma: f64, gravity: [f64; 3]) -> Vec<f64> {
+        self.field_range(grid, gamma, gravity, 0..grid.points())
+    }
+
+    /// The same at the cells numbered `cells` only (a part's planes), each component in turn:
+    /// the whole field's values there, computed without the rest.
+    pub fn field_range(&self, grid: &StructuredGrid, gamma: f64, gravity: [f64; 3], cells: std::ops::Range<usize>) -> Vec<f64> {
         if let Initial::RayleighTaylor(rt) = self {
-            return rt.field(grid, gamma, gravity);
+            return rt.field(grid, gamma, gravity, cells);
         }
         let at = |x: [f64; 3]| self.conservative_at(x, gamma);
-        (0..5).flat_map(|c| grid.sample(|x| at(x)[c])).collect()
+        (0..5).flat_map(|c| grid.sample_range(cells.clone(), |x| at(x)[c])).collect()
     }
 
     /// The conservative state (rho, rho u, rho v, rho w, E) at x at t = 0, for the initial

@@ -231,6 +231,16 @@ impl HeatSetup {
         self.grid.unpad(&padded)
     }
 
+    /// `initial_field` at the points of `split`'s planes only: those points of the whole grid
+    /// sampled, then the part's own fill (its Dirichlet boundary points as the whole grid's).
+    fn initial_part(&self, split: &parts::Split) -> Vec<f64> {
+        let (grid, bc) = (self.grid.part(split), parts::part_bc(&self.bc, split));
+        let points = parts::point_range(&self.grid, split);
+        let mut padded = grid.pad(&self.grid.sample_range(points, |x| reference::initial_value(self, x)));
+        crate::grid::halo::fill(&grid, &bc, &mut padded);
+        grid.unpad(&padded)
+    }
+
     /// Bytes a step must move at the least: three stages reading the stencil array once and
     /// the pointwise arrays once, writing once: 6 reads + 3 writes of one value per point.
     pub fn min_bytes_per_step(&self, real_bytes: usize) -> f64 {
@@ -257,8 +267,8 @@ impl HeatSetup {
 
 impl BuildIn for HeatSetup {
     fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
-        let initial = self.initial_field();
         if parts::is_split(target, self.gpus) {
+            let initial = |split: &parts::Split| self.initial_part(split);
             return parts::decompose(&self.grid, &self.bc, target, self.gpus, self.transport(), &initial, &|link, initial, target| {
                 let part = self.part(link);
                 Ok(Box::new(match target {
@@ -267,6 +277,7 @@ impl BuildIn for HeatSetup {
                 }))
             });
         }
+        let initial = self.initial_field();
         Ok(Box::new(match target {
             Target::Cpu => simulation::Exec::<T>::Cpu(cpu::CpuHeat::new(self.clone(), &initial)),
             Target::Cuda(dev) => simulation::Exec::Cuda(cuda::CudaHeat::new(self.clone(), dev.clone(), &initial)?),
