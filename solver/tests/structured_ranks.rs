@@ -195,3 +195,111 @@ fn families_that_do_not_decompose_refuse_several_ranks() {
     );
     assert!(!out.join("summary.json").exists(), "it ran");
 }
+
+/// The `Extent` and `Source` of every piece a `.pvti` lists, in order.
+fn pvti_pieces(path: &std::path::Path) -> Vec<([[usize; 2]; 3], String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains("<PImageData WholeExtent=\""), "{}", path.display());
+    text.lines()
+        .filter(|l| l.starts_with("<Piece "))
+        .map(|l| {
+            let attr = |k: &str| {
+                l.split(&format!("{k}=\""))
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            };
+            let e: Vec<usize> = attr("Extent").split(' ').map(|v| v.parse().unwrap()).collect();
+            ([[e[0], e[1]], [e[2], e[3]], [e[4], e[5]]], attr("Source"))
+        })
+        .collect()
+}
+
+/// `output.pieces = "always"` on 3 ranks: the .pvd lists one .pvti a frame; each names the
+/// pieces of the 3 parts, which exist, with extents that tile the grid along z; joined along z
+/// (a point field's piece without the plane it shares with the next), every array equals the
+/// single-rank file's, bit for bit: heat (point data) and Rayleigh-Taylor 3D (cell data).
+#[test]
+fn pieces_of_three_ranks_joined_equal_the_single_file() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str], bool); 2] = [
+        (
+            "heat-benchmark",
+            &["grid.dims=[16,15,16]", "time.steps=20", "output.every=10"],
+            true,
+        ),
+        ("euler-rt-3d", &["grid.dims=[8,8,24]", "time.end_time=0.5"], false),
+    ];
+    for (template, sets, points) in cases {
+        let case = write_template(dir.path(), template);
+        let one = dir.path().join(format!("{template}-one"));
+        run(1, &case, &one, sets);
+        let many = dir.path().join(format!("{template}-pieces"));
+        let with_pieces: Vec<&str> = sets.iter().copied().chain(["output.pieces=\"always\""]).collect();
+        run(3, &case, &many, &with_pieces);
+        let singles = vti_files(&one);
+        let indices: Vec<_> = std::fs::read_dir(&many)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pvti"))
+            .collect();
+        assert_eq!(indices.len(), singles.len(), "{template}: a .pvti per frame");
+        let pvd = std::fs::read_dir(&many)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "pvd"))
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&pvd).unwrap().matches(".pvti\"").count(),
+            singles.len(),
+            "{template}: the series lists the .pvti files"
+        );
+        for single in &singles {
+            let index = many.join(single.file_name().unwrap()).with_extension("pvti");
+            let pieces = pvti_pieces(&index);
+            assert_eq!(pieces.len(), 3, "{template}");
+            let whole = common::vtk_arrays(single).unwrap();
+            let parts: Vec<_> = pieces
+                .iter()
+                .map(|(_, s)| common::vtk_arrays(&many.join(s)).unwrap())
+                .collect();
+            for (w, (name, comps, values)) in whole.iter().enumerate() {
+                let mut joined = vec![];
+                for (k, ((extent, _), arrays)) in pieces.iter().zip(&parts).enumerate() {
+                    assert_eq!(&arrays[w].0, name);
+                    let span = |a: usize| extent[a][1] - extent[a][0] + usize::from(points);
+                    let plane = span(0).max(1) * span(1).max(1) * comps;
+                    let mut v = arrays[w].2.clone();
+                    if points && k + 1 < pieces.len() {
+                        v.truncate(v.len() - plane);
+                    }
+                    if k > 0 {
+                        assert_eq!(
+                            extent[2][0],
+                            pieces[k - 1].0[2][1],
+                            "{template}: pieces share their boundary plane"
+                        );
+                    }
+                    joined.extend(v);
+                }
+                let same =
+                    joined.len() == values.len() && joined.iter().zip(values).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(
+                    same,
+                    "{template} {name} in {}: pieces differ from the single file",
+                    single.display()
+                );
+            }
+        }
+        println!(
+            "{template}: 3 ranks' pieces joined equal 1 rank's {} files",
+            singles.len()
+        );
+    }
+}

@@ -85,6 +85,11 @@ pub struct OutputSection {
     /// zlib's level, 1 (fastest) to 9 (smallest). Default 5.
     #[serde(default)]
     pub compression_level: Option<u32>,
+    /// A decomposed structured grid's fields as parallel pieces (`.pvti` and a `.vti` a part,
+    /// each process writing its own) or as one file gathered on rank 0: "auto" (pieces when a
+    /// frame would take more than a quarter of rank 0's host memory), "always" or "never".
+    #[serde(default)]
+    pub pieces: crate::output::pieces::PiecesChoice,
 }
 
 impl OutputSection {

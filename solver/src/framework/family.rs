@@ -219,6 +219,11 @@ pub trait Simulation {
     /// The state of some part of a decomposed run was changed from outside (`inject_nan`):
     /// take the neighbours' planes again at the next step, if the step does not always.
     fn refresh_neighbours(&mut self) {}
+    /// This process's parts' fields as pieces of a parallel output (`output::pieces`), where
+    /// the simulation is a decomposed grid; None otherwise.
+    fn pieces(&mut self, _clock: &Clock) -> Result<Option<Vec<crate::output::pieces::Piece>>> {
+        Ok(None)
+    }
     /// Whether the run has reached what it was run for before its step budget (a steady state):
     /// the loop then writes the final output and ends as if it had reached its last step.
     fn converged(&self) -> bool {

@@ -9,8 +9,9 @@ use super::config::CaseDoc;
 use super::faults::{self, NanAt};
 use super::{budget, ranks, timing};
 use crate::error::{Result, SolverError};
+use crate::output::pieces::PieceWriter;
 use crate::output::writer::{Frame, FrameWriter, WriterStats};
-use crate::output::{self, pvd::Series, Field};
+use crate::output::{self, pvd::Series, Field, Geometry};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -59,6 +60,22 @@ pub enum RestartFrom {
     Previous,
 }
 
+/// Every part's points in a parallel output of `geometry`: (its number, first and last point
+/// index per axis). A block's stored values along an axis are cells or points; its last point is
+/// the next block's first (cell data) or, for point data, the next block's first point too,
+/// which its piece carries (`output::pieces::Piece`), except at the end of the grid.
+fn piece_extents(geometry: &Geometry, blocks: &[crate::grid::parts::Block]) -> Vec<(usize, [[usize; 2]; 3])> {
+    let points = match geometry {
+        Geometry::Image { points, .. } => *points,
+        Geometry::Tets(_) => [1; 3],
+    };
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(k, b)| (k, std::array::from_fn(|a| [b.lo[a], b.hi[a].min(points[a] - 1)])))
+        .collect()
+}
+
 /// `solver run`: load the case file, run it, say how it went.
 pub fn run_command(opts: &RunOptions) -> Result<()> {
     let mut doc = CaseDoc::load(&opts.case, &opts.set)?;
@@ -97,6 +114,8 @@ struct Outputs {
     pvd: PathBuf,
     /// The writer thread (rank 0), started once the series is known (new or reopened).
     writer: Option<FrameWriter>,
+    /// Instead, every process writing its parts' pieces (`output.pieces`).
+    pieces: Option<PieceWriter>,
     last: Option<u64>,
     /// The fields of the last output, for the summary.
     last_fields: Option<(u64, Arc<Vec<Field>>)>,
@@ -125,6 +144,7 @@ impl Outputs {
             pvd: dir.join(format!("{name}.pvd")),
             dir,
             writer: None,
+            pieces: None,
             last: None,
             last_fields: None,
             seconds: 0.0,
@@ -133,23 +153,55 @@ impl Outputs {
         })
     }
 
-    /// On rank 0: the writer thread on the series (new, or on a restart the existing one up to
-    /// `clock`), and the family's own series.
+    /// The series (new, or on a restart the existing one up to `clock`) with, on rank 0, the
+    /// writer thread and the family's own series; or, where a decomposed grid writes pieces
+    /// (`output.pieces`, the same choice on every rank), a piece writer on every process.
     fn start(&mut self, case: &mut Case, doc: &CaseDoc, clock: &Clock, restart: bool) -> Result<()> {
+        let blocks = case.sim.decomposition().filter(|b| b.len() > 1);
+        let wanted = doc.output.pieces.wanted(&case.geometry, blocks.is_some());
+        let wanted = ranks::world().max(wanted as u8 as f64) > 0.0;
+        let series = self.root.then(|| match restart {
+            true => Series::reopen(&self.pvd, clock.time),
+            false => Series::new(&self.pvd),
+        });
+        match (blocks, series) {
+            (Some(blocks), series) if wanted => {
+                let extents = piece_extents(&case.geometry, &blocks);
+                self.pieces = Some(PieceWriter::new(
+                    series,
+                    &case.geometry,
+                    extents,
+                    doc.output.vtk_options(),
+                )?);
+            }
+            (_, Some(series)) => {
+                self.writer = Some(FrameWriter::spawn(
+                    series,
+                    case.geometry.clone(),
+                    doc.output.vtk_options(),
+                    WRITER_QUEUE,
+                ));
+            }
+            (_, None) => {}
+        }
         if !self.root {
             return Ok(());
         }
-        let series = match restart {
-            true => Series::reopen(&self.pvd, clock.time),
-            false => Series::new(&self.pvd),
-        };
-        self.writer = Some(FrameWriter::spawn(
-            series,
-            case.geometry.clone(),
-            doc.output.vtk_options(),
-            WRITER_QUEUE,
-        ));
         case.sim.open_series(&self.dir, restart.then_some(clock.time))
+    }
+
+    /// This output as pieces: every process writes its parts', then (once all are on disk)
+    /// rank 0 the `.pvti` and the series.
+    fn write_pieces(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
+        let Some(writer) = &mut self.pieces else { return Ok(()) };
+        let stem = self.dir.join(format!("step_{:07}", clock.step));
+        let pieces = case
+            .sim
+            .pieces(clock)?
+            .ok_or_else(|| SolverError::Other("internal: a piece writer on a grid that is not split".into()))?;
+        writer.write_pieces(&stem, &pieces)?;
+        ranks::world().max(0.0);
+        writer.write_index(&stem, clock.time, &pieces[0].fields)
     }
 
     /// Gather the fields of this output (the device's work before it counted as steps) and
@@ -157,6 +209,12 @@ impl Outputs {
     fn write(&mut self, case: &mut Case, clock: &Clock) -> Result<()> {
         case.sim.sync()?;
         let t = Instant::now();
+        if self.pieces.is_some() {
+            self.write_pieces(case, clock)?;
+            self.last = Some(clock.step);
+            self.seconds += t.elapsed().as_secs_f64();
+            return Ok(());
+        }
         let fields = Arc::new(case.sim.fields(clock)?);
         if let Some(w) = &mut self.writer {
             let stem = self.dir.join(format!("step_{:07}", clock.step));

@@ -20,7 +20,8 @@ use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::ranks::{self, Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
-use crate::output::Field;
+use crate::output::pieces::Piece;
+use crate::output::{Centring, Field};
 use crate::real::{from_bytes, to_bytes, Real};
 use std::sync::Arc;
 
@@ -577,6 +578,53 @@ impl Simulation for Decomposed {
             f.values = per_part.iter().flat_map(|p| p[i].values.iter().copied()).collect();
         }
         Ok(gather_fields(self.ranks, fields))
+    }
+
+    /// Each part's own fields, each point field followed by the first plane of the part after
+    /// it (from the next part of this process, or the first part of the rank above).
+    fn pieces(&mut self, clock: &Clock) -> Result<Option<Vec<Piece>>> {
+        let mut per_part = self.each(|_, s| s.fields(clock))?;
+        let plane = self.plane;
+        let first_planes = |fields: &[Field]| -> Vec<f64> {
+            fields
+                .iter()
+                .filter(|f| f.centring == Centring::Point)
+                .flat_map(|f| f.values[..plane * f.components].iter().copied())
+                .collect()
+        };
+        let (rank, size) = (self.ranks.rank(), self.ranks.size());
+        let down = to_bytes(&first_planes(&per_part[0]));
+        let mut from_above = vec![0u8; down.len()];
+        let peers = ranks::Peers {
+            below: rank.checked_sub(1),
+            above: (rank + 1 < size).then_some(rank + 1),
+        };
+        self.ranks.exchange(peers, &down, &[], &mut [], &mut from_above);
+        let n = per_part.len();
+        for k in 0..n {
+            let next = match (k + 1 < n, peers.above) {
+                (true, _) => first_planes(&per_part[k + 1]),
+                (false, Some(_)) => from_bytes(&from_above),
+                (false, None) => continue,
+            };
+            let mut at = 0;
+            for f in per_part[k].iter_mut().filter(|f| f.centring == Centring::Point) {
+                let len = plane * f.components;
+                f.values.extend_from_slice(&next[at..at + len]);
+                at += len;
+            }
+        }
+        let first = rank * self.per_rank;
+        Ok(Some(
+            per_part
+                .into_iter()
+                .enumerate()
+                .map(|(k, fields)| Piece {
+                    index: first + k,
+                    fields,
+                })
+                .collect(),
+        ))
     }
 
     /// The whole interior state on rank 0 (component after component), as one run's.

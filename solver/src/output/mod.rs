@@ -3,12 +3,14 @@
 
 pub mod csv;
 pub mod field;
+pub mod pieces;
 pub mod pvd;
 pub mod vtk_xml;
 pub mod writer;
 
 pub use csv::{CsvLog, CsvSeries};
 pub use field::{Centring, Field, Geometry};
+pub use pvd::Series;
 
 use crate::error::{Result, SolverError};
 use std::path::Path;

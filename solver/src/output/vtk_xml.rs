@@ -237,12 +237,8 @@ fn attributes(w: &mut dyn Write, tag: &str, fields: &[&Field], opts: VtkOptions)
     w.write_all(format!("</{tag}>").as_bytes())
 }
 
-/// The whole file of `fields` on `geometry` (checked by the caller for sizes).
-pub fn write(w: &mut dyn Write, geometry: &Geometry, fields: &[Field], opts: VtkOptions) -> std::io::Result<()> {
-    let kind = match geometry {
-        Geometry::Image { .. } => "ImageData",
-        Geometry::Tets(_) => "UnstructuredGrid",
-    };
+/// The VTKFile element's opening tag for data sets of `kind`.
+fn header(w: &mut dyn Write, kind: &str, opts: VtkOptions) -> std::io::Result<()> {
     let compressor = match opts.codec {
         Codec::Zlib => " compressor=\"vtkZLibDataCompressor\"",
         Codec::Lz4 => " compressor=\"vtkLZ4DataCompressor\"",
@@ -251,7 +247,16 @@ pub fn write(w: &mut dyn Write, geometry: &Geometry, fields: &[Field], opts: Vtk
     write!(
         w,
         "<VTKFile type=\"{kind}\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\"{compressor}>"
-    )?;
+    )
+}
+
+/// The whole file of `fields` on `geometry` (checked by the caller for sizes).
+pub fn write(w: &mut dyn Write, geometry: &Geometry, fields: &[Field], opts: VtkOptions) -> std::io::Result<()> {
+    let kind = match geometry {
+        Geometry::Image { .. } => "ImageData",
+        Geometry::Tets(_) => "UnstructuredGrid",
+    };
+    header(w, kind, opts)?;
     let of = |c: Centring| fields.iter().filter(|f| f.centring == c).collect::<Vec<_>>();
     match geometry {
         Geometry::Image {
@@ -259,16 +264,8 @@ pub fn write(w: &mut dyn Write, geometry: &Geometry, fields: &[Field], opts: Vtk
             origin,
             spacing,
         } => {
-            let [nx, ny, nz] = *points;
-            let extent = format!("0 {} 0 {} 0 {}", nx - 1, ny - 1, nz - 1);
-            write!(
-                w,
-                "<ImageData WholeExtent=\"{extent}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\"><Piece Extent=\"{extent}\">",
-                origin[0], origin[1], origin[2], spacing[0], spacing[1], spacing[2]
-            )?;
-            attributes(w, "PointData", &of(Centring::Point), opts)?;
-            attributes(w, "CellData", &of(Centring::Cell), opts)?;
-            w.write_all(b"</Piece></ImageData></VTKFile>")
+            let extent = points.map(|n| [0, n - 1]);
+            image_body(w, *origin, *spacing, extent, fields, opts)
         }
         Geometry::Tets(m) => {
             let cells = m.num_cells();
@@ -290,4 +287,46 @@ pub fn write(w: &mut dyn Write, geometry: &Geometry, fields: &[Field], opts: Vtk
             w.write_all(b"</Cells></Piece></UnstructuredGrid></VTKFile>")
         }
     }
+}
+
+/// VTK's extent text: first and last point index per axis.
+pub fn extent_text(extent: [[usize; 2]; 3]) -> String {
+    extent.map(|[a, b]| format!("{a} {b}")).join(" ")
+}
+
+/// The ImageData element of `fields` on the points `extent` (first and last point index per
+/// axis, in the whole grid's numbering: a piece of a `.pvti` has its own extent inside the
+/// whole, and the whole grid's origin) and the end of the file.
+fn image_body(
+    w: &mut dyn Write,
+    origin: [f64; 3],
+    spacing: [f64; 3],
+    extent: [[usize; 2]; 3],
+    fields: &[Field],
+    opts: VtkOptions,
+) -> std::io::Result<()> {
+    let of = |c: Centring| fields.iter().filter(|f| f.centring == c).collect::<Vec<_>>();
+    let extent = extent_text(extent);
+    write!(
+        w,
+        "<ImageData WholeExtent=\"{extent}\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\"><Piece Extent=\"{extent}\">",
+        origin[0], origin[1], origin[2], spacing[0], spacing[1], spacing[2]
+    )?;
+    attributes(w, "PointData", &of(Centring::Point), opts)?;
+    attributes(w, "CellData", &of(Centring::Cell), opts)?;
+    w.write_all(b"</Piece></ImageData></VTKFile>")
+}
+
+/// One piece of a parallel image (`.pvti`): `fields` on the points `extent` of the whole grid
+/// whose first point is at `origin`.
+pub fn write_image_piece(
+    w: &mut dyn Write,
+    origin: [f64; 3],
+    spacing: [f64; 3],
+    extent: [[usize; 2]; 3],
+    fields: &[Field],
+    opts: VtkOptions,
+) -> std::io::Result<()> {
+    header(w, "ImageData", opts)?;
+    image_body(w, origin, spacing, extent, fields, opts)
 }
