@@ -297,6 +297,10 @@ fn pieces_of_three_ranks_joined_equal_the_single_file() {
                 );
             }
         }
+        // The summary's final range comes from the parts, not a gathered field.
+        let (s1, s3) = (summary(&one), summary(&many));
+        assert_eq!(s1["final_min"], s3["final_min"], "{template}");
+        assert_eq!(s1["final_max"], s3["final_max"], "{template}");
         println!(
             "{template}: 3 ranks' pieces joined equal 1 rank's {} files",
             singles.len()

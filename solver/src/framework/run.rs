@@ -496,6 +496,7 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         loop_output,
         opts.restart.is_some(),
         last_fields,
+        out.pieces.is_some(),
     )?;
     add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
     if !root {
@@ -636,13 +637,21 @@ fn summarize(
     output_seconds: f64,
     restarted: bool,
     last_fields: Option<Arc<Vec<Field>>>,
+    pieces: bool,
 ) -> Result<serde_json::Value> {
     let (backend, device) = case.target.describe();
     let steps_run = end.step - start.step;
-    // The last output's fields when it was written at the end (no second download).
-    let fields = match last_fields {
-        Some(f) => f,
-        None => Arc::new(case.sim.fields(end)?),
+    // The last output's fields when it was written at the end (no second download), else
+    // gathered on rank 0; written in pieces, each process's own parts' (none holds the whole).
+    let fields = match (last_fields, pieces) {
+        (Some(f), _) => f,
+        (None, false) => Arc::new(case.sim.fields(end)?),
+        (None, true) => {
+            let mine = case.sim.pieces(end)?.unwrap_or_default();
+            let mut first = mine[0].fields[..1].to_vec();
+            first[0].values = mine.iter().flat_map(|p| p.fields[0].values.iter().copied()).collect();
+            Arc::new(first)
+        }
     };
     let first = &fields[0];
     let updated = case.geometry.size(first.centring);
@@ -667,6 +676,10 @@ fn summarize(
         "restarted_from": if restarted { json!(start.step) } else { json!(null) },
     });
     let (lo, hi) = first.range();
+    let (lo, hi) = match pieces {
+        true => (-ranks::world().max(-lo), ranks::world().max(hi)),
+        false => (lo, hi),
+    };
     summary["final_min"] = json!(lo);
     summary["final_max"] = json!(hi);
     summary["ranks"] = json!(ranks::world().size());
@@ -677,7 +690,9 @@ fn summarize(
     if !ranks::is_root() {
         return Ok(summary);
     }
-    if let Some(exact) = case.setup.exact(end) {
+    if pieces {
+        summary["errors_skipped"] = json!("output.pieces: no process holds the whole field to compare");
+    } else if let Some(exact) = case.setup.exact(end) {
         if let Some(f) = fields.iter().find(|f| f.name == exact.name) {
             let w = case.geometry.weights(f.centring);
             summary["errors"] = output::relative_errors(&f.values, &exact.values, w);
