@@ -252,41 +252,33 @@ fn header(w: &mut dyn Write, kind: &str, opts: VtkOptions) -> std::io::Result<()
 
 /// The whole file of `fields` on `geometry` (checked by the caller for sizes).
 pub fn write(w: &mut dyn Write, geometry: &Geometry, fields: &[Field], opts: VtkOptions) -> std::io::Result<()> {
-    let kind = match geometry {
-        Geometry::Image { .. } => "ImageData",
-        Geometry::Tets(_) => "UnstructuredGrid",
-    };
-    header(w, kind, opts)?;
-    let of = |c: Centring| fields.iter().filter(|f| f.centring == c).collect::<Vec<_>>();
-    match geometry {
+    let m = match geometry {
         Geometry::Image {
             points,
             origin,
             spacing,
-        } => {
-            let extent = points.map(|n| [0, n - 1]);
-            image_body(w, *origin, *spacing, extent, fields, opts)
-        }
-        Geometry::Tets(m) => {
-            let cells = m.num_cells();
-            write!(
-                w,
-                "<UnstructuredGrid><Piece NumberOfPoints=\"{}\" NumberOfCells=\"{cells}\">",
-                m.nodes.len()
-            )?;
-            attributes(w, "PointData", &of(Centring::Point), opts)?;
-            attributes(w, "CellData", &of(Centring::Cell), opts)?;
-            w.write_all(b"<Points>")?;
-            data_array(w, "Points", 3, m.nodes.as_flattened(), opts)?;
-            w.write_all(b"</Points><Cells>")?;
-            let connectivity: Vec<u64> = m.topo.cells.par_iter().flatten().map(|&v| v as u64).collect();
-            data_array(w, "connectivity", 1, &connectivity, opts)?;
-            let offsets: Vec<u64> = (1..=cells as u64).into_par_iter().map(|i| 4 * i).collect();
-            data_array(w, "offsets", 1, &offsets, opts)?;
-            data_array(w, "types", 1, &vec![10u8; cells], opts)?; // VTK_TETRA
-            w.write_all(b"</Cells></Piece></UnstructuredGrid></VTKFile>")
-        }
-    }
+        } => return write_image_piece(w, *origin, *spacing, points.map(|n| [0, n - 1]), fields, opts),
+        Geometry::Tets(m) => m,
+    };
+    header(w, "UnstructuredGrid", opts)?;
+    let of = |c: Centring| fields.iter().filter(|f| f.centring == c).collect::<Vec<_>>();
+    let cells = m.num_cells();
+    write!(
+        w,
+        "<UnstructuredGrid><Piece NumberOfPoints=\"{}\" NumberOfCells=\"{cells}\">",
+        m.nodes.len()
+    )?;
+    attributes(w, "PointData", &of(Centring::Point), opts)?;
+    attributes(w, "CellData", &of(Centring::Cell), opts)?;
+    w.write_all(b"<Points>")?;
+    data_array(w, "Points", 3, m.nodes.as_flattened(), opts)?;
+    w.write_all(b"</Points><Cells>")?;
+    let connectivity: Vec<u64> = m.topo.cells.par_iter().flatten().map(|&v| v as u64).collect();
+    data_array(w, "connectivity", 1, &connectivity, opts)?;
+    let offsets: Vec<u64> = (1..=cells as u64).into_par_iter().map(|i| 4 * i).collect();
+    data_array(w, "offsets", 1, &offsets, opts)?;
+    data_array(w, "types", 1, &vec![10u8; cells], opts)?; // VTK_TETRA
+    w.write_all(b"</Cells></Piece></UnstructuredGrid></VTKFile>")
 }
 
 /// VTK's extent text: first and last point index per axis.
@@ -294,10 +286,10 @@ pub fn extent_text(extent: [[usize; 2]; 3]) -> String {
     extent.map(|[a, b]| format!("{a} {b}")).join(" ")
 }
 
-/// The ImageData element of `fields` on the points `extent` (first and last point index per
-/// axis, in the whole grid's numbering: a piece of a `.pvti` has its own extent inside the
-/// whole, and the whole grid's origin) and the end of the file.
-fn image_body(
+/// An image file of `fields` on the points `extent` (first and last point index per axis): the
+/// whole grid (from 0), or a piece of a parallel image (`.pvti`), whose extent lies inside the
+/// whole grid's and whose origin is the whole grid's first point.
+pub fn write_image_piece(
     w: &mut dyn Write,
     origin: [f64; 3],
     spacing: [f64; 3],
@@ -305,6 +297,7 @@ fn image_body(
     fields: &[Field],
     opts: VtkOptions,
 ) -> std::io::Result<()> {
+    header(w, "ImageData", opts)?;
     let of = |c: Centring| fields.iter().filter(|f| f.centring == c).collect::<Vec<_>>();
     let extent = extent_text(extent);
     write!(
@@ -315,18 +308,4 @@ fn image_body(
     attributes(w, "PointData", &of(Centring::Point), opts)?;
     attributes(w, "CellData", &of(Centring::Cell), opts)?;
     w.write_all(b"</Piece></ImageData></VTKFile>")
-}
-
-/// One piece of a parallel image (`.pvti`): `fields` on the points `extent` of the whole grid
-/// whose first point is at `origin`.
-pub fn write_image_piece(
-    w: &mut dyn Write,
-    origin: [f64; 3],
-    spacing: [f64; 3],
-    extent: [[usize; 2]; 3],
-    fields: &[Field],
-    opts: VtkOptions,
-) -> std::io::Result<()> {
-    header(w, "ImageData", opts)?;
-    image_body(w, origin, spacing, extent, fields, opts)
 }
