@@ -7,7 +7,7 @@
 # for every Euler scheme and the heat boundaries; the 2-GPU speed-up at 512^3 (Euler 3D
 # PLM + HLL + SSP-RK3 f32, MUSCL-Hancock + HLLC f32, heat f64) and the exposed exchange
 # (CFD_PARTS_EXCHANGE=off: no exchange, timing only). NVLink multicast stays off. Results in $OUT
-# (or .gpu/results). Knobs: PARTS_CHECK=0, PARTS_SAME=0|all|final|peer|heat, PARTS_BENCH=0,
+# (or .gpu/results). Knobs: PARTS_CHECK=0, PARTS_SAME=0|all|final|peer|init|heat, PARTS_BENCH=0,
 # PARTS_SIZES (512).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
@@ -71,6 +71,10 @@ if [ "${PARTS_SAME:-all}" = final ]; then
   MPI=1 same thacker swe-thacker "grid.dims=[400,300,1]" "output.interval=0.5" "time.end_time=2.0"
   same estuary swe-estuary "time.end_time=7200.0" "output.interval=2400.0"
   same estuary-ghost2 swe-estuary "time.end_time=7200.0" "output.interval=2400.0" "shallow-water.ghost_rows=2"
+elif [ "${PARTS_SAME:-all}" = init ]; then
+  echo "== 2 GPUs write the same files as 1 GPU: each part's own initial values (random multimode RT, heat)"
+  same rt3d-multi euler-rt-3d-multimode "time.end_time=1.0"
+  CFD_PARTS_TRANSPORT=copy same heat-copy heat-benchmark "grid.dims=[64,63,64]" "time.steps=200" "output.every=100"
 elif [ "${PARTS_SAME:-all}" = peer ]; then
   echo "== 2 GPUs write the same files as 1 GPU: the exchange by copy engine (heat hides it), and NCCL under mpirun"
   MPI=1 same heat heat-benchmark "grid.dims=[64,63,64]" "time.steps=200" "output.every=100"
