@@ -179,78 +179,103 @@ pub fn join(
         return Ok(Joined::default());
     }
     let tol = 1e-6 * diag;
-    let pname = |p: u32| mesh.patches[p as usize].name.clone();
     let groups = group_links(mesh, tol)?;
+    let joiner = Joiner {
+        mesh,
+        cells,
+        face_areas,
+        tol,
+        by_patch: boundary_faces_by_patch(neighbours),
+    };
+    let mut joined = Joined::default();
+    for (pi, group) in groups.iter().enumerate() {
+        let pair = joiner.pair(pi as u32, group, neighbours, &mut joined)?;
+        joined.pairs.push(pair);
+    }
+    joined.faces.sort_unstable();
+    joined.nodes.sort_unstable();
+    joined.nodes.dedup();
+    Ok(joined)
+}
 
-    let by_patch = boundary_faces_by_patch(neighbours);
-    let face_nodes = |c: u32, f: u32| FACE_VERTS[f as usize].map(|k| cells[c as usize][k]);
+/// What joining the pairs of patches reads: the mesh, its cells and face areas, the match
+/// tolerance, and the boundary faces (cell, face) of each patch.
+struct Joiner<'a> {
+    mesh: &'a RawMesh,
+    cells: &'a [[u32; 4]],
+    face_areas: &'a [[f64; 4]],
+    tol: f64,
+    by_patch: HashMap<u32, Vec<(u32, u32)>>,
+}
 
-    let mut pairs = Vec::new();
-    let mut pfaces = Vec::new();
-    let mut pnodes: Vec<[u32; 3]> = Vec::new();
-    for (pi, ((sp, mp), t, links)) in groups.iter().enumerate() {
+impl Joiner<'_> {
+    fn face_nodes(&self, c: u32, f: u32) -> [u32; 3] {
+        FACE_VERTS[f as usize].map(|k| self.cells[c as usize][k])
+    }
+
+    fn name(&self, p: u32) -> String {
+        self.mesh.patches[p as usize].name.clone()
+    }
+
+    /// Join the slave faces of pair `pi` (`group`) to their master faces (each slave node moved
+    /// by the translation onto a master node: the file's node pairs, else the nearest within
+    /// the tolerance), adding the faces and nodes to `joined`; every face of both patches must
+    /// find its partner.
+    fn pair(&self, pi: u32, group: &Group, neighbours: &mut [[u32; 4]], joined: &mut Joined) -> Result<PeriodicPair> {
+        let ((sp, mp), t, links) = group;
         let empty = Vec::new();
-        let slave_faces = by_patch.get(sp).unwrap_or(&empty);
-        let master_faces = by_patch.get(mp).unwrap_or(&empty);
-        let mut node_map: HashMap<u32, u32> = HashMap::new();
-        for l in links {
-            for &[s, m] in &l.pairs {
-                node_map.insert(s, m);
-            }
-        }
+        let slave_faces = self.by_patch.get(sp).unwrap_or(&empty);
+        let master_faces = self.by_patch.get(mp).unwrap_or(&empty);
+        let node_map: HashMap<u32, u32> = links
+            .iter()
+            .flat_map(|l| l.pairs.iter().map(|&[s, m]| (s, m)))
+            .collect();
         let master_nodes: Vec<u32> = {
-            let mut v: Vec<u32> = master_faces.iter().flat_map(|&(c, f)| face_nodes(c, f)).collect();
+            let mut v: Vec<u32> = master_faces.iter().flat_map(|&(c, f)| self.face_nodes(c, f)).collect();
             v.sort_unstable();
             v.dedup();
             v
         };
+        let nodes = &self.mesh.nodes;
         let grid = NodeGrid::new(
-            &mesh.nodes,
+            nodes,
             master_nodes.iter().copied(),
-            (100.0 * tol).max(f64::MIN_POSITIVE),
+            (100.0 * self.tol).max(f64::MIN_POSITIVE),
         );
-        let mut master_key: HashMap<[u32; 3], (u32, u32)> = HashMap::with_capacity(master_faces.len());
-        for &(c, f) in master_faces {
-            master_key.insert(sorted3(face_nodes(c, f)), (c, f));
-        }
+        let master_key: HashMap<[u32; 3], (u32, u32)> = master_faces
+            .iter()
+            .map(|&(c, f)| (sorted3(self.face_nodes(c, f)), (c, f)))
+            .collect();
         let map_node = |v: u32| -> Option<u32> {
             if let Some(&m) = node_map.get(&v) {
                 return Some(m);
             }
-            let x = vec3::sub(mesh.nodes[v as usize], *t);
-            grid.nearest(&mesh.nodes, x).filter(|b| b.1 <= tol).map(|b| b.0)
+            let x = vec3::sub(nodes[v as usize], *t);
+            grid.nearest(nodes, x).filter(|b| b.1 <= self.tol).map(|b| b.0)
         };
-        let mut matched_master = 0usize;
-        let mut unmatched = 0usize;
-        let mut first_bad: Option<(u32, u32)> = None;
-        let mut area = 0.0;
+        let (mut matched_master, mut unmatched, mut first_bad, mut area) = (0usize, 0usize, None, 0.0);
         for &(c, f) in slave_faces {
-            let nodes = face_nodes(c, f);
-            let mapped: Option<Vec<u32>> = nodes.iter().map(|&v| map_node(v)).collect();
+            let face = self.face_nodes(c, f);
+            let mapped: Option<Vec<u32>> = face.iter().map(|&v| map_node(v)).collect();
             let hit = mapped
                 .as_ref()
                 .and_then(|m| master_key.get(&sorted3([m[0], m[1], m[2]])).copied());
             match (hit, mapped) {
                 (Some((mc, mf)), Some(m)) if is_boundary(neighbours[mc as usize][mf as usize]) => {
                     for k in 0..3 {
-                        pnodes.push([nodes[k], m[k], pi as u32]);
+                        joined.nodes.push([face[k], m[k], pi]);
                     }
                     neighbours[c as usize][f as usize] = mc;
                     neighbours[mc as usize][mf as usize] = c;
-                    area += face_areas[c as usize][f as usize];
+                    area += self.face_areas[c as usize][f as usize];
                     matched_master += 1;
-                    pfaces.push(PeriodicFace {
-                        cell: c,
-                        face: f,
-                        pair: pi as u32,
-                        side: 0,
-                    });
-                    pfaces.push(PeriodicFace {
-                        cell: mc,
-                        face: mf,
-                        pair: pi as u32,
-                        side: 1,
-                    });
+                    let side = |cell, face, side| PeriodicFace {
+                        cell,
+                        face,
+                        pair: pi,
+                        side,
+                    };
+                    joined.faces.extend([side(c, f, 0), side(mc, mf, 1)]);
                 }
                 _ => {
                     unmatched += 1;
@@ -260,51 +285,54 @@ pub fn join(
         }
         let master_left = master_faces.len() - matched_master;
         if unmatched > 0 || master_left > 0 {
-            let mut msg = format!(
-                "periodic patches '{}' (surfaces {}) -> '{}' (surfaces {}), translation ({}, {}, {}): {unmatched} of {} slave faces have no master face and {master_left} of {} master faces no slave face",
-                pname(*sp),
-                links.iter().map(|l| l.slave_entity.to_string()).collect::<Vec<_>>().join(","),
-                pname(*mp),
-                links.iter().map(|l| l.master_entity.to_string()).collect::<Vec<_>>().join(","),
-                t[0], t[1], t[2],
-                slave_faces.len(),
-                master_faces.len()
-            );
-            if let Some((c, f)) = first_bad {
-                let nodes = face_nodes(c, f);
-                let fc = face_centre(&mesh.nodes, &cells[c as usize], f as usize);
-                let (v, x, d) = worst_node(mesh, &nodes, *t, &master_nodes);
-                let p = mesh.nodes[v as usize];
-                msg += &format!(
-                    "; first: slave face of cell {c} at ({:.6}, {:.6}, {:.6}) has no master face: node #{v} (0-based, in node-tag order) ({:.6}, {:.6}, {:.6}) maps to ({:.6}, {:.6}, {:.6}), nearest master node {d:.3e} away (tolerance {tol:.1e})",
-                    fc[0], fc[1], fc[2], p[0], p[1], p[2], x[0], x[1], x[2]
-                );
-            }
-            msg +=
-                "; mesh the two sides periodically in Gmsh (Periodic Surface{slave} = {master} Translate{dx, dy, dz};)";
-            return Err(MeshError::Topology(msg));
+            let counts = (unmatched, slave_faces.len(), master_left, master_faces.len());
+            return Err(self.mismatch(group, counts, first_bad, &master_nodes));
         }
-        pairs.push(PeriodicPair {
-            slave: pname(*sp),
-            master: pname(*mp),
-            slave_tag: mesh.patches[*sp as usize].tag,
-            master_tag: mesh.patches[*mp as usize].tag,
+        Ok(PeriodicPair {
+            slave: self.name(*sp),
+            master: self.name(*mp),
+            slave_tag: self.mesh.patches[*sp as usize].tag,
+            master_tag: self.mesh.patches[*mp as usize].tag,
             translation: *t,
             faces: matched_master as u64,
             area,
-        });
+        })
     }
-    pfaces.sort_unstable();
-    pnodes.sort_unstable();
-    pnodes.dedup();
-    Ok(Joined {
-        pairs,
-        faces: pfaces,
-        nodes: pnodes,
-    })
+
+    /// The refusal of a pair whose faces do not all match: the counts (slave faces without a
+    /// master, slave faces, master faces without a slave, master faces), the first slave face
+    /// without a partner and its node that lands farthest from any master node.
+    fn mismatch(
+        &self,
+        ((sp, mp), t, links): &Group,
+        (unmatched, slaves, master_left, masters): (usize, usize, usize, usize),
+        first_bad: Option<(u32, u32)>,
+        master_nodes: &[u32],
+    ) -> MeshError {
+        let tol = self.tol;
+        let mut msg = format!(
+            "periodic patches '{}' (surfaces {}) -> '{}' (surfaces {}), translation ({}, {}, {}): {unmatched} of {slaves} slave faces have no master face and {master_left} of {masters} master faces no slave face",
+            self.name(*sp),
+            links.iter().map(|l| l.slave_entity.to_string()).collect::<Vec<_>>().join(","),
+            self.name(*mp),
+            links.iter().map(|l| l.master_entity.to_string()).collect::<Vec<_>>().join(","),
+            t[0], t[1], t[2],
+        );
+        if let Some((c, f)) = first_bad {
+            let nodes = self.face_nodes(c, f);
+            let fc = face_centre(&self.mesh.nodes, &self.cells[c as usize], f as usize);
+            let (v, x, d) = worst_node(self.mesh, &nodes, *t, master_nodes);
+            let p = self.mesh.nodes[v as usize];
+            msg += &format!(
+                "; first: slave face of cell {c} at ({:.6}, {:.6}, {:.6}) has no master face: node #{v} (0-based, in node-tag order) ({:.6}, {:.6}, {:.6}) maps to ({:.6}, {:.6}, {:.6}), nearest master node {d:.3e} away (tolerance {tol:.1e})",
+                fc[0], fc[1], fc[2], p[0], p[1], p[2], x[0], x[1], x[2]
+            );
+        }
+        msg += "; mesh the two sides periodically in Gmsh (Periodic Surface{slave} = {master} Translate{dx, dy, dz};)";
+        MeshError::Topology(msg)
+    }
 }
 
-/// The periodic links grouped by (slave patch, master patch), with the pair's translation.
 type Group<'a> = ((u32, u32), [f64; 3], Vec<&'a PeriodicLink>);
 
 /// Group the links by patch pair, refusing a pair inside one patch, two translations for one
