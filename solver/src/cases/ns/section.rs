@@ -37,6 +37,19 @@ pub struct NsSection {
     /// the paper's O(dt) error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theta: Option<f64>,
+    /// The weight beta in [0, 1] [0] of the semi-Lagrangian transport's error at zero
+    /// displacement taken off the advected field: SL_dt(q) + beta (q - SL_0(q)), SL_0 the same
+    /// transport with every departure point at its own centroid (one more transport a step).
+    /// The quadratic vertex fits do not pass through the cell values, so SL_0 is not the
+    /// identity: it smooths the velocity's grid-scale part by a fixed fraction every step,
+    /// whatever the step; with the projection that took about 5e-4 of the Taylor-Green
+    /// vortex's amplitude a step (-4.1 % at t = 1 in 80 steps on 24^2, -0.26 % with beta = 1).
+    /// But that smoothing is also what holds the collocated projection's grid-scale modes:
+    /// beta = 1 (and 0.75) diverges on DFG 2D-2, at theta 0.5 within 50 steps, at theta 1
+    /// more slowly (VALIDATION.md, issue 27). A diagnostic, off by default; both backends (it
+    /// is written over their operations).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rest_correction: f64,
     /// Running time averages and RMS of velocity and pressure (fields `velocity_mean`,
     /// `velocity_rms`, `pressure_mean`, `pressure_rms`) from time `start`, and the force
     /// signals' statistics over the same window (summary.json `signals`): `{ start = 5.0 }`.
@@ -339,6 +352,9 @@ pub struct Forces {
     pub wall_shear: Option<WallShear>,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 fn blended() -> Bounds {
     Bounds::Blended
 }

@@ -251,6 +251,10 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta());
         return Err(doc.error("navier-stokes.theta", msg));
     }
+    if !(0.0..=1.0).contains(&s.rest_correction) {
+        let msg = format!("{}: must lie in [0, 1] (0 none, 1 the whole rest error)", s.rest_correction);
+        return Err(doc.error("navier-stokes.rest_correction", msg));
+    }
     if let Initial::TaylorGreen { velocity, length } = s.initial {
         if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
             let msg = format!("velocity {velocity}, length {length}: give a finite velocity and a positive length");
@@ -651,6 +655,7 @@ impl Setup for NsSetup {
             nonorth: s.nonorth_correctors,
             theta: s.theta(),
             transient: s.mode == Mode::Transient,
+            rest_correction: s.rest_correction,
             statistics_start: s.statistics.as_ref().map(|st| st.start),
             strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,

@@ -6,6 +6,12 @@
 //!    (its least-squares Jacobian for the second-order departure formula), with
 //!    q = u^n + (1 - theta) dt F(u^n, p^n), F = nu lap(u) - grad(p) / rho: that share of the
 //!    forcing is taken at the departure point (theta = 1: q = u^n, the paper's scheme).
+//!    With `rest_correction` = beta > 0 plus beta (q - SL_0(q)), SL_0 the transport over a
+//!    step of zero length: the quadratic fits do not reproduce the cell values at the
+//!    centroids, so SL_0 smooths the grid-scale part of q by a fixed fraction a step, which
+//!    through the projection took a fixed fraction of the Taylor-Green vortex every step (the
+//!    loss grew as dt fell; VALIDATION.md, issue 27). That smoothing is also what keeps the
+//!    collocated projection's grid-scale modes down: beta = 1 diverges on DFG 2D-2.
 //! 2. Predictor: (V/s + nu K) u* = V u^a / s - V grad(p^n) / rho (+ boundary and deferred
 //!    non-orthogonal terms) with s = theta dt; implicit by CG (or explicit). Steps 3-5 take
 //!    the same s for dt.
@@ -185,6 +191,9 @@ pub struct Stepping {
     pub nonorth: usize,
     pub theta: f64,
     pub transient: bool,
+    /// The weight beta of the transport's error at zero displacement taken off the advected
+    /// field (`NsSection::rest_correction`): u^a = SL_dt(q) + beta (q - SL_0(q)); 0: none.
+    pub rest_correction: f64,
 }
 
 /// The velocity at the half step and its gradients.
@@ -225,8 +234,8 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         Some((u, g)) => (u, g),
         None => (&st.u, &gu),
     };
-    let ua = if theta == 1.0 {
-        ops.advect(span, uv, gv, &st.u)?
+    let q = if theta == 1.0 {
+        None
     } else {
         let departure_part = (1.0 - theta) * span.dt;
         let mut forcing = |k: usize| {
@@ -239,9 +248,20 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
                 un: &st.u[k],
             })
         };
-        let q = [forcing(0)?, forcing(1)?, forcing(2)?];
-        ops.advect(span, uv, gv, &q)?
+        Some([forcing(0)?, forcing(1)?, forcing(2)?])
     };
+    let q = q.as_ref().unwrap_or(&st.u);
+    let mut ua = ops.advect(span, uv, gv, q)?;
+    if how.rest_correction > 0.0 {
+        // The transport's own error where nothing moves: q less its transport over dt = 0
+        // (departure points at the centroids), added back with the weight asked for.
+        let rest = Span { dt: 0.0, ..span };
+        let still = ops.advect(rest, uv, gv, q)?;
+        for k in 0..3 {
+            let defect = ops.axpby(1.0, &q[k], -1.0, &still[k])?;
+            ua[k] = ops.axpby(1.0, &ua[k], how.rest_correction, &defect)?;
+        }
+    }
     // The arrival point's share: predictor, Rhie-Chow and projection all take theta dt.
     let dt = theta * span.dt;
     let mut us = [ops.copy(&st.u[0])?, ops.copy(&st.u[1])?, ops.copy(&st.u[2])?];
