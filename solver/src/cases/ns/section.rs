@@ -50,6 +50,21 @@ pub struct NsSection {
     /// is written over their operations).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rest_correction: f64,
+    /// What a time-accurate step's predicted face fluxes start from: "none" [default] the
+    /// interpolated cell velocity, A n . u*_f with the Rhie-Chow term; "full" the previous
+    /// step's divergence-free fluxes plus the interpolated change of the cell velocity,
+    /// F^n + A n . (u* - u^n)_f (the transient correction of Choi 1999, OpenFOAM's ddtCorr, at
+    /// full weight). With "none" the pressure correction also answers the interpolated
+    /// divergence of u^n, which collocated cell velocities keep (their cell pressure gradient
+    /// is not the face one): the incremental pressure's grid-scale modes then neither decay nor
+    /// reach the velocity's projection, and they sum what every step feeds them. "full" takes
+    /// that away: on the Taylor-Green vortex no loss per step and a second-order error at a
+    /// fixed Courant number (24^2: 2.0e-3 at every dt against 1.1e-2 ... 4.5e-2); but F^n - u^n_f
+    /// then sums the Rhie-Chow differences of every step's pressure, and on DFG 2D-2 the drag
+    /// drifts up (Cd 3.18 -> 3.97 from t = 1 to 4 on the 26k slab): a diagnostic, refused in
+    /// steady runs (VALIDATION.md, issue 27).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flux_memory: Option<FluxMemory>,
     /// Running time averages and RMS of velocity and pressure (fields `velocity_mean`,
     /// `velocity_rms`, `pressure_mean`, `pressure_rms`) from time `start`, and the force
     /// signals' statistics over the same window (summary.json `signals`): `{ start = 5.0 }`.
@@ -180,6 +195,14 @@ pub enum Viscous {
     Explicit,
 }
 
+/// What the predicted face fluxes start from (`NsSection::flux_memory`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FluxMemory {
+    None,
+    Full,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaceGradients {
@@ -237,6 +260,11 @@ impl NsSection {
             Mode::Steady => 0.6,
             Mode::Transient => 0.5,
         })
+    }
+
+    /// flux_memory as set, else "none".
+    pub fn flux_memory(&self) -> FluxMemory {
+        self.flux_memory.unwrap_or(FluxMemory::None)
     }
 }
 

@@ -5,7 +5,7 @@
 use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, FaceGradients, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
+use super::section::{Bc, FaceGradients, FluxMemory, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
 use super::history::PROBE_NAMES;
 use super::sim::{Common, ForceSpec, NsSim, Report};
 use crate::backend::cuda::Device;
@@ -254,6 +254,10 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     if !(0.0..=1.0).contains(&s.rest_correction) {
         let msg = format!("{}: must lie in [0, 1] (0 none, 1 the whole rest error)", s.rest_correction);
         return Err(doc.error("navier-stokes.rest_correction", msg));
+    }
+    if s.mode == Mode::Steady && s.flux_memory() == FluxMemory::Full {
+        let msg = "\"full\" is for mode = \"transient\" (a steady run's fixed point needs \"none\")";
+        return Err(doc.error("navier-stokes.flux_memory", msg.to_string()));
     }
     if let Initial::TaylorGreen { velocity, length } = s.initial {
         if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
@@ -656,6 +660,7 @@ impl Setup for NsSetup {
             theta: s.theta(),
             transient: s.mode == Mode::Transient,
             rest_correction: s.rest_correction,
+            flux_memory: s.flux_memory() == FluxMemory::Full,
             statistics_start: s.statistics.as_ref().map(|st| st.start),
             strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,

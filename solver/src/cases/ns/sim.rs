@@ -63,6 +63,8 @@ pub struct Common {
     /// The weight of the transport's error at zero displacement taken off u^a
     /// (`NsSection::rest_correction`).
     pub rest_correction: f64,
+    /// The predicted fluxes start from the previous step's (`NsSection::flux_memory`).
+    pub flux_memory: bool,
     /// The running averages' and the signals' start (`navier-stokes.statistics`).
     pub statistics_start: Option<f64>,
     /// St's reference length and speed (`forces.length`, `forces.velocity`).
@@ -498,6 +500,7 @@ impl<O: NsOps> Simulation for NsSim<O> {
             theta: self.c.theta,
             transient: self.c.transient,
             rest_correction: self.c.rest_correction,
+            flux_memory: self.c.flux_memory,
         };
         let rep = step::step(&mut self.ops, &mut self.st, span, how)?;
         self.steps += 1;

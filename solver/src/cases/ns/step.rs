@@ -16,7 +16,9 @@
 //!    non-orthogonal terms) with s = theta dt; implicit by CG (or explicit). Steps 3-5 take
 //!    the same s for dt.
 //! 3. Face fluxes of u* by linear interpolation with the Rhie-Chow term
-//!    (dt/rho) a [d . grad(p^n)_f - (p^n_N - p^n_P)].
+//!    (dt/rho) a [d . grad(p^n)_f - (p^n_N - p^n_P)]; with `flux_memory` (time-accurate runs
+//!    only) plus F^n - A n . (u^n)_f, so that they are the previous divergence-free fluxes plus
+//!    the interpolated change (Choi's transient correction at full weight).
 //! 4. Pressure correction: sum_f D_f(p') = (rho/dt) sum_f F*_f with D_f the two-point
 //!    gradient plus its deferred non-orthogonal part (re-solved `nonorth_correctors` times).
 //! 5. Projection: F = F* - (dt/rho) D_f(p') with the same D_f (so sum_f F = 0 per cell to the
@@ -97,8 +99,16 @@ pub trait NsOps {
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Self::Cells>;
     /// Component k of the predictor into x (which holds u^n_k as the initial guess).
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Self::Cells) -> Result<CgReport>;
-    /// Rhie-Chow face fluxes of u*.
-    fn predicted_flux(&mut self, dt: f64, u: &[Self::Cells; 3], p: &Self::Cells, gp: &Self::Vectors) -> Result<Self::Faces>;
+    /// Rhie-Chow face fluxes of u*; with `memory` = (F^n, u^n) plus F^n - A n . (u^n)_f (the
+    /// previous fluxes and the interpolated cell velocity they came from, `Stepping::flux_memory`).
+    fn predicted_flux(
+        &mut self,
+        dt: f64,
+        u: &[Self::Cells; 3],
+        p: &Self::Cells,
+        gp: &Self::Vectors,
+        memory: Option<(&Self::Faces, &[Self::Cells; 3])>,
+    ) -> Result<Self::Faces>;
     /// Solves for the pressure correction (initial guess in pc), the deferred part from gc.
     fn solve_correction(
         &mut self,
@@ -194,6 +204,13 @@ pub struct Stepping {
     /// The weight beta of the transport's error at zero displacement taken off the advected
     /// field (`NsSection::rest_correction`): u^a = SL_dt(q) + beta (q - SL_0(q)); 0: none.
     pub rest_correction: f64,
+    /// The predicted fluxes start from the previous step's divergence-free fluxes:
+    /// F* = F^n + A n . (u* - u^n)_f + Rhie-Chow, from the second step of a time-accurate run
+    /// on (the first has no F^n). The pressure then answers the step's change alone; without
+    /// it, it also answers the interpolated divergence of u^n, which collocated cell velocities
+    /// always have (their cell pressure gradient is not the face one). F^n - (u^n)_f then sums
+    /// every step's Rhie-Chow difference: it drifts (`NsSection::flux_memory`).
+    pub flux_memory: bool,
 }
 
 /// The velocity at the half step and its gradients.
@@ -277,7 +294,11 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
-    let mut flux = ops.predicted_flux(dt, &us, &st.p, &gp)?;
+    let memory = match &st.u_prev {
+        Some(_) if how.flux_memory => Some((&st.flux, &st.u)),
+        _ => None,
+    };
+    let mut flux = ops.predicted_flux(dt, &us, &st.p, &gp, memory)?;
     let mut pc = ops.zeros()?;
     let mut gc = None;
     for pass in 0..=nonorth {
