@@ -509,7 +509,7 @@ impl NsOps for CpuNs {
         u: &[Vec<f64>; 3],
         p: &Vec<f64>,
         gp: &Vec<[f64; 3]>,
-        memory: Option<(&Vec<f64>, &[Vec<f64>; 3])>,
+        memory: Option<(f64, &Vec<f64>, &[Vec<f64>; 3])>,
     ) -> Result<Vec<f64>> {
         let f = &self.faces;
         let s = dt / self.c.rho;
@@ -517,7 +517,7 @@ impl NsOps for CpuNs {
             .into_par_iter()
             .map(|i| {
                 let x = predicted_face_flux(f, i, u, p, gp, s);
-                match memory.and_then(|(old, un)| Some(old[i] - face_velocity_flux(f, i, un)?)) {
+                match memory.and_then(|(c, old, un)| Some(c * (old[i] - face_velocity_flux(f, i, un)?))) {
                     Some(m) => x + m,
                     None => x,
                 }

@@ -112,6 +112,7 @@ pub const CHECK_SOLVES_MEMORY: &[&str] = &[
     "navier-stokes.momentum_solver.tolerance=1e-15",
     "navier-stokes.momentum_solver.max_iter=1000",
     "navier-stokes.flux_memory=\"full\"",
+    "navier-stokes.flux_memory_time=0.05",
     "navier-stokes.rest_correction=0.5",
 ];
 

@@ -259,6 +259,12 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         let msg = "\"full\" is for mode = \"transient\" (a steady run's fixed point needs \"none\")";
         return Err(doc.error("navier-stokes.flux_memory", msg.to_string()));
     }
+    if let Some(tau) = s.flux_memory_time {
+        if !(tau > 0.0) || s.flux_memory() != FluxMemory::Full {
+            let msg = format!("{tau}: a positive time, with flux_memory = \"full\"");
+            return Err(doc.error("navier-stokes.flux_memory_time", msg));
+        }
+    }
     if let Initial::TaylorGreen { velocity, length } = s.initial {
         if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
             let msg = format!("velocity {velocity}, length {length}: give a finite velocity and a positive length");
@@ -660,7 +666,7 @@ impl Setup for NsSetup {
             theta: s.theta(),
             transient: s.mode == Mode::Transient,
             rest_correction: s.rest_correction,
-            flux_memory: s.flux_memory() == FluxMemory::Full,
+            flux_memory: (s.flux_memory() == FluxMemory::Full).then(|| s.flux_memory_time.unwrap_or(f64::INFINITY)),
             statistics_start: s.statistics.as_ref().map(|st| st.start),
             strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,

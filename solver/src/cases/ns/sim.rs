@@ -63,8 +63,9 @@ pub struct Common {
     /// The weight of the transport's error at zero displacement taken off u^a
     /// (`NsSection::rest_correction`).
     pub rest_correction: f64,
-    /// The predicted fluxes start from the previous step's (`NsSection::flux_memory`).
-    pub flux_memory: bool,
+    /// The predicted fluxes start from the previous step's (`NsSection::flux_memory`), with
+    /// this relaxation time (infinite: weight 1).
+    pub flux_memory: Option<f64>,
     /// The running averages' and the signals' start (`navier-stokes.statistics`).
     pub statistics_start: Option<f64>,
     /// St's reference length and speed (`forces.length`, `forces.velocity`).

@@ -99,15 +99,16 @@ pub trait NsOps {
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Self::Cells>;
     /// Component k of the predictor into x (which holds u^n_k as the initial guess).
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Self::Cells) -> Result<CgReport>;
-    /// Rhie-Chow face fluxes of u*; with `memory` = (F^n, u^n) plus F^n - A n . (u^n)_f (the
-    /// previous fluxes and the interpolated cell velocity they came from, `Stepping::flux_memory`).
+    /// Rhie-Chow face fluxes of u*; with `memory` = (c, F^n, u^n) plus c (F^n - A n . (u^n)_f)
+    /// (the previous fluxes and the interpolated cell velocity they came from,
+    /// `Stepping::flux_memory`).
     fn predicted_flux(
         &mut self,
         dt: f64,
         u: &[Self::Cells; 3],
         p: &Self::Cells,
         gp: &Self::Vectors,
-        memory: Option<(&Self::Faces, &[Self::Cells; 3])>,
+        memory: Option<(f64, &Self::Faces, &[Self::Cells; 3])>,
     ) -> Result<Self::Faces>;
     /// Solves for the pressure correction (initial guess in pc), the deferred part from gc.
     fn solve_correction(
@@ -209,8 +210,9 @@ pub struct Stepping {
     /// on (the first has no F^n). The pressure then answers the step's change alone; without
     /// it, it also answers the interpolated divergence of u^n, which collocated cell velocities
     /// always have (their cell pressure gradient is not the face one). F^n - (u^n)_f then sums
-    /// every step's Rhie-Chow difference: it drifts (`NsSection::flux_memory`).
-    pub flux_memory: bool,
+    /// every step's Rhie-Chow difference: it drifts (`NsSection::flux_memory`). Some(tau): the
+    /// memory's weight is tau / (tau + dt) (1 for an infinite tau), which bounds the drift.
+    pub flux_memory: Option<f64>,
 }
 
 /// The velocity at the half step and its gradients.
@@ -294,8 +296,11 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
-    let memory = match &st.u_prev {
-        Some(_) if how.flux_memory => Some((&st.flux, &st.u)),
+    let memory = match (&st.u_prev, how.flux_memory) {
+        (Some(_), Some(tau)) => {
+            let c = if tau.is_finite() { tau / (tau + span.dt) } else { 1.0 };
+            Some((c, &st.flux, &st.u))
+        }
         _ => None,
     };
     let mut flux = ops.predicted_flux(dt, &us, &st.p, &gp, memory)?;
