@@ -260,7 +260,7 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         return Err(doc.error("navier-stokes.flux_memory", msg.to_string()));
     }
     if let Some(tau) = s.flux_memory_time {
-        if !(tau > 0.0) || s.flux_memory() != FluxMemory::Full {
+        if tau.is_nan() || tau <= 0.0 || s.flux_memory() != FluxMemory::Full {
             let msg = format!("{tau}: a positive time, with flux_memory = \"full\"");
             return Err(doc.error("navier-stokes.flux_memory_time", msg));
         }

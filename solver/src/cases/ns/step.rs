@@ -59,6 +59,10 @@ impl Var {
     }
 }
 
+/// The flux memory's weight c, the previous fluxes F^n and the velocity u^n
+/// (`NsOps::predicted_flux`).
+pub type MemoryArgs<'a, F, C> = Option<(f64, &'a F, &'a [C; 3])>;
+
 /// What a backend provides. `Cells` is a cell scalar field where the backend keeps it,
 /// `Vectors` a cell 3-vector field (gradients), `Faces` a face scalar field (fluxes).
 pub trait NsOps {
@@ -108,7 +112,7 @@ pub trait NsOps {
         u: &[Self::Cells; 3],
         p: &Self::Cells,
         gp: &Self::Vectors,
-        memory: Option<(f64, &Self::Faces, &[Self::Cells; 3])>,
+        memory: MemoryArgs<'_, Self::Faces, Self::Cells>,
     ) -> Result<Self::Faces>;
     /// Solves for the pressure correction (initial guess in pc), the deferred part from gc.
     fn solve_correction(
