@@ -310,9 +310,12 @@ extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho,
     }
 }
 
-// Rhie-Chow fluxes of u* (cpu::predicted_face_flux), s = dt / rho.
+// Rhie-Chow fluxes of u* (cpu::predicted_face_flux), s = dt / rho; with mem != 0 plus the flux
+// memory mem (fold - A n . (v)_f) on interior and outlet faces (cpu: face_velocity_flux),
+// v = u^n (v0, v1, v2 and fold are not read when mem == 0).
 extern "C" __global__ void ns_flux(Faces f, REAL s, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* p,
-                                   const REAL* gp, REAL* flux) {
+                                   const REAL* gp, REAL mem, const REAL* v0, const REAL* v1, const REAL* v2,
+                                   const REAL* fold, REAL* flux) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     const REAL *n = f.normal + 3 * (u64)i, *d = f.d + 3 * (u64)i;
@@ -328,11 +331,20 @@ extern "C" __global__ void ns_flux(Faces f, REAL s, const REAL* u0, const REAL* 
             gf[k] = w * gp[3 * (u64)o + k] + (K(1) - w) * gp[3 * (u64)q + k];
         }
         out = area * dot3(n, uf) + s * f.a[i] * (dot3(d, gf) - (p[q] - p[o]));
+        if (mem != K(0)) {
+            REAL vf[3] = {w * v0[o] + (K(1) - w) * v0[q], w * v1[o] + (K(1) - w) * v1[q],
+                          w * v2[o] + (K(1) - w) * v2[q]};
+            out += mem * (fold[i] - area * dot3(n, vf));
+        }
     } else if (f.role[i] == R_INLET) {
         out = area * dot3(n, f.ub + 3 * (u64)i);
     } else if (f.role[i] == R_OUTLET) {
         REAL uo[3] = {u0[o], u1[o], u2[o]};
         out = area * dot3(n, uo) + s * f.a[i] * (dot3(d, gp + 3 * (u64)o) - (f.pb[i] - p[o]));
+        if (mem != K(0)) {
+            REAL vo[3] = {v0[o], v1[o], v2[o]};
+            out += mem * (fold[i] - area * dot3(n, vo));
+        }
     } else {
         out = K(0);
     }

@@ -503,12 +503,25 @@ impl NsOps for CpuNs {
         Ok(timed_cg(m, &b, x, j, &settings, &mut self.stats))
     }
 
-    fn predicted_flux(&mut self, dt: f64, u: &[Vec<f64>; 3], p: &Vec<f64>, gp: &Vec<[f64; 3]>) -> Result<Vec<f64>> {
+    fn predicted_flux(
+        &mut self,
+        dt: f64,
+        u: &[Vec<f64>; 3],
+        p: &Vec<f64>,
+        gp: &Vec<[f64; 3]>,
+        memory: Option<(f64, &Vec<f64>, &[Vec<f64>; 3])>,
+    ) -> Result<Vec<f64>> {
         let f = &self.faces;
         let s = dt / self.c.rho;
         Ok((0..f.len())
             .into_par_iter()
-            .map(|i| predicted_face_flux(f, i, u, p, gp, s))
+            .map(|i| {
+                let x = predicted_face_flux(f, i, u, p, gp, s);
+                match memory.and_then(|(c, old, un)| Some(c * (old[i] - face_velocity_flux(f, i, un)?))) {
+                    Some(m) => x + m,
+                    None => x,
+                }
+            })
             .collect())
     }
 
@@ -593,6 +606,24 @@ impl NsOps for CpuNs {
             })
             .reduce(|| 0.0, f64::max))
     }
+}
+
+/// The part of face i's predicted flux that the cell velocity gives, A n . u_f: interpolated
+/// inside, the owner's on outlets; None on the faces whose flux is given (inlets, walls,
+/// symmetry planes), which the flux memory leaves alone.
+fn face_velocity_flux(f: &Faces, i: usize, u: &[Vec<f64>; 3]) -> Option<f64> {
+    let (n, area) = (f.normal[i], f.area[i]);
+    let o = f.owner[i] as usize;
+    let nb = f.neigh[i];
+    let uf: [f64; 3] = if nb != u32::MAX {
+        let (q, w) = (nb as usize, f.w[i]);
+        std::array::from_fn(|k| w * u[k][o] + (1.0 - w) * u[k][q])
+    } else if f.role[i] == Role::Outlet {
+        std::array::from_fn(|k| u[k][o])
+    } else {
+        return None;
+    };
+    Some(area * (n[0] * uf[0] + n[1] * uf[1] + n[2] * uf[2]))
 }
 
 /// The Rhie-Chow flux of face i: A n . u_f + s a (d . grad(p)_f - (p_N - p_P)) inside, the

@@ -686,17 +686,29 @@ impl NsOps for CudaNs {
         u: &[CudaSlice<f64>; 3],
         p: &CudaSlice<f64>,
         gp: &CudaSlice<f64>,
+        memory: Option<(f64, &CudaSlice<f64>, &[CudaSlice<f64>; 3])>,
     ) -> Result<CudaSlice<f64>> {
         let flux = self.uninit(self.nf)?;
         let d = &self.dev;
         let s = dt / self.c.rho;
-        let a = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(p), d.ptr(gp), d.ptr(&flux)];
+        let a = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(p), d.ptr(gp)];
+        // Without memory the kernel reads neither u^n nor F^n: u* stands in for their pointers.
+        let (mem, old, un) = match memory {
+            Some((c, old, un)) => (c, d.ptr(old), [d.ptr(&un[0]), d.ptr(&un[1]), d.ptr(&un[2])]),
+            None => (0.0, a[0], [a[0], a[1], a[2]]),
+        };
+        let out = d.ptr(&flux);
         let mut b = d.stream.launch_builder(&self.fns.flux);
         b.arg(&self.faces.c).arg(&s);
         for v in &a {
             b.arg(v);
         }
-        // SAFETY: u and p hold ncells values, gp 3 per cell, flux nfaces.
+        b.arg(&mem);
+        for v in &un {
+            b.arg(v);
+        }
+        b.arg(&old).arg(&out);
+        // SAFETY: u, u^n and p hold ncells values, gp 3 per cell, the old fluxes and flux nfaces.
         unsafe { b.launch(self.face_cfg())? };
         Ok(flux)
     }

@@ -103,6 +103,19 @@ pub const CHECK_SOLVES_FITS_FULL: &[&str] = &[
     "navier-stokes.face_gradients=\"fits-full\"",
 ];
 
+/// `CHECK_SOLVES` with issue 27's two diagnostics of the per-step damping: the predicted
+/// fluxes from the previous step's (`flux_memory`, a device kernel's extra term) and half the
+/// transport's rest error taken off (`rest_correction`, written over the operations).
+pub const CHECK_SOLVES_MEMORY: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+    "navier-stokes.flux_memory=\"full\"",
+    "navier-stokes.flux_memory_time=0.05",
+    "navier-stokes.rest_correction=0.5",
+];
+
 /// The DFG template on its built-in coarse channel, 10 steps from rest (its flow there is
 /// unsteady, and with the template's "wall-fits" the solves' last digits grow past 1e-10 by
 /// step 15, tests/ns.rs): u, p (and the derived fields), cd, cl and dp within 1e-10 in f64
@@ -114,7 +127,8 @@ pub const CHECK_SOLVES_FITS_FULL: &[&str] = &[
 /// face ("fits-full", 10 steps: the flow's sensitivity carried the last digits to 6.5e-10 by
 /// step 20 on an H200). The transient 2D-2 template on its
 /// built-in slab, 10 steps from rest, with a restart row (u^(n-1), the averages and the force
-/// history in the checkpoint).
+/// history in the checkpoint), and with issue 27's `flux_memory` and `rest_correction` (its
+/// restart row carries the fluxes F^n).
 static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
@@ -133,6 +147,9 @@ static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse fits-full", "dfg-3d-1z", CHECK_SOLVES_FITS_FULL, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"]),
     CheckSpec::new("dfg-2d-2 coarse", "dfg-2d-2", CHECK_SOLVES, 10, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl", "dp"])
+        .with_restart(),
+    CheckSpec::new("dfg-2d-2 coarse memory", "dfg-2d-2", CHECK_SOLVES_MEMORY, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
         .with_restart(),
 ];

@@ -37,6 +37,40 @@ pub struct NsSection {
     /// the paper's O(dt) error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theta: Option<f64>,
+    /// The weight beta in [0, 1] [0] of the semi-Lagrangian transport's error at zero
+    /// displacement taken off the advected field: SL_dt(q) + beta (q - SL_0(q)), SL_0 the same
+    /// transport with every departure point at its own centroid (one more transport a step).
+    /// The quadratic vertex fits do not pass through the cell values, so SL_0 is not the
+    /// identity: it smooths the velocity's grid-scale part by a fixed fraction every step,
+    /// whatever the step; with the projection that took about 5e-4 of the Taylor-Green
+    /// vortex's amplitude a step (-4.1 % at t = 1 in 80 steps on 24^2, -0.26 % with beta = 1).
+    /// But that smoothing is also what holds the collocated projection's grid-scale modes:
+    /// beta = 1 (and 0.75) diverges on DFG 2D-2, at theta 0.5 within 50 steps, at theta 1
+    /// more slowly (VALIDATION.md, issue 27). A diagnostic, off by default; both backends (it
+    /// is written over their operations).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rest_correction: f64,
+    /// What a time-accurate step's predicted face fluxes start from: "none" [default] the
+    /// interpolated cell velocity, A n . u*_f with the Rhie-Chow term; "full" the previous
+    /// step's divergence-free fluxes plus the interpolated change of the cell velocity,
+    /// F^n + A n . (u* - u^n)_f (the transient correction of Choi 1999, OpenFOAM's ddtCorr, at
+    /// full weight). With "none" the pressure correction also answers the interpolated
+    /// divergence of u^n, which collocated cell velocities keep (their cell pressure gradient
+    /// is not the face one): the incremental pressure's grid-scale modes then neither decay nor
+    /// reach the velocity's projection, and they sum what every step feeds them. "full" takes
+    /// that away: on the Taylor-Green vortex no loss per step and a second-order error at a
+    /// fixed Courant number (24^2: 2.0e-3 at every dt against 1.1e-2 ... 4.5e-2); but F^n - u^n_f
+    /// then sums the Rhie-Chow differences of every step's pressure, and on DFG 2D-2 the drag
+    /// drifts up (Cd 3.18 -> 3.97 from t = 1 to 4 on the 26k slab): a diagnostic, refused in
+    /// steady runs (VALIDATION.md, issue 27).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flux_memory: Option<FluxMemory>,
+    /// With flux_memory = "full": the memory's relaxation time tau, its weight tau / (tau + dt)
+    /// instead of 1 [none: 1], so that F^n - A n . (u^n)_f settles at tau + dt times the
+    /// Rhie-Chow difference instead of summing it (on the 26k DFG 2D-2 slab at dt 0.004, tau
+    /// 0.02 and 0.1 keep the drag where "none" has it: VALIDATION.md, issue 27).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flux_memory_time: Option<f64>,
     /// Running time averages and RMS of velocity and pressure (fields `velocity_mean`,
     /// `velocity_rms`, `pressure_mean`, `pressure_rms`) from time `start`, and the force
     /// signals' statistics over the same window (summary.json `signals`): `{ start = 5.0 }`.
@@ -167,6 +201,14 @@ pub enum Viscous {
     Explicit,
 }
 
+/// What the predicted face fluxes start from (`NsSection::flux_memory`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FluxMemory {
+    None,
+    Full,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaceGradients {
@@ -224,6 +266,11 @@ impl NsSection {
             Mode::Steady => 0.6,
             Mode::Transient => 0.5,
         })
+    }
+
+    /// flux_memory as set, else "none".
+    pub fn flux_memory(&self) -> FluxMemory {
+        self.flux_memory.unwrap_or(FluxMemory::None)
     }
 }
 
@@ -339,6 +386,9 @@ pub struct Forces {
     pub wall_shear: Option<WallShear>,
 }
 
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
+}
 fn blended() -> Bounds {
     Bounds::Blended
 }

@@ -5,7 +5,7 @@
 use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, FaceGradients, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
+use super::section::{Bc, FaceGradients, FluxMemory, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
 use super::history::PROBE_NAMES;
 use super::sim::{Common, ForceSpec, NsSim, Report};
 use crate::backend::cuda::Device;
@@ -250,6 +250,20 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     if !(0.5..=1.0).contains(&s.theta()) {
         let msg = format!("{}: must lie in [0.5, 1] (1 the paper's scheme, 0.5 the trapezoidal rule)", s.theta());
         return Err(doc.error("navier-stokes.theta", msg));
+    }
+    if !(0.0..=1.0).contains(&s.rest_correction) {
+        let msg = format!("{}: must lie in [0, 1] (0 none, 1 the whole rest error)", s.rest_correction);
+        return Err(doc.error("navier-stokes.rest_correction", msg));
+    }
+    if s.mode == Mode::Steady && s.flux_memory() == FluxMemory::Full {
+        let msg = "\"full\" is for mode = \"transient\" (a steady run's fixed point needs \"none\")";
+        return Err(doc.error("navier-stokes.flux_memory", msg.to_string()));
+    }
+    if let Some(tau) = s.flux_memory_time {
+        if tau.is_nan() || tau <= 0.0 || s.flux_memory() != FluxMemory::Full {
+            let msg = format!("{tau}: a positive time, with flux_memory = \"full\"");
+            return Err(doc.error("navier-stokes.flux_memory_time", msg));
+        }
     }
     if let Initial::TaylorGreen { velocity, length } = s.initial {
         if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
@@ -651,6 +665,8 @@ impl Setup for NsSetup {
             nonorth: s.nonorth_correctors,
             theta: s.theta(),
             transient: s.mode == Mode::Transient,
+            rest_correction: s.rest_correction,
+            flux_memory: (s.flux_memory() == FluxMemory::Full).then(|| s.flux_memory_time.unwrap_or(f64::INFINITY)),
             statistics_start: s.statistics.as_ref().map(|st| st.start),
             strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,

@@ -60,6 +60,12 @@ pub struct Common {
     pub theta: f64,
     /// A time-accurate run: departure points at the half step, and the signals' statistics.
     pub transient: bool,
+    /// The weight of the transport's error at zero displacement taken off u^a
+    /// (`NsSection::rest_correction`).
+    pub rest_correction: f64,
+    /// The predicted fluxes start from the previous step's (`NsSection::flux_memory`), with
+    /// this relaxation time (infinite: weight 1).
+    pub flux_memory: Option<f64>,
     /// The running averages' and the signals' start (`navier-stokes.statistics`).
     pub statistics_start: Option<f64>,
     /// St's reference length and speed (`forces.length`, `forces.velocity`).
@@ -494,6 +500,8 @@ impl<O: NsOps> Simulation for NsSim<O> {
             nonorth: self.c.nonorth,
             theta: self.c.theta,
             transient: self.c.transient,
+            rest_correction: self.c.rest_correction,
+            flux_memory: self.c.flux_memory,
         };
         let rep = step::step(&mut self.ops, &mut self.st, span, how)?;
         self.steps += 1;

@@ -6,11 +6,19 @@
 //!    (its least-squares Jacobian for the second-order departure formula), with
 //!    q = u^n + (1 - theta) dt F(u^n, p^n), F = nu lap(u) - grad(p) / rho: that share of the
 //!    forcing is taken at the departure point (theta = 1: q = u^n, the paper's scheme).
+//!    With `rest_correction` = beta > 0 plus beta (q - SL_0(q)), SL_0 the transport over a
+//!    step of zero length: the quadratic fits do not reproduce the cell values at the
+//!    centroids, so SL_0 smooths the grid-scale part of q by a fixed fraction a step, which
+//!    through the projection took a fixed fraction of the Taylor-Green vortex every step (the
+//!    loss grew as dt fell; VALIDATION.md, issue 27). That smoothing is also what keeps the
+//!    collocated projection's grid-scale modes down: beta = 1 diverges on DFG 2D-2.
 //! 2. Predictor: (V/s + nu K) u* = V u^a / s - V grad(p^n) / rho (+ boundary and deferred
 //!    non-orthogonal terms) with s = theta dt; implicit by CG (or explicit). Steps 3-5 take
 //!    the same s for dt.
 //! 3. Face fluxes of u* by linear interpolation with the Rhie-Chow term
-//!    (dt/rho) a [d . grad(p^n)_f - (p^n_N - p^n_P)].
+//!    (dt/rho) a [d . grad(p^n)_f - (p^n_N - p^n_P)]; with `flux_memory` (time-accurate runs
+//!    only) plus F^n - A n . (u^n)_f, so that they are the previous divergence-free fluxes plus
+//!    the interpolated change (Choi's transient correction at full weight).
 //! 4. Pressure correction: sum_f D_f(p') = (rho/dt) sum_f F*_f with D_f the two-point
 //!    gradient plus its deferred non-orthogonal part (re-solved `nonorth_correctors` times).
 //! 5. Projection: F = F* - (dt/rho) D_f(p') with the same D_f (so sum_f F = 0 per cell to the
@@ -50,6 +58,10 @@ impl Var {
         }
     }
 }
+
+/// The flux memory's weight c, the previous fluxes F^n and the velocity u^n
+/// (`NsOps::predicted_flux`).
+pub type MemoryArgs<'a, F, C> = Option<(f64, &'a F, &'a [C; 3])>;
 
 /// What a backend provides. `Cells` is a cell scalar field where the backend keeps it,
 /// `Vectors` a cell 3-vector field (gradients), `Faces` a face scalar field (fluxes).
@@ -91,8 +103,17 @@ pub trait NsOps {
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Self::Cells>;
     /// Component k of the predictor into x (which holds u^n_k as the initial guess).
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Self::Cells) -> Result<CgReport>;
-    /// Rhie-Chow face fluxes of u*.
-    fn predicted_flux(&mut self, dt: f64, u: &[Self::Cells; 3], p: &Self::Cells, gp: &Self::Vectors) -> Result<Self::Faces>;
+    /// Rhie-Chow face fluxes of u*; with `memory` = (c, F^n, u^n) plus c (F^n - A n . (u^n)_f)
+    /// (the previous fluxes and the interpolated cell velocity they came from,
+    /// `Stepping::flux_memory`).
+    fn predicted_flux(
+        &mut self,
+        dt: f64,
+        u: &[Self::Cells; 3],
+        p: &Self::Cells,
+        gp: &Self::Vectors,
+        memory: MemoryArgs<'_, Self::Faces, Self::Cells>,
+    ) -> Result<Self::Faces>;
     /// Solves for the pressure correction (initial guess in pc), the deferred part from gc.
     fn solve_correction(
         &mut self,
@@ -185,6 +206,17 @@ pub struct Stepping {
     pub nonorth: usize,
     pub theta: f64,
     pub transient: bool,
+    /// The weight beta of the transport's error at zero displacement taken off the advected
+    /// field (`NsSection::rest_correction`): u^a = SL_dt(q) + beta (q - SL_0(q)); 0: none.
+    pub rest_correction: f64,
+    /// The predicted fluxes start from the previous step's divergence-free fluxes:
+    /// F* = F^n + A n . (u* - u^n)_f + Rhie-Chow, from the second step of a time-accurate run
+    /// on (the first has no F^n). The pressure then answers the step's change alone; without
+    /// it, it also answers the interpolated divergence of u^n, which collocated cell velocities
+    /// always have (their cell pressure gradient is not the face one). F^n - (u^n)_f then sums
+    /// every step's Rhie-Chow difference: it drifts (`NsSection::flux_memory`). Some(tau): the
+    /// memory's weight is tau / (tau + dt) (1 for an infinite tau), which bounds the drift.
+    pub flux_memory: Option<f64>,
 }
 
 /// The velocity at the half step and its gradients.
@@ -225,8 +257,8 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         Some((u, g)) => (u, g),
         None => (&st.u, &gu),
     };
-    let ua = if theta == 1.0 {
-        ops.advect(span, uv, gv, &st.u)?
+    let q = if theta == 1.0 {
+        None
     } else {
         let departure_part = (1.0 - theta) * span.dt;
         let mut forcing = |k: usize| {
@@ -239,9 +271,20 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
                 un: &st.u[k],
             })
         };
-        let q = [forcing(0)?, forcing(1)?, forcing(2)?];
-        ops.advect(span, uv, gv, &q)?
+        Some([forcing(0)?, forcing(1)?, forcing(2)?])
     };
+    let q = q.as_ref().unwrap_or(&st.u);
+    let mut ua = ops.advect(span, uv, gv, q)?;
+    if how.rest_correction > 0.0 {
+        // The transport's own error where nothing moves: q less its transport over dt = 0
+        // (departure points at the centroids), added back with the weight asked for.
+        let rest = Span { dt: 0.0, ..span };
+        let still = ops.advect(rest, uv, gv, q)?;
+        for k in 0..3 {
+            let defect = ops.axpby(1.0, &q[k], -1.0, &still[k])?;
+            ua[k] = ops.axpby(1.0, &ua[k], how.rest_correction, &defect)?;
+        }
+    }
     // The arrival point's share: predictor, Rhie-Chow and projection all take theta dt.
     let dt = theta * span.dt;
     let mut us = [ops.copy(&st.u[0])?, ops.copy(&st.u[1])?, ops.copy(&st.u[2])?];
@@ -257,7 +300,14 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
-    let mut flux = ops.predicted_flux(dt, &us, &st.p, &gp)?;
+    let memory = match (&st.u_prev, how.flux_memory) {
+        (Some(_), Some(tau)) => {
+            let c = if tau.is_finite() { tau / (tau + span.dt) } else { 1.0 };
+            Some((c, &st.flux, &st.u))
+        }
+        _ => None,
+    };
+    let mut flux = ops.predicted_flux(dt, &us, &st.p, &gp, memory)?;
     let mut pc = ops.zeros()?;
     let mut gc = None;
     for pass in 0..=nonorth {
