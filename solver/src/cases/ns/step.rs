@@ -241,6 +241,27 @@ fn departure_velocity<O: NsOps>(ops: &mut O, st: &State<O>) -> Result<Option<Hal
     Ok(Some((half, grads)))
 }
 
+/// `q` carried along the velocity `uv` (its gradients `gv`) over `span`, plus `rest` times the
+/// transport's own error where nothing moves (`rest_correction`): q less its transport over
+/// dt = 0 (departure points at the centroids).
+fn transport<O: NsOps>(
+    ops: &mut O,
+    span: Span,
+    (uv, gv): (&[O::Cells; 3], &[O::Vectors; 3]),
+    q: &[O::Cells; 3],
+    rest: f64,
+) -> Result<[O::Cells; 3]> {
+    let mut ua = ops.advect(span, uv, gv, q)?;
+    if rest > 0.0 {
+        let still = ops.advect(Span { dt: 0.0, ..span }, uv, gv, q)?;
+        for k in 0..3 {
+            let defect = ops.axpby(1.0, &q[k], -1.0, &still[k])?;
+            ua[k] = ops.axpby(1.0, &ua[k], rest, &defect)?;
+        }
+    }
+    Ok(ua)
+}
+
 /// One step of the fractional-step scheme from `st` over `span`.
 pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping) -> Result<StepReport> {
     let (nonorth, theta) = (how.nonorth, how.theta);
@@ -274,17 +295,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         Some([forcing(0)?, forcing(1)?, forcing(2)?])
     };
     let q = q.as_ref().unwrap_or(&st.u);
-    let mut ua = ops.advect(span, uv, gv, q)?;
-    if how.rest_correction > 0.0 {
-        // The transport's own error where nothing moves: q less its transport over dt = 0
-        // (departure points at the centroids), added back with the weight asked for.
-        let rest = Span { dt: 0.0, ..span };
-        let still = ops.advect(rest, uv, gv, q)?;
-        for k in 0..3 {
-            let defect = ops.axpby(1.0, &q[k], -1.0, &still[k])?;
-            ua[k] = ops.axpby(1.0, &ua[k], how.rest_correction, &defect)?;
-        }
-    }
+    let ua = transport(ops, span, (uv, gv), q, how.rest_correction)?;
     // The arrival point's share: predictor, Rhie-Chow and projection all take theta dt.
     let dt = theta * span.dt;
     let mut us = [ops.copy(&st.u[0])?, ops.copy(&st.u[1])?, ops.copy(&st.u[2])?];
