@@ -218,6 +218,51 @@ fn pvti_pieces(path: &std::path::Path) -> Vec<([[usize; 2]; 3], String)> {
         .collect()
 }
 
+/// The files of `dir` ending in `.ext`.
+fn files_with(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect()
+}
+
+/// The pieces `index` (a `.pvti`) lists, joined along z (a point field's piece, `points`,
+/// without the plane it shares with the next), equal the arrays of the single file `single`
+/// bit for bit; 3 pieces, each starting on the plane where the one before ends.
+fn assert_pieces_join_to(single: &std::path::Path, index: &std::path::Path, points: bool) {
+    let pieces = pvti_pieces(index);
+    assert_eq!(pieces.len(), 3, "{}", index.display());
+    let dir = index.parent().unwrap();
+    let whole = common::vtk_arrays(single).unwrap();
+    let parts: Vec<_> = pieces
+        .iter()
+        .map(|(_, s)| common::vtk_arrays(&dir.join(s)).unwrap())
+        .collect();
+    for (w, (name, comps, values)) in whole.iter().enumerate() {
+        let mut joined = vec![];
+        for (k, ((extent, _), arrays)) in pieces.iter().zip(&parts).enumerate() {
+            assert_eq!(&arrays[w].0, name);
+            let span = |a: usize| extent[a][1] - extent[a][0] + usize::from(points);
+            let plane = span(0).max(1) * span(1).max(1) * comps;
+            let mut v = arrays[w].2.clone();
+            if points && k + 1 < pieces.len() {
+                v.truncate(v.len() - plane);
+            }
+            if k > 0 {
+                assert_eq!(extent[2][0], pieces[k - 1].0[2][1], "pieces share their boundary plane");
+            }
+            joined.extend(v);
+        }
+        let same = joined.len() == values.len() && joined.iter().zip(values).all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(
+            same,
+            "{name} in {}: pieces differ from the single file",
+            index.display()
+        );
+    }
+}
+
 /// `output.pieces = "always"` on 3 ranks: the .pvd lists one .pvti a frame; each names the
 /// pieces of the 3 parts, which exist, with extents that tile the grid along z; joined along z
 /// (a point field's piece without the plane it shares with the next), every array equals the
@@ -244,58 +289,20 @@ fn pieces_of_three_ranks_joined_equal_the_single_file() {
         let with_pieces: Vec<&str> = sets.iter().copied().chain(["output.pieces=\"always\""]).collect();
         run(3, &case, &many, &with_pieces);
         let singles = vti_files(&one);
-        let indices: Vec<_> = std::fs::read_dir(&many)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pvti"))
-            .collect();
-        assert_eq!(indices.len(), singles.len(), "{template}: a .pvti per frame");
-        let pvd = std::fs::read_dir(&many)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "pvd"))
-            .unwrap();
         assert_eq!(
-            std::fs::read_to_string(&pvd).unwrap().matches(".pvti\"").count(),
+            files_with(&many, "pvti").len(),
+            singles.len(),
+            "{template}: a .pvti per frame"
+        );
+        let pvd = &files_with(&many, "pvd")[0];
+        assert_eq!(
+            std::fs::read_to_string(pvd).unwrap().matches(".pvti\"").count(),
             singles.len(),
             "{template}: the series lists the .pvti files"
         );
         for single in &singles {
             let index = many.join(single.file_name().unwrap()).with_extension("pvti");
-            let pieces = pvti_pieces(&index);
-            assert_eq!(pieces.len(), 3, "{template}");
-            let whole = common::vtk_arrays(single).unwrap();
-            let parts: Vec<_> = pieces
-                .iter()
-                .map(|(_, s)| common::vtk_arrays(&many.join(s)).unwrap())
-                .collect();
-            for (w, (name, comps, values)) in whole.iter().enumerate() {
-                let mut joined = vec![];
-                for (k, ((extent, _), arrays)) in pieces.iter().zip(&parts).enumerate() {
-                    assert_eq!(&arrays[w].0, name);
-                    let span = |a: usize| extent[a][1] - extent[a][0] + usize::from(points);
-                    let plane = span(0).max(1) * span(1).max(1) * comps;
-                    let mut v = arrays[w].2.clone();
-                    if points && k + 1 < pieces.len() {
-                        v.truncate(v.len() - plane);
-                    }
-                    if k > 0 {
-                        assert_eq!(
-                            extent[2][0],
-                            pieces[k - 1].0[2][1],
-                            "{template}: pieces share their boundary plane"
-                        );
-                    }
-                    joined.extend(v);
-                }
-                let same =
-                    joined.len() == values.len() && joined.iter().zip(values).all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(
-                    same,
-                    "{template} {name} in {}: pieces differ from the single file",
-                    single.display()
-                );
-            }
+            assert_pieces_join_to(single, &index, points);
         }
         // The summary's final range comes from the parts, not a gathered field.
         let (s1, s3) = (summary(&one), summary(&many));

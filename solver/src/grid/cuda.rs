@@ -242,13 +242,7 @@ impl<T: Real> DeviceHalo<T> {
     /// part's planes, updated apart from its other planes): the fill over the same storage seen
     /// as a grid of those planes (its halo along z shifted by their start). The z ghosts need
     /// every plane: `axes[2]` must be false.
-    pub fn fill_axes_of_planes_on(
-        &self,
-        ptr: u64,
-        axes: [bool; 3],
-        planes: std::ops::Range<usize>,
-        stream: &CudaStream,
-    ) -> Result<()> {
+    pub fn fill_axes_of_planes(&self, ptr: u64, axes: [bool; 3], planes: std::ops::Range<usize>) -> Result<()> {
         assert!(!axes[2], "the z ghosts are filled from the whole grid's planes");
         assert!(
             planes.end <= self.grid.n[2],
@@ -263,7 +257,7 @@ impl<T: Real> DeviceHalo<T> {
         layout.halo[2] += planes.start as i32;
         for axis in 0..2 {
             if axes[axis] && self.grid.halo[axis] > 0 {
-                self.launch_on(&layout, ptr, axis, stream)?;
+                self.launch(&layout, ptr, axis)?;
             }
         }
         Ok(())
@@ -290,11 +284,6 @@ impl<T: Real> DeviceHalo<T> {
 
     /// grid_halo over `layout` (this grid's storage) for one axis.
     fn launch(&self, layout: &LayoutC, ptr: u64, axis: usize) -> Result<()> {
-        self.launch_on(layout, ptr, axis, &self.dev.stream)
-    }
-
-    /// As [`launch`](Self::launch), on `stream`.
-    fn launch_on(&self, layout: &LayoutC, ptr: u64, axis: usize, stream: &CudaStream) -> Result<()> {
         let n = layout.n.map(|v| v as u64);
         let threads = n[(axis + 1) % 3] * n[(axis + 2) % 3] * layout.halo[axis] as u64;
         let cfg = LaunchConfig {
@@ -308,7 +297,8 @@ impl<T: Real> DeviceHalo<T> {
         // `layout` addresses (its rows, pitch and component stride); the threads cover the halo
         // layers of one face pair.
         unsafe {
-            stream
+            self.dev
+                .stream
                 .launch_builder(&self.f)
                 .arg(layout)
                 .arg(&ptr)

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
 use crate::grid::FaceBc;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Mirrors `struct Grid` in heat.cu.
@@ -226,7 +226,7 @@ impl<T: Real> CudaHeat<T> {
         let n = self.setup.grid.n;
         let stream = &self.dev.stream;
         match &self.rhs {
-            None => self.stage_planes(st, Planes::run(0, n[2] as u32, self.chunks), stream)?,
+            None => self.stage_planes(st, Planes::run(0, n[2] as u32, self.chunks))?,
             Some(rhs) => {
                 let r = self.dev.ptr(rhs);
                 let bx = 128u32;
@@ -251,8 +251,8 @@ impl<T: Real> CudaHeat<T> {
         Ok(())
     }
 
-    /// The register-queue stage on `planes` only, on `stream`.
-    fn stage_planes(&self, st: &Stage<T>, planes: Planes, stream: &CudaStream) -> Result<()> {
+    /// The register-queue stage on `planes` only.
+    fn stage_planes(&self, st: &Stage<T>, planes: Planes) -> Result<()> {
         let n = self.setup.grid.n;
         let (tx, ty) = self.tile;
         let cfg = LaunchConfig {
@@ -266,7 +266,7 @@ impl<T: Real> CudaHeat<T> {
         };
         let [start, end, chunk, stride] = [planes.start, planes.end, planes.chunk, planes.stride].map(|v| v as i32);
         let wrap = (0..3).filter(|&a| self.periodic[a]).map(|a| 1i32 << a).sum::<i32>();
-        let mut launch = stream.launch_builder(&self.f_stage);
+        let mut launch = self.dev.stream.launch_builder(&self.f_stage);
         st.push(&mut launch, &self.g)
             .arg(&start)
             .arg(&end)
@@ -300,12 +300,12 @@ impl<T: Real> CudaHeat<T> {
         let nz = self.setup.grid.n[2];
         let (r, stream) = (RADIUS, &self.dev.stream);
         let xy = [!self.periodic[0], !self.periodic[1], false];
-        self.stage_planes(st, Planes::ends(nz as u32, r as u32), stream)?;
-        self.halo.fill_axes_of_planes_on(st.out, xy, 0..r, stream)?;
-        self.halo.fill_axes_of_planes_on(st.out, xy, nz - r..nz, stream)?;
+        self.stage_planes(st, Planes::ends(nz as u32, r as u32))?;
+        self.halo.fill_axes_of_planes(st.out, xy, 0..r)?;
+        self.halo.fill_axes_of_planes(st.out, xy, nz - r..nz)?;
         let begun = self.halo.begin_exchange_on(st.out, stream)?;
-        self.stage_planes(st, Planes::run(r as u32, (nz - r) as u32, self.chunks), stream)?;
-        self.halo.fill_axes_of_planes_on(st.out, xy, r..nz - r, stream)?;
+        self.stage_planes(st, Planes::run(r as u32, (nz - r) as u32, self.chunks))?;
+        self.halo.fill_axes_of_planes(st.out, xy, r..nz - r)?;
         self.halo.fill_axes(st.out, [false, false, true])?;
         self.halo.end_exchange_on(begun, stream)
     }
