@@ -10,6 +10,7 @@
 #include "grid.cuh"
 #include "riemann.cuh"
 #include "hll.cuh"
+#include "clock.cuh"
 
 // Limiters (solver/src/numerics/fv/limiters.rs), by the host's code.
 #define LIMITER_FIRST_ORDER 0
@@ -28,7 +29,6 @@
 struct Params {
     Layout g;
     REAL gamma;
-    REAL lambda;          // the sweep's dt / h along its axis
     int axis;             // the sweep's axis
     int limiter;          // LIMITER_*
     int riemann;          // RIEMANN_*
@@ -36,13 +36,16 @@ struct Params {
     int active;           // bit a set: axis a has more than one cell (the stable step's axes)
     double hx, hy, hz;    // cell sizes
     int unsplit;          // the stable step of all axes at once (PLM + RK3)
-    REAL wa, wb, dt;      // the RK3 stage: out = wa u0 + wb (u + dt L(u))
+    REAL wa, wb;          // the RK3 stage: out = wa u0 + wb (u + dt L(u)), dt the clock's
     REAL inv_h[3];        // 1 / cell size
     REAL grav[3];         // gravitational acceleration
     int tx, ty, tz;       // the RK3 stage's tile of cells (1 on an inactive axis)
 };
 
-__device__ __forceinline__ int pick(int axis, int a, int b, int c) { return axis == 0 ? a : (axis == 1 ? b : c); }
+template <typename T>
+__device__ __forceinline__ T pick(int axis, T a, T b, T c) {
+    return axis == 0 ? a : (axis == 1 ? b : c);
+}
 
 // The limited slope from the backward and forward differences (Toro eqs. 14.47-14.52).
 __device__ __forceinline__ REAL slope(int limiter, REAL d_minus, REAL d_plus) {
@@ -127,66 +130,6 @@ __device__ __forceinline__ void frame_offsets(int axis, u64 cs, u64* off) {
     off[4] = 4 * cs;
 }
 
-// One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
-// their neighbours write), lambda = dt / h. A block is a tile of W lines x P faces; thread
-// (w, p) computes the face between cells L = s0 + p - 1 and L + 1 of its line from the four
-// cells L-1 .. L+2 (the evolved right value of L and left value of L + 1, then the Riemann
-// solver of s.riemann), and after the block's faces are in shared memory updates cell L
-// (p >= 1) from its two faces: P - 1 cells per line and block from P faces (the first face of a tile
-// is also the last of the tile before it, the one face per line and block solved twice).
-// Along x the P faces are consecutive threads (W lines in y or z); along y and z the W lines
-// are consecutive x (coalesced), P faces along the axis. Dynamic shared memory: 5 blockDim.x REAL.
-extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out) {
-    const Layout& g = s.g;
-    const int axis = s.axis, P = s.P, W = s.W, limiter = s.limiter;
-    const REAL lambda = s.lambda, gamma = s.gamma;
-    extern __shared__ unsigned char smem_raw[];
-    REAL* F = (REAL*)smem_raw;
-    const int t = threadIdx.x, nt = blockDim.x;
-    const int p = axis == 0 ? t % P : t / W;
-    const int w = axis == 0 ? t / P : t % W;
-    const int L = (int)blockIdx.x * (P - 1) + p - 1;
-    const int line = (int)blockIdx.y * W + w;
-    const int o = (int)blockIdx.z;
-    const int N = pick(axis, g.n[0], g.n[1], g.n[2]);
-    const int nw = axis == 0 ? g.n[1] : g.n[0];
-    const bool face = t < P * W && line < nw && L <= N - 1;
-    const int i = axis == 0 ? L : line;
-    const int j = axis == 1 ? L : (axis == 0 ? line : o);
-    const int k = axis == 2 ? L : o;
-    const long long st = axis == 0 ? 1 : (axis == 1 ? (long long)g.px : (long long)g.px * g.py);
-    u64 off[5];
-    frame_offsets(axis, g.cstride, off);
-    REAL q[4][5];
-    REAL f[5] = {0, 0, 0, 0, 0};
-    long long base = 0;
-    if (face) {
-        base = (long long)grid_at(g, i, j, k);
-#pragma unroll
-        for (int m = 0; m < 4; ++m)
-#pragma unroll
-            for (int c = 0; c < 5; ++c) q[m][c] = u[(u64)(base + (m - 1) * st) + off[c]];
-        REAL l0[5], r0[5], l1[5], r1[5];
-        evolved(q[0], q[1], q[2], lambda, gamma, limiter, l0, r0);
-        evolved(q[1], q[2], q[3], lambda, gamma, limiter, l1, r1);
-        if (s.riemann == RIEMANN_HLLC) {
-            hllc_flux(r0, l1, gamma, f);
-        } else if (s.riemann == RIEMANN_HLL) {
-            hll_flux(r0, l1, gamma, f);
-        } else {
-            godunov_flux(r0, l1, gamma, f);
-        }
-    }
-#pragma unroll
-    for (int c = 0; c < 5; ++c) F[c * nt + t] = f[c];
-    __syncthreads();
-    if (face && p >= 1) {
-        const int left = t - (axis == 0 ? 1 : W);
-#pragma unroll
-        for (int c = 0; c < 5; ++c) out[(u64)base + off[c]] = q[1][c] - lambda * (f[c] - F[c * nt + left]);
-    }
-}
-
 // The Riemann flux between conservative states l and r in a face's frame, by s.riemann.
 __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const REAL* r, REAL gamma, REAL* f) {
     if (riemann == RIEMANN_HLLC) {
@@ -197,6 +140,84 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
         godunov_flux(l, r, gamma, f);
     }
 }
+
+// One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
+// their neighbours write), lambda = dt / h. A block is a tile of W lines x P cells; thread
+// (w, p) owns cell C = s0 + p - 1 of its line: it evolves C's boundary-extrapolated values
+// once (from cells C-1 .. C+1) into shared memory, then solves the face between C - 1 and C
+// (p >= 1: the right value of C - 1, the left value of C), and after the block's faces are
+// in shared memory updates C (1 <= p <= P - 2) from its two faces: P - 2 cells per line and
+// block (the cells at both ends of a tile are evolved twice, once by each tile). Along x the
+// P cells are consecutive threads (W lines in y or z); along y and z the W lines are
+// consecutive x (coalesced), P cells along the axis. Dynamic shared memory: 15 blockDim.x REAL.
+extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out,
+                                       const double* __restrict__ clock) {
+    const Layout& g = s.g;
+    const int axis = s.axis, P = s.P, W = s.W, limiter = s.limiter;
+    const double dt = clock[CLOCK_DT];
+    const REAL lambda = (REAL)(dt / pick(axis, s.hx, s.hy, s.hz)), gamma = s.gamma;
+    extern __shared__ unsigned char smem_raw[];
+    const int t = threadIdx.x, nt = blockDim.x;
+    REAL* Ls = (REAL*)smem_raw;  // [5][nt] left values of the threads' cells
+    REAL* Rs = Ls + 5 * nt;      // [5][nt] right values
+    REAL* F = Rs + 5 * nt;       // [5][nt] the flux of the face on each thread's left
+    const int p = axis == 0 ? t % P : t / W;
+    const int w = axis == 0 ? t / P : t % W;
+    const int d = axis == 0 ? 1 : W;  // the thread of the next cell along the axis
+    const int C = (int)blockIdx.x * (P - 2) + p - 1;
+    const int line = (int)blockIdx.y * W + w;
+    const int o = (int)blockIdx.z;
+    const int N = pick(axis, g.n[0], g.n[1], g.n[2]);
+    const int nw = axis == 0 ? g.n[1] : g.n[0];
+    const bool live = t < P * W && line < nw && C <= N;
+    const int i = axis == 0 ? C : line;
+    const int j = axis == 1 ? C : (axis == 0 ? line : o);
+    const int k = axis == 2 ? C : o;
+    const long long st = axis == 0 ? 1 : (axis == 1 ? (long long)g.px : (long long)g.px * g.py);
+    u64 off[5];
+    frame_offsets(axis, g.cstride, off);
+    const bool updated = live && p >= 1 && p <= P - 2 && C <= N - 1;
+    if (!(dt > 0.0)) {  // past the batch's end (clock.cuh): the state stays
+        if (updated) {
+            const u64 at = grid_at(g, i, j, k);
+#pragma unroll
+            for (int c = 0; c < 5; ++c) out[at + off[c]] = u[at + off[c]];
+        }
+        return;
+    }
+    REAL q[3][5];
+    REAL l[5] = {0, 0, 0, 0, 0}, r[5] = {0, 0, 0, 0, 0};
+    long long base = 0;
+    if (live) {
+        base = (long long)grid_at(g, i, j, k);
+#pragma unroll
+        for (int m = 0; m < 3; ++m)
+#pragma unroll
+            for (int c = 0; c < 5; ++c) q[m][c] = u[(u64)(base + (m - 1) * st) + off[c]];
+        evolved(q[0], q[1], q[2], lambda, gamma, limiter, l, r);
+    }
+#pragma unroll
+    for (int c = 0; c < 5; ++c) {
+        Ls[c * nt + t] = l[c];
+        Rs[c * nt + t] = r[c];
+    }
+    __syncthreads();
+    REAL f[5] = {0, 0, 0, 0, 0};
+    if (live && p >= 1) {
+        REAL rl[5];
+#pragma unroll
+        for (int c = 0; c < 5; ++c) rl[c] = Rs[c * nt + t - d];
+        riemann_flux(s.riemann, rl, l, gamma, f);
+    }
+#pragma unroll
+    for (int c = 0; c < 5; ++c) F[c * nt + t] = f[c];
+    __syncthreads();
+    if (updated) {
+#pragma unroll
+        for (int c = 0; c < 5; ++c) out[(u64)base + off[c]] = q[1][c] - lambda * (F[c * nt + t + d] - f[c]);
+    }
+}
+
 
 // PLM (plm.rs, face_value): the primitive value of cell w (neighbours wm, wp) at its upper or
 // lower face, w +- slope / 2; w itself where that leaves rho or p non-positive.
@@ -218,13 +239,62 @@ __device__ __forceinline__ void plm_face_value(const REAL* wm, const REAL* w, co
 // (plm.rs, conservative_in_frame).
 __device__ __forceinline__ void conservative_in_frame(const REAL* w, int axis, REAL gamma, REAL* u) {
     const REAL half = (REAL)0.5;
-    const REAL rho = w[0], vn = w[1 + axis], t1 = w[1 + (axis + 1) % 3], t2 = w[1 + (axis + 2) % 3];
+    // selects, not w[1 + axis]: an index unknown at compile time would put w in local memory
+    const REAL rho = w[0], vn = pick(axis, w[1], w[2], w[3]), t1 = pick(axis, w[2], w[3], w[1]),
+               t2 = pick(axis, w[3], w[1], w[2]);
     const REAL kinetic = half * rho * (vn * vn + t1 * t1 + t2 * t2);
     u[0] = rho;
     u[1] = rho * vn;
     u[2] = rho * t1;
     u[3] = rho * t2;
     u[4] = w[4] * ((REAL)1 / (gamma - (REAL)1)) + kinetic;
+}
+
+// The primitive state [rho, u_x, u_y, u_z, p] of conservative q, component c at w[c * stride].
+__device__ __forceinline__ void to_primitive(const REAL* q, REAL gamma, REAL* w, int stride) {
+    w[0] = q[0];
+    w[stride] = q[1] / q[0];
+    w[2 * stride] = q[2] / q[0];
+    w[3 * stride] = q[3] / q[0];
+    w[4 * stride] = pressure(q, gamma);
+}
+
+// The Riemann flux through the face between cells w[1] and w[2] (primitives of four cells along
+// `axis`): the limited reconstruction of both sides, their conservative states in the face's
+// frame, the Riemann solver (plm.rs, stage). Component c of the flux, in the grid's order, goes
+// to f[c * stride].
+__device__ __forceinline__ void plm_flux(const Params& s, int axis, const REAL (*w)[5], REAL* f, int stride) {
+    REAL pl[5], pr[5], cl[5], cr[5], fl[5];
+    plm_face_value(w[0], w[1], w[2], s.limiter, true, pl);
+    plm_face_value(w[1], w[2], w[3], s.limiter, false, pr);
+    conservative_in_frame(pl, axis, s.gamma, cl);
+    conservative_in_frame(pr, axis, s.gamma, cr);
+    riemann_flux(s.riemann, cl, cr, s.gamma, fl);
+    u64 off[5];
+    frame_offsets(axis, (u64)stride, off);
+#pragma unroll
+    for (int c = 0; c < 5; ++c) f[off[c]] = fl[c];
+}
+
+// Past the batch's end (clock.cuh, dt = 0) a stage leaves the state as it is: out = u at `at`.
+__device__ __forceinline__ void rk_keep(const Params& s, const REAL* __restrict__ u, REAL* __restrict__ out, u64 at) {
+#pragma unroll
+    for (int c = 0; c < 5; ++c) out[at + c * s.g.cstride] = u[at + c * s.g.cstride];
+}
+
+// A cell's end of an RK3 stage from its flux divergence acc: the gravity source (plm.rs,
+// add_gravity), then out = wa u0 + wb (u + dt acc) at padded index `at`.
+__device__ __forceinline__ void rk_update(const Params& s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
+                                          REAL* __restrict__ out, u64 at, REAL dt, REAL* acc) {
+    const u64 cs = s.g.cstride;
+    REAL q[5];
+#pragma unroll
+    for (int c = 0; c < 5; ++c) q[c] = u[at + c * cs];
+#pragma unroll
+    for (int b = 0; b < 3; ++b) acc[1 + b] = acc[1 + b] + q[0] * s.grav[b];
+    acc[4] = acc[4] + (q[1] * s.grav[0] + q[2] * s.grav[1] + q[3] * s.grav[2]);
+#pragma unroll
+    for (int c = 0; c < 5; ++c) out[at + c * cs] = s.wa * u0[at + c * cs] + s.wb * (q[c] + dt * acc[c]);
 }
 
 // One unsplit PLM + SSP-RK3 stage (plm.rs, stage): out = wa u0 + wb (u + dt L(u)) on a tile of
@@ -236,8 +306,9 @@ __device__ __forceinline__ void conservative_in_frame(const REAL* w, int axis, R
 // threads as the most faces along one axis (one pass per axis; threads beyond the tile's
 // cells only compute faces). Dynamic shared memory: 5 (tile + ghosts) + 5 (that many faces) REAL.
 extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
-                                          REAL* __restrict__ out) {
+                                          REAL* __restrict__ out, const double* __restrict__ clock) {
     const Layout& g = s.g;
+    const REAL dt = (REAL)clock[CLOCK_DT];
     const int T[3] = {s.tx, s.ty, s.tz};
     int H[3], E[3];
 #pragma unroll
@@ -256,6 +327,13 @@ extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const
     const int o[3] = {(int)blockIdx.x * T[0], (int)blockIdx.y * T[1], (int)blockIdx.z * T[2]};
     const u64 cs = g.cstride;
     const int t = threadIdx.x, nt = blockDim.x;
+    const int c3[3] = {t % T[0], (t / T[0]) % T[1], t / (T[0] * T[1])};
+    const bool mine = t < T[0] * T[1] * T[2] && o[0] + c3[0] < g.n[0] && o[1] + c3[1] < g.n[1] &&
+                      o[2] + c3[2] < g.n[2];
+    if (!(dt > (REAL)0)) {
+        if (mine) rk_keep(s, u, out, grid_at(g, o[0] + c3[0], o[1] + c3[1], o[2] + c3[2]));
+        return;
+    }
     for (int e = t; e < ne; e += nt) {
         const int ex = e % E[0], ey = (e / E[0]) % E[1], ez = e / (E[0] * E[1]);
         const int i = o[0] + ex - H[0], j = o[1] + ey - H[1], k = o[2] + ez - H[2];
@@ -265,16 +343,10 @@ extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const
 #pragma unroll
             for (int c = 0; c < 5; ++c) q[c] = u[at + c * cs];
         }
-        W[e] = q[0];
-        W[ne + e] = q[1] / q[0];
-        W[2 * ne + e] = q[2] / q[0];
-        W[3 * ne + e] = q[3] / q[0];
-        W[4 * ne + e] = pressure(q, s.gamma);
+        to_primitive(q, s.gamma, W + e, ne);
     }
     __syncthreads();
-    const int c3[3] = {t % T[0], (t / T[0]) % T[1], t / (T[0] * T[1])};
-    const bool mine = t < T[0] * T[1] * T[2] && o[0] + c3[0] < g.n[0] && o[1] + c3[1] < g.n[1] &&
-                      o[2] + c3[2] < g.n[2];
+
     REAL acc[5] = {0, 0, 0, 0, 0};
     for (int a = 0; a < 3; ++a) {
         if (!((s.active >> a) & 1)) continue;
@@ -293,16 +365,7 @@ extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const
             for (int m = 0; m < 4; ++m)
 #pragma unroll
                 for (int c = 0; c < 5; ++c) w[m][c] = W[c * ne + base + m * step];
-            REAL pl[5], pr[5], cl[5], cr[5], fl[5];
-            plm_face_value(w[0], w[1], w[2], s.limiter, true, pl);
-            plm_face_value(w[1], w[2], w[3], s.limiter, false, pr);
-            conservative_in_frame(pl, a, s.gamma, cl);
-            conservative_in_frame(pr, a, s.gamma, cr);
-            riemann_flux(s.riemann, cl, cr, s.gamma, fl);
-            u64 off[5];
-            frame_offsets(a, (u64)nf, off);
-#pragma unroll
-            for (int c = 0; c < 5; ++c) F[off[c] + f] = fl[c];
+            plm_flux(s, a, w, F + f, nf);
         }
         __syncthreads();
         if (mine) {
@@ -314,17 +377,116 @@ extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const
         }
         __syncthreads();
     }
-    if (!mine) return;
-    const u64 at = grid_at(g, o[0] + c3[0], o[1] + c3[1], o[2] + c3[2]);
-    REAL q[5];
+    if (mine) rk_update(s, u, u0, out, grid_at(g, o[0] + c3[0], o[1] + c3[1], o[2] + c3[2]), dt, acc);
+}
+
+// The primitives of cell (i, j, k) into w[c * stride], or of a benign state beyond the grid's
+// ghosts (only faces of cells outside the grid read it).
+__device__ __forceinline__ void load_primitive(const Layout& g, const REAL* __restrict__ u, REAL gamma, int i, int j,
+                                               int k, REAL* w, int stride) {
+    REAL q[5] = {(REAL)1, (REAL)0, (REAL)0, (REAL)0, (REAL)1};
+    if (i < g.n[0] + g.halo[0] && j < g.n[1] + g.halo[1] && k < g.n[2] + g.halo[2]) {
+        const u64 at = grid_at(g, i, j, k);
 #pragma unroll
-    for (int c = 0; c < 5; ++c) q[c] = u[at + c * cs];
-    // plm.rs, add_gravity
+        for (int c = 0; c < 5; ++c) q[c] = u[at + c * g.cstride];
+    }
+    to_primitive(q, gamma, w, stride);
+}
+
+// The same stage as euler_rk_stage on a 3D grid (every axis active), the same arithmetic in the
+// same order, with every face solved once and a quarter of the loads: a block is a tile of
+// tx x ty columns marching up tz planes. At plane k it holds in shared memory the primitives of
+// plane k with two ghost rows and columns around the tile (the x and y faces), and of its
+// columns at planes k-1 .. k+2 in a ring of four planes (slot k & 3: the z face k + 1/2; each
+// column's thread alone writes and reads its column of the ring and of the z fluxes, two planes
+// of faces by parity, so the face below a plane is kept from the plane before). Threads:
+// max((tx + 1) ty, tx (ty + 1)), the first tx ty a column each; the others only solve x or y
+// faces. Dynamic shared memory (REAL): 5 (tx + 4)(ty + 4) + 20 tx ty + 5 (tx + 1) ty
+// + 5 tx (ty + 1) + 10 tx ty (cuda.rs, march_shared_bytes).
+extern "C" __global__ void __launch_bounds__(288, sizeof(REAL) == 4 ? 2 : 1) euler_rk_march(Params s, const REAL* __restrict__ u,
+                                                                  const REAL* __restrict__ u0, REAL* __restrict__ out,
+                                                                  const double* __restrict__ clock) {
+    const Layout& g = s.g;
+    const REAL dt = (REAL)clock[CLOCK_DT];
+    const int TX = s.tx, TY = s.ty;
+    const int EX = TX + 4, ne = EX * (TY + 4), nc = TX * TY, nfx = (TX + 1) * TY, nfy = TX * (TY + 1);
+    extern __shared__ unsigned char smem_raw[];
+    REAL* Wp = (REAL*)smem_raw;  // [5][ne] the plane's primitives with two ghost rings
+    REAL* Ring = Wp + 5 * ne;    // [5][4][nc] the columns' primitives, plane p in slot p & 3
+    REAL* Fx = Ring + 20 * nc;   // [5][nfx] the plane's x fluxes, grid order
+    REAL* Fy = Fx + 5 * nfx;     // [5][nfy] its y fluxes
+    REAL* Fz = Fy + 5 * nfy;     // [2][5][nc] z fluxes: face k + 1/2 in slot (k + 1) & 1
+    const int i0 = (int)blockIdx.x * TX, j0 = (int)blockIdx.y * TY, k0 = (int)blockIdx.z * s.tz;
+    const int k1 = min(k0 + s.tz, g.n[2]);
+    const int t = threadIdx.x, nt = blockDim.x;
+    const bool column = t < nc;
+    const int ci = t % TX, cj = t / TX;
+    const bool mine = column && i0 + ci < g.n[0] && j0 + cj < g.n[1];
+    if (!(dt > (REAL)0)) {
+        for (int k = k0; k < k1 && mine; ++k) rk_keep(s, u, out, grid_at(g, i0 + ci, j0 + cj, k));
+        return;
+    }
+    // The z face k + 1/2 of the thread's column, from planes k - 1 .. k + 2 of the ring.
+    auto z_face = [&](int k) {
+        REAL w[4][5];
 #pragma unroll
-    for (int b = 0; b < 3; ++b) acc[1 + b] = acc[1 + b] + q[0] * s.grav[b];
-    acc[4] = acc[4] + (q[1] * s.grav[0] + q[2] * s.grav[1] + q[3] * s.grav[2]);
+        for (int m = 0; m < 4; ++m)
 #pragma unroll
-    for (int c = 0; c < 5; ++c) out[at + c * cs] = s.wa * u0[at + c * cs] + s.wb * (q[c] + s.dt * acc[c]);
+            for (int c = 0; c < 5; ++c) w[m][c] = Ring[(c * 4 + ((k - 1 + m) & 3)) * nc + t];
+        plm_flux(s, 2, w, Fz + ((k + 1) & 1) * 5 * nc + t, nc);
+    };
+    if (column) {
+        for (int k = k0 - 2; k <= k0 + 1; ++k) load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k, Ring + (k & 3) * nc + t, 4 * nc);
+        z_face(k0 - 1);
+    }
+    __syncthreads();
+    for (int k = k0; k < k1; ++k) {
+        if (column) load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k + 2, Ring + ((k + 2) & 3) * nc + t, 4 * nc);
+        for (int e = t; e < ne; e += nt) {
+            const int ex = e % EX - 2, ey = e / EX - 2;  // tile coordinates
+            const bool in_x = ex >= 0 && ex < TX, in_y = ey >= 0 && ey < TY;
+            if (in_x && in_y) {
+#pragma unroll
+                for (int c = 0; c < 5; ++c) Wp[c * ne + e] = Ring[(c * 4 + (k & 3)) * nc + ex + TX * ey];
+            } else if (in_x || in_y) {  // the corners are no face's cells
+                load_primitive(g, u, s.gamma, i0 + ex, j0 + ey, k, Wp + e, ne);
+            }
+        }
+        __syncthreads();
+        for (int a = 0; a < 3; ++a) {
+            const int faces = a == 0 ? nfx : (a == 1 ? nfy : nc);
+            if (t >= faces) continue;
+            if (a == 2) {
+                z_face(k);
+                continue;
+            }
+            // face t of axis a: along x, between cells fx - 1 and fx of row fy; along y, between
+            // rows fy - 1 and fy of column fx (tile coordinates)
+            const int fx = a == 0 ? t % (TX + 1) : t % TX, fy = a == 0 ? t / (TX + 1) : t / TX;
+            const int base = a == 0 ? (fy + 2) * EX + fx : fy * EX + fx + 2;
+            const int step = a == 0 ? 1 : EX;
+            REAL w[4][5];
+#pragma unroll
+            for (int m = 0; m < 4; ++m)
+#pragma unroll
+                for (int c = 0; c < 5; ++c) w[m][c] = Wp[c * ne + base + m * step];
+            plm_flux(s, a, w, (a == 0 ? Fx : Fy) + t, faces);
+        }
+        __syncthreads();
+        if (mine) {
+            REAL acc[5] = {0, 0, 0, 0, 0};
+            const int lx = ci + (TX + 1) * cj, ly = ci + TX * cj;
+            const REAL* zlo = Fz + (k & 1) * 5 * nc + t;
+            const REAL* zhi = Fz + ((k + 1) & 1) * 5 * nc + t;
+#pragma unroll
+            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (Fx[c * nfx + lx + 1] - Fx[c * nfx + lx]) * s.inv_h[0];
+#pragma unroll
+            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (Fy[c * nfy + ly + TX] - Fy[c * nfy + ly]) * s.inv_h[1];
+#pragma unroll
+            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (zhi[c * nc] - zlo[c * nc]) * s.inv_h[2];
+            rk_update(s, u, u0, out, grid_at(g, i0 + ci, j0 + cj, k), dt, acc);
+        }
+    }
 }
 
 // Hydrostatic ghosts (plm.rs, hydrostatic_ghosts): after the halo fill mirrored rho and E into
@@ -355,10 +517,12 @@ __device__ __forceinline__ void load_frame(const Layout& g, const REAL* u, u64 a
     for (int c = 0; c < 5; ++c) s[c] = u[at + off[c]];
 }
 
-// Per-block min over interior cells and active axes (bit a of `active`) of h_a / (|u_a| + c),
-// the speed in REAL, the quotient in double as on the CPU; the host finishes the min over
-// blocks (fmin, as f64::min there, passes over NaN). blockDim.x = 256.
-extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u, double* block_out) {
+// The min over interior cells and active axes (bit a of `active`) of h_a / (|u_a| + c), the
+// speed in REAL, the quotient in double as on the CPU, folded into *minimum (the bits of a
+// double, +inf beforehand): per block by fmin (as f64::min there, passing over NaN), then by one
+// atomicMin on the bits (positive doubles order as their bits; a NaN's lie above +inf's).
+// blockDim.x = 256.
+extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u, u64* minimum) {
     const Layout& g = s.g;
     __shared__ double sm[256];
     const u64 points = (u64)g.n[0] * g.n[1] * g.n[2];
@@ -387,7 +551,16 @@ extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u,
         if (threadIdx.x < half) sm[threadIdx.x] = fmin(sm[threadIdx.x], sm[threadIdx.x + half]);
         __syncthreads();
     }
-    if (threadIdx.x == 0) block_out[blockIdx.x] = sm[0];
+    if (threadIdx.x == 0) atomicMin(minimum, (u64)__double_as_longlong(sm[0]));
+}
+
+// After a step: the clock advanced, then the next step cfl * the folded minimum (cpu.rs and
+// cuda.rs, stable_dt; clock.cuh); *minimum is reset to +inf for the next fold. One thread.
+extern "C" __global__ void euler_clock(double* clock, u64* minimum, double cfl, double until) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;  // one thread: it reads and resets the fold
+    const double m = __longlong_as_double((long long)*minimum);
+    *minimum = 0x7ff0000000000000ULL;
+    clock_tick(clock, cfl * m, until);
 }
 
 // The first interior cell (x fastest) whose density or pressure is not positive or whose state

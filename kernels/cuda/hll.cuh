@@ -71,10 +71,11 @@ __device__ __forceinline__ bool hll_fan(const REAL* ul, const REAL* ur, REAL gam
     hll_side(ul, gamma, l);
     hll_side(ur, gamma, r);
     wave_speeds(*l, *r, gamma, sl, sr);
-    const REAL* up = *sl >= (REAL)0 ? l->f : (*sr <= (REAL)0 ? r->f : nullptr);
-    if (up == nullptr) return false;
+    const bool left = *sl >= (REAL)0;
+    if (!left && !(*sr <= (REAL)0)) return false;
+    // a select per component, not a pointer to one side: that would put both sides in memory
 #pragma unroll
-    for (int c = 0; c < 5; ++c) f[c] = up[c];
+    for (int c = 0; c < 5; ++c) f[c] = left ? l->f[c] : r->f[c];
     return true;
 }
 

@@ -7,6 +7,7 @@
 // Compiled with --fmad=false: the same arithmetic in the same order as the CPU, so both
 // backends take the same steps and agree to rounding.
 #include "grid.cuh"
+#include "clock.cuh"
 
 // Mirrors `ParamsC` in solver/src/cases/swe/cuda.rs.
 struct SweParams {
@@ -23,13 +24,6 @@ struct SweParams {
     int faces[4];      // face (a, side) at 2a + side: 0 a face of the grid, 1 periodic, 2 another slab's
 };
 
-// The device clock (doubles): time, the step about to be taken (0: none), steps taken, a flag
-// set when a step size came out non-positive or not finite, and that step size.
-#define CLOCK_TIME 0
-#define CLOCK_DT 1
-#define CLOCK_STEPS 2
-#define CLOCK_BAD 3
-#define CLOCK_BAD_DT 4
 
 // A cell's state as the edges read it: the conserved (h, q_x, q_y, hC), the velocities (q / h,
 // 0 in dry cells: roe.rs, `velocities`), sqrt(max(h, 0)), the bed H and the concentration
@@ -550,32 +544,13 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
     block_fold(r, c_max, c_below, rate, bounds);
 }
 
-// After a step: the clock advanced by the step taken (snapped onto `until` within 1e-12, as
-// clock.rs does), then the next step from the folded rate, cut so as to land on `until`; 0 once
-// `until` is reached. *rate is reset for the next step. One thread.
+// After a step: the clock advanced, then the next step from the folded rate (clock.cuh);
+// *rate is reset for the next step. One thread.
 extern "C" __global__ void swe_clock(double* clock, u64* rate, double cfl, double until) {
-    double time = clock[CLOCK_TIME];
-    const double dt = clock[CLOCK_DT];
-    if (dt > 0.0) {
-        double t = time + dt;
-        if (fabs(t - until) <= 1e-12 * fmax(fabs(until), 1.0)) t = until;
-        time = t;
-        clock[CLOCK_TIME] = t;
-        clock[CLOCK_STEPS] = clock[CLOCK_STEPS] + 1.0;
-    }
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;  // one thread: it reads and resets the fold
     const double r = __longlong_as_double((long long)*rate);
     *rate = 0;
-    double next = 0.0;
-    if (time < until && clock[CLOCK_BAD] == 0.0) {
-        next = r > 0.0 ? cfl / r : __longlong_as_double(0x7ff0000000000000LL);
-        if (time + next >= until * (1.0 - 1e-12)) next = fmin(next, until - time);
-        if (!(next > 0.0 && isfinite(next))) {
-            clock[CLOCK_BAD] = 1.0;
-            clock[CLOCK_BAD_DT] = next;
-            next = 0.0;
-        }
-    }
-    clock[CLOCK_DT] = next;
+    clock_tick(clock, r > 0.0 ? cfl / r : __longlong_as_double(0x7ff0000000000000LL), until);
 }
 
 // The first interior cell (x fastest) whose depth is negative or whose state is not finite, by

@@ -22,6 +22,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("common.cuh", include_str!("../cuda/common.cuh")),
     ("reduce.cuh", include_str!("../cuda/reduce.cuh")),
     ("grid.cuh", include_str!("../cuda/grid.cuh")),
+    ("clock.cuh", include_str!("../cuda/clock.cuh")),
     ("tet.cuh", include_str!("../cuda/tet.cuh")),
     ("riemann.cuh", include_str!("../cuda/riemann.cuh")),
     ("hll.cuh", include_str!("../cuda/hll.cuh")),
@@ -285,10 +286,14 @@ pub mod euler {
         SWEEP = "euler_sweep",
         /// One unsplit PLM + SSP-RK3 stage with gravity, all axes fused (out of place).
         RK_STAGE = "euler_rk_stage",
+        /// The same stage on a 3D grid, each block a tile of columns marching along z.
+        RK_MARCH = "euler_rk_march",
         /// The energy of the ghosts of a reflecting wall across gravity (hydrostatic pressure).
         HYDROSTATIC_GHOSTS = "euler_hydrostatic_ghosts",
-        /// Per-block min of h / (|u| + c) over the active axes; the host finishes it.
+        /// The min of h / (|u| + c) over cells and active axes, folded into one atomic minimum.
         STABLE_DT = "euler_stable_dt",
+        /// The device clock: advance by the step taken, the next step from the minimum.
+        CLOCK = "euler_clock",
         /// The first cell whose density or pressure is not positive, or not finite.
         FIRST_UNSOUND = "euler_first_unsound",
     }
@@ -638,8 +643,13 @@ pub fn compile_in(
     Ok((ptx, false))
 }
 
+/// The define that compiles a module with the device's fast arithmetic (`run.math = "fast"`):
+/// `--use_fast_math` (multiply-adds contracted; in single precision approximate division and
+/// square root, denormals flushed to zero) instead of the module's own `--fmad=false`.
+pub const FAST_MATH: (&str, &str) = ("CFD_FAST_MATH", "1");
+
 /// NVRTC's options for a module: the real architecture (so NVRTC emits a CUBIN besides the PTX),
-/// `REAL`, the caller's defines, the module's own.
+/// `REAL`, the caller's defines, the module's own (or the fast arithmetic's, with [`FAST_MATH`]).
 fn options(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Vec<String> {
     let mut options = vec![
         format!("--gpu-architecture={arch}"),
@@ -647,7 +657,11 @@ fn options(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> 
         "-std=c++17".into(),
     ];
     options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
-    options.extend(module.options().iter().map(|o| o.to_string()));
+    if defines.contains(&FAST_MATH) {
+        options.push("--use_fast_math".into());
+    } else {
+        options.extend(module.options().iter().map(|o| o.to_string()));
+    }
     options
 }
 
@@ -863,6 +877,25 @@ mod tests {
                 let defs = [("TX", tx), ("TY", ty), ("RY", ry), ("VX", vx), ("MINB", "4")];
                 let (ptx, _) = compile_in(None, Module::Heat, real, "sm_90", &defs).unwrap_or_else(|e| panic!("{e}"));
                 assert!(ptx.to_src().contains(".entry heat_rq_stage("), "{real:?} {defs:?}");
+            }
+        }
+    }
+
+    /// `run.math = "fast"`: the Euler module compiles with the device's fast arithmetic in both
+    /// precisions, with options of its own (so a cache entry of its own), and keeps its entries.
+    #[test]
+    fn euler_compiles_with_fast_math() {
+        assert!(options(Module::Euler, Real::F32, "sm_90", &[FAST_MATH]).contains(&"--use_fast_math".to_string()));
+        assert!(!options(Module::Euler, Real::F32, "sm_90", &[FAST_MATH]).contains(&"--fmad=false".to_string()));
+        assert!(options(Module::Euler, Real::F32, "sm_90", &[]).contains(&"--fmad=false".to_string()));
+        if !have_nvrtc() {
+            return;
+        }
+        for real in [Real::F32, Real::F64] {
+            let (ptx, _) =
+                compile_in(None, Module::Euler, real, "sm_90", &[FAST_MATH]).unwrap_or_else(|e| panic!("{e}"));
+            for name in Module::Euler.entries() {
+                assert!(ptx.to_src().contains(&format!(".entry {name}(")), "{real:?}: {name}");
             }
         }
     }

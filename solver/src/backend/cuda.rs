@@ -223,3 +223,54 @@ impl Device {
         Ok(2.0 * (n * 8) as f64 / best)
     }
 }
+
+/// The device clock of families that find their step size on the device
+/// (kernels/cuda/clock.cuh): a batch of steps is queued, each step's kernels read the step
+/// to take from it and a one-thread kernel of the family advances it, with one round trip to
+/// the host per batch.
+pub struct DeviceClock {
+    pub buf: CudaSlice<f64>,
+}
+
+impl DeviceClock {
+    const TIME: usize = 0;
+    const DT: usize = 1;
+    const STEPS: usize = 2;
+    const BAD: usize = 3;
+    const BAD_DT: usize = 4;
+    const LEN: usize = 5;
+
+    pub fn new(stream: &Arc<CudaStream>) -> Result<Self> {
+        Ok(DeviceClock {
+            buf: stream.alloc_zeros::<f64>(Self::LEN)?,
+        })
+    }
+
+    /// Where the run is, and the step about to be taken (0: none yet; the family's clock
+    /// kernel finds it).
+    pub fn set(&mut self, stream: &Arc<CudaStream>, clock: &crate::framework::Clock, dt: f64) -> Result<()> {
+        let mut c = [0.0; Self::LEN];
+        (c[Self::TIME], c[Self::DT], c[Self::STEPS]) = (clock.time, dt, clock.step as f64);
+        stream.memcpy_htod(&c, &mut self.buf)?;
+        Ok(())
+    }
+
+    /// The clock the queued steps reached (waits for them), or the error of a step size that
+    /// came out non-positive or not finite.
+    pub fn reached(&self, stream: &Arc<CudaStream>) -> Result<crate::framework::Clock> {
+        let c = stream.clone_dtoh(&self.buf)?;
+        let reached = crate::framework::Clock {
+            step: c[Self::STEPS] as u64,
+            time: c[Self::TIME],
+        };
+        if c[Self::BAD] != 0.0 {
+            return Err(SolverError::Other(format!(
+                "the step size became {:e} at step {} (t = {:.6e}): the state is no longer sound",
+                c[Self::BAD_DT],
+                reached.step,
+                reached.time
+            )));
+        }
+        Ok(reached)
+    }
+}

@@ -267,7 +267,11 @@ fn measure(
     let solver = work.and_then(|(a, b)| solver_row(Some(a), Some(b), b.steps - a.steps, t, copy_bw));
     let mut row = BenchRow {
         family: family.name().into(),
-        variant: spec.name.into(),
+        // `--set run.math="fast"` shows in the variant, so rows of both arithmetics read apart.
+        variant: match doc.run.math {
+            super::config::Math::Exact => spec.name.into(),
+            m => format!("{} {}", spec.name, m.name()),
+        },
         size: size.into(),
         precision: doc.run.precision.name(),
         updates_per_step: n,

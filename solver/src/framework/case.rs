@@ -67,6 +67,15 @@ impl Case {
                 ),
             ));
         }
+        if doc.run.math == super::config::Math::Fast && !setup.offers_fast_math() {
+            return Err(doc.error(
+                "run.math",
+                format!(
+                    "\"fast\" is offered by the euler family only; \"{}\" has one arithmetic: remove the key or set it to \"exact\"",
+                    doc.case.kind
+                ),
+            ));
+        }
         let precision = doc.run.precision;
         let mut sim = setup.build(&target, precision)?;
         let policy = setup.dt_policy();

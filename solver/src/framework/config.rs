@@ -117,6 +117,9 @@ pub struct RunSection {
     /// that decompose their grid: shallow-water). Under mpirun, each rank takes as many.
     #[serde(default = "one")]
     pub gpus: usize,
+    /// How the CUDA kernels of families that offer a choice do their arithmetic (euler).
+    #[serde(default)]
+    pub math: Math,
 }
 
 fn one() -> usize {
@@ -130,6 +133,7 @@ impl Default for RunSection {
             precision: Precision::F64,
             device: 0,
             gpus: 1,
+            math: Math::Exact,
         }
     }
 }
@@ -141,6 +145,29 @@ pub enum Backend {
     Auto,
     Cpu,
     Cuda,
+}
+
+/// `run.math`: `exact` repeats the CPU's arithmetic operation by operation on the device (no
+/// fused multiply-adds, IEEE division and square root: CPU and CUDA agree to rounding or bit for
+/// bit); `fast` lets the device contract multiply-adds and, in single precision, take its
+/// approximate division, reciprocal square root and flush-to-zero (`--use_fast_math`): the
+/// CUDA results then agree with the CPU's within the family's stated tolerance, not bit for
+/// bit. The CPU backend always computes exactly.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Math {
+    #[default]
+    Exact,
+    Fast,
+}
+
+impl Math {
+    pub fn name(self) -> &'static str {
+        match self {
+            Math::Exact => "exact",
+            Math::Fast => "fast",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -118,6 +118,11 @@ pub trait Setup: Send + Sync {
     fn decomposes(&self) -> bool {
         false
     }
+    /// Whether the family's CUDA kernels honour `run.math = "fast"`; a case asking it of one
+    /// that does not is refused (its kernels have one arithmetic).
+    fn offers_fast_math(&self) -> bool {
+        false
+    }
     /// Family-specific entries for summary.json.
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({})

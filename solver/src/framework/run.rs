@@ -662,6 +662,7 @@ fn summarize(
         "backend": backend,
         "device": device,
         "precision": case.precision.name(),
+        "math": doc.run.math.name(),
         "kernel": case.sim.variant(),
         "cells": updated,
         "steps": end.step,

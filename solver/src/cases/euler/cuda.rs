@@ -11,8 +11,9 @@ use super::gas;
 use super::plm::RK3_WEIGHTS;
 use super::section::{Riemann, Scheme};
 use super::EulerSetup;
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, DeviceClock};
 use crate::error::Result;
+use crate::framework::config::Math;
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::cuda::{DeviceHalo, LayoutC};
 use crate::numerics::fv::limiters::Limiter;
@@ -30,8 +31,6 @@ const REDUCE_THREADS: u32 = 256;
 struct ParamsC<R> {
     layout: LayoutC,
     gamma: R,
-    /// The sweep's dt / h along its axis.
-    lambda: R,
     axis: i32,
     limiter: i32,
     riemann: i32,
@@ -43,10 +42,9 @@ struct ParamsC<R> {
     h: [f64; 3],
     /// The stable step of all axes at once (PLM + RK3).
     unsplit: i32,
-    /// The RK3 stage: out = wa u0 + wb (u + dt L(u)).
+    /// The RK3 stage: out = wa u0 + wb (u + dt L(u)), dt the device clock's.
     wa: R,
     wb: R,
-    dt: R,
     inv_h: [R; 3],
     grav: [R; 3],
     /// The RK3 stage's tile of cells.
@@ -66,17 +64,26 @@ pub struct CudaEuler<R: Real> {
     u2: CudaSlice<R>,
     /// PLM + RK3: the state at the start of the step (empty for MUSCL-Hancock).
     u0: CudaSlice<R>,
-    /// Per-block minima of the stable-step reduction.
-    partial: CudaSlice<f64>,
+    /// The stable step's reduction: the bits of the minimum over cells and axes of h / speed.
+    minimum: CudaSlice<u64>,
+    /// Blocks of the reductions.
+    reduce_blocks: u32,
+    /// Where the run is and the step the kernels take (set by the host, or advanced on the
+    /// device through a batch of steps).
+    clock: DeviceClock,
     /// The kernels' parameters, but the sweep's own (lambda, axis, tile).
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
     f_sweep: CudaFunction,
-    f_stage: CudaFunction,
+    stage: StageKernel,
     f_hydrostatic: CudaFunction,
     f_dt: CudaFunction,
+    f_clock: CudaFunction,
     f_unsound: CudaFunction,
 }
+
+/// The bits of +inf: the stable step's reduction starts from them (euler.cu, euler_stable_dt).
+const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
 
 /// The limiter's code in euler.cu (`LIMITER_*`).
 fn limiter_code(l: Limiter) -> i32 {
@@ -98,14 +105,22 @@ fn riemann_code(r: Riemann) -> i32 {
     }
 }
 
-/// The sweep's tile along `axis`: P faces along the axis (P - 1 cells updated) times W lines.
-/// Along x the faces are consecutive threads; along y and z the lines are: 16 consecutive x,
+/// The sweep's tile along `axis`: P cells along the axis (P - 2 updated) times W lines.
+/// Along x the cells are consecutive threads; along y and z the lines are: 16 consecutive x,
 /// a whole 128-byte line of doubles.
+/// `CFD_EULER_SWEEP=P,W` sets the tile of the y and z sweeps instead (a tuning knob; P >= 3,
+/// P W <= 1024).
 fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
+    let knob = || -> Option<(u32, u32)> {
+        let v = std::env::var("CFD_EULER_SWEEP").ok()?;
+        let (p, w) = v.split_once(',')?;
+        let (p, w) = (p.trim().parse().ok()?, w.trim().parse().ok()?);
+        (p >= 3 && w >= 1 && p * w <= 1024).then_some((p, w))
+    };
     match axis {
         0 if n[1] > 1 => (128, 2),
         0 => (128, 1),
-        _ => (16, 16),
+        _ => knob().unwrap_or((16, 16)),
     }
 }
 
@@ -118,10 +133,7 @@ fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
 fn stage_tile(cells: [usize; 3], real_bytes: usize) -> [u32; 3] {
     let active: Vec<usize> = (0..3).filter(|&a| cells[a] > 1).collect();
     let mut t = [1; 3];
-    let knob: Option<Vec<u32>> = std::env::var("CFD_EULER_TILE")
-        .ok()
-        .and_then(|v| v.split(',').map(|x| x.trim().parse().ok()).collect());
-    if let Some(k) = knob.filter(|k| k.len() >= active.len() && k.iter().all(|&x| x > 0)) {
+    if let Some(k) = tile_knob().filter(|k| k.len() >= active.len()) {
         for (rank, &a) in active.iter().enumerate() {
             t[a] = k[rank];
         }
@@ -158,29 +170,101 @@ fn stage_shared_bytes(tile: [u32; 3], cells: [usize; 3], real_bytes: usize) -> u
     5 * (ext + stage_threads(tile, cells)) * real_bytes as u32
 }
 
+/// The z march's tile (`euler_rk_march`): 32 x 8 columns, and as many planes as keep about four
+/// blocks a multiprocessor busy, from 8 (small grids: more blocks) to 64 (less warm-up: each
+/// block first reads four planes and solves one face below its first plane).
+/// `CFD_EULER_TILE=a,b,c` sets it instead (at most 288 threads, the kernel's launch bound).
+fn march_tile(n: [usize; 3], sm_count: u32) -> [u32; 3] {
+    if let Some(k) = tile_knob().filter(|k| k.len() == 3 && march_threads([k[0], k[1], k[2]]) <= 288) {
+        return [k[0], k[1], k[2]];
+    }
+    let columns = (n[0] as u64).div_ceil(32) * (n[1] as u64).div_ceil(8);
+    let planes = columns * n[2] as u64 / (4 * sm_count.max(1) as u64);
+    [32, 8, planes.clamp(8, 64) as u32]
+}
+
+/// Threads of the z march for `tile`: the most x or y faces of a plane.
+fn march_threads(tile: [u32; 3]) -> u32 {
+    ((tile[0] + 1) * tile[1]).max(tile[0] * (tile[1] + 1))
+}
+
+/// Dynamic shared memory of the z march (euler.cu, euler_rk_march).
+fn march_shared_bytes(tile: [u32; 3], real_bytes: usize) -> u32 {
+    let [tx, ty, _] = tile;
+    let values = 5 * (tx + 4) * (ty + 4) + 20 * tx * ty + 5 * (tx + 1) * ty + 5 * tx * (ty + 1) + 10 * tx * ty;
+    values * real_bytes as u32
+}
+
+/// The tuning knob `CFD_EULER_TILE=a,b,c`, if set and all positive.
+fn tile_knob() -> Option<Vec<u32>> {
+    let k: Vec<u32> = std::env::var("CFD_EULER_TILE")
+        .ok()?
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    k.iter().all(|&x| x > 0).then_some(k)
+}
+
+/// The RK3 stage's kernel and its launch: the z march on 3D grids (`CFD_EULER_MARCH=0` takes the
+/// general tile there too, for comparison), the general tile (`euler_rk_stage`) elsewhere.
+struct StageKernel {
+    f: CudaFunction,
+    tile: [u32; 3],
+    cfg: LaunchConfig,
+}
+
+impl StageKernel {
+    fn new<R: Real>(dev: &Device, cells: [usize; 3], defines: &[(&str, &str)]) -> Result<Self> {
+        let rb = std::mem::size_of::<R>();
+        let march = cells.iter().all(|&c| c > 1) && std::env::var("CFD_EULER_MARCH").map_or(true, |v| v != "0");
+        let (f, tile, threads, shared) = if march {
+            let t = march_tile(cells, dev.sm_count);
+            let f = dev.function::<R>(kernels::euler::RK_MARCH, defines)?;
+            (f, t, march_threads(t), march_shared_bytes(t, rb))
+        } else {
+            let t = stage_tile(cells, rb);
+            let f = dev.function::<R>(kernels::euler::RK_STAGE, defines)?;
+            (f, t, stage_threads(t, cells), stage_shared_bytes(t, cells, rb))
+        };
+        // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+        f.set_attribute(
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared as i32,
+        )?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (cells[0] as u32).div_ceil(tile[0]),
+                (cells[1] as u32).div_ceil(tile[1]),
+                (cells[2] as u32).div_ceil(tile[2]),
+            ),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: shared,
+        };
+        Ok(StageKernel { f, tile, cfg })
+    }
+}
+
 impl<R: Real> CudaEuler<R> {
     pub fn new(mut setup: EulerSetup, dev: Arc<Device>, initial: &[f64]) -> Result<Self> {
         setup.grid = setup.grid.aligned_for(std::mem::size_of::<R>());
         let host = setup.grid.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let blocks = Self::reduce_blocks(&setup, &dev);
-        let rb = std::mem::size_of::<R>();
-        let tile = stage_tile(setup.grid.cells, rb);
-        let f_stage = dev.function::<R>(kernels::euler::RK_STAGE, &[])?;
-        // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-        f_stage.set_attribute(
-            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            stage_shared_bytes(tile, setup.grid.cells, rb) as i32,
-        )?;
+        let defines: &[(&str, &str)] = match setup.math {
+            Math::Exact => &[],
+            Math::Fast => &[kernels::FAST_MATH],
+        };
+        let stage = StageKernel::new::<R>(&dev, setup.grid.cells, defines)?;
         let rk = setup.scheme == Scheme::PlmRk3;
         Ok(CudaEuler {
             u0: if rk { dev.zeros(host.len())? } else { dev.zeros(1)? },
             u: dev.upload(&host)?,
             u2: dev.zeros(host.len())?,
-            partial: dev.zeros(blocks as usize)?,
+            minimum: dev.stream.clone_htod(&[INF_BITS])?,
+            reduce_blocks: blocks,
+            clock: DeviceClock::new(&dev.stream)?,
             params: ParamsC {
                 layout: LayoutC::of(&setup.grid),
                 gamma: R::of(setup.gamma),
-                lambda: R::zero(),
                 axis: 0,
                 limiter: limiter_code(setup.limiter),
                 riemann: riemann_code(setup.riemann),
@@ -191,17 +275,17 @@ impl<R: Real> CudaEuler<R> {
                 unsplit: i32::from(rk),
                 wa: R::zero(),
                 wb: R::zero(),
-                dt: R::zero(),
                 inv_h: [R::zero(); 3],
                 grav: [R::zero(); 3],
-                tile: tile.map(|t| t as i32),
+                tile: stage.tile.map(|t| t as i32),
             },
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
-            f_sweep: dev.function::<R>(kernels::euler::SWEEP, &[])?,
-            f_stage,
-            f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, &[])?,
-            f_dt: dev.function::<R>(kernels::euler::STABLE_DT, &[])?,
-            f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, &[])?,
+            f_sweep: dev.function::<R>(kernels::euler::SWEEP, defines)?,
+            stage,
+            f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
+            f_dt: dev.function::<R>(kernels::euler::STABLE_DT, defines)?,
+            f_clock: dev.function::<R>(kernels::euler::CLOCK, defines)?,
+            f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, defines)?,
             setup,
             dev,
         })
@@ -215,7 +299,7 @@ impl<R: Real> CudaEuler<R> {
 
     fn reduce_config(&self) -> LaunchConfig {
         LaunchConfig {
-            grid_dim: (self.partial.len() as u32, 1, 1),
+            grid_dim: (self.reduce_blocks, 1, 1),
             block_dim: (REDUCE_THREADS, 1, 1),
             shared_mem_bytes: 0,
         }
@@ -225,8 +309,8 @@ impl<R: Real> CudaEuler<R> {
     fn launch(&self, f: &CudaFunction, params: &ParamsC<R>, out: u64, cfg: LaunchConfig) -> Result<()> {
         let u = self.dev.ptr(&self.u);
         // SAFETY: u is a padded array of this grid with 5 components; `out` is what `f` writes
-        // (the sweep's padded output, distinct from u; one double per block of the stable
-        // step's reduction; one u64, the first unsound cell) and `cfg` the launch it expects.
+        // (the stable step's minimum, one u64; the first unsound cell, one u64) and `cfg` the
+        // launch it expects.
         unsafe {
             self.dev
                 .stream
@@ -239,28 +323,80 @@ impl<R: Real> CudaEuler<R> {
         Ok(())
     }
 
+    /// Fold the stable step of the state into `minimum` (+inf beforehand).
+    fn fold_stable_dt(&self) -> Result<()> {
+        self.launch(&self.f_dt, &self.params, self.dev.ptr(&self.minimum), self.reduce_config())
+    }
+
+    /// The clock kernel: advance by the step taken, the next step from the folded minimum.
+    fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
+        let (clock, minimum) = (self.dev.ptr(&self.clock.buf), self.dev.ptr(&self.minimum));
+        // SAFETY: clock is the device clock's 5 doubles, minimum one u64; one thread.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.f_clock)
+                .arg(&clock)
+                .arg(&minimum)
+                .arg(&cfl)
+                .arg(&until)
+                .launch(LaunchConfig {
+                    grid_dim: (1, 1, 1),
+                    block_dim: (1, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
+        };
+        Ok(())
+    }
+
+    /// One step of the device clock's dt (none once it is 0: the state stays).
+    fn queue_step(&mut self, step: u64) -> Result<()> {
+        if self.setup.scheme == Scheme::PlmRk3 {
+            return self.rk3_step();
+        }
+        for a in sweep_order(&self.setup, step) {
+            self.fill_ghosts()?;
+            self.sweep(a)?;
+            std::mem::swap(&mut self.u, &mut self.u2);
+        }
+        Ok(())
+    }
+
     /// One MUSCL-Hancock sweep along `axis` from `u` into `u2`; the ghosts of `u` are filled.
-    fn sweep(&self, axis: usize, dt: f64) -> Result<()> {
+    fn sweep(&self, axis: usize) -> Result<()> {
         let g = &self.setup.grid;
         let (p, w) = tile(g.n, axis);
         let (wide, other) = (if axis == 0 { 1 } else { 0 }, if axis == 2 { 1 } else { 2 });
         let cfg = LaunchConfig {
             grid_dim: (
-                (g.n[axis] as u32).div_ceil(p - 1),
+                (g.n[axis] as u32).div_ceil(p - 2),
                 (g.n[wide] as u32).div_ceil(w),
                 g.n[other] as u32,
             ),
             block_dim: (p * w, 1, 1),
-            shared_mem_bytes: 5 * p * w * std::mem::size_of::<R>() as u32,
+            // each thread's cell's left and right values, and the flux on its left
+            shared_mem_bytes: 15 * p * w * std::mem::size_of::<R>() as u32,
         };
         let params = ParamsC {
-            lambda: R::of(dt / g.h[axis]),
             axis: axis as i32,
             p: p as i32,
             w: w as i32,
             ..self.params
         };
-        self.launch(&self.f_sweep, &params, self.dev.ptr(&self.u2), cfg)
+        let (u, out, clock) = (self.dev.ptr(&self.u), self.dev.ptr(&self.u2), self.dev.ptr(&self.clock.buf));
+        // SAFETY: u and out are distinct padded 5-component arrays of this grid, clock the
+        // device clock's 5 doubles; block and shared memory as the kernel indexes them.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.f_sweep)
+                .arg(&params)
+                .arg(&u)
+                .arg(&out)
+                .arg(&clock)
+                .launch(cfg)?
+        };
+        Ok(())
     }
 
     /// The ghosts of `u`: the halo fill, the neighbours' planes (a part of a decomposed grid),
@@ -294,42 +430,34 @@ impl<R: Real> CudaEuler<R> {
     }
 
     /// One PLM + SSP-RK3 step: u0 = u, then three stages u -> u2 (swapped after each).
-    fn rk3_step(&mut self, dt: f64) -> Result<()> {
+    fn rk3_step(&mut self) -> Result<()> {
         self.dev.stream.memcpy_dtod(&self.u, &mut self.u0)?;
-        let g = &self.setup.grid;
-        let t = self.params.tile.map(|v| v as u32);
-        let cfg = LaunchConfig {
-            grid_dim: (
-                (g.n[0] as u32).div_ceil(t[0]),
-                (g.n[1] as u32).div_ceil(t[1]),
-                (g.n[2] as u32).div_ceil(t[2]),
-            ),
-            block_dim: (stage_threads(t, g.cells), 1, 1),
-            shared_mem_bytes: stage_shared_bytes(t, g.cells, std::mem::size_of::<R>()),
-        };
         for (a, b) in RK3_WEIGHTS {
             self.fill_ghosts()?;
-            let sp = stage_params::<R>(&self.setup, a, b, dt);
+            // dt comes from the device clock: the stage's own is unused here
+            let sp = stage_params::<R>(&self.setup, a, b, 0.0);
             let params = ParamsC {
                 wa: sp.a,
                 wb: sp.b,
-                dt: sp.dt,
                 inv_h: sp.inv_h,
                 grav: sp.gravity,
                 ..self.params
             };
             let (u, u0, out) = (self.dev.ptr(&self.u), self.dev.ptr(&self.u0), self.dev.ptr(&self.u2));
-            // SAFETY: u, u0 and out are distinct padded 5-component arrays of this grid; the
-            // block and shared memory sizes are those the kernel indexes by `tile`.
+            let clock = self.dev.ptr(&self.clock.buf);
+            // SAFETY: u, u0 and out are distinct padded 5-component arrays of this grid, clock
+            // the device clock's 5 doubles; the block and shared memory sizes are those the
+            // kernel indexes by `tile`.
             unsafe {
                 self.dev
                     .stream
-                    .launch_builder(&self.f_stage)
+                    .launch_builder(&self.stage.f)
                     .arg(&params)
                     .arg(&u)
                     .arg(&u0)
                     .arg(&out)
-                    .launch(cfg)?
+                    .arg(&clock)
+                    .launch(self.stage.cfg)?
             };
             std::mem::swap(&mut self.u, &mut self.u2);
         }
@@ -343,22 +471,33 @@ impl<R: Real> CudaEuler<R> {
 
 impl<R: Real> Simulation for CudaEuler<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
-        let out = self.dev.ptr(&self.partial);
-        self.launch(&self.f_dt, &self.params, out, self.reduce_config())?;
-        let partial = self.dev.download(&self.partial)?;
-        Ok(cfl * partial.into_iter().fold(f64::INFINITY, f64::min))
+        self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+        self.fold_stable_dt()?;
+        let m = f64::from_bits(self.dev.stream.clone_dtoh(&self.minimum)?[0]);
+        Ok(cfl * m)
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
-        if self.setup.scheme == Scheme::PlmRk3 {
-            return self.rk3_step(dt);
+        self.clock.set(&self.dev.stream, clock, dt)?;
+        self.queue_step(clock.step)
+    }
+
+    /// Up to `max_steps` steps, each found on the device (no round trip to the host a step);
+    /// not for a part of a decomposed grid, whose step is the minimum over all parts.
+    fn advance_batch(&mut self, clock: &Clock, cfl: f64, until: f64, max_steps: u64) -> Result<Option<Clock>> {
+        if self.setup.link.is_some() {
+            return Ok(None);
         }
-        for a in sweep_order(&self.setup, clock.step) {
-            self.fill_ghosts()?;
-            self.sweep(a, dt)?;
-            std::mem::swap(&mut self.u, &mut self.u2);
+        self.clock.set(&self.dev.stream, clock, 0.0)?;
+        self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+        self.fold_stable_dt()?;
+        self.queue_clock(cfl, until)?;
+        for i in 0..max_steps {
+            self.queue_step(clock.step + i)?;
+            self.fold_stable_dt()?;
+            self.queue_clock(cfl, until)?;
         }
-        Ok(())
+        Ok(Some(self.clock.reached(&self.dev.stream)?))
     }
 
     fn health(&mut self) -> Result<Option<Unhealthy>> {

@@ -17,6 +17,7 @@ pub mod section;
 
 use crate::backend::Target;
 use crate::error::Result;
+use crate::framework::config::Math;
 use crate::framework::{
     build_in_precision, BenchSpec, BuildIn, CaseDoc, CheckSpec, Clock, DtPolicy, FamilyInfo, Precision, Setup,
     Simulation, Sizes, Template,
@@ -51,6 +52,19 @@ const TEMPLATES: &[Template] = &[
 const fn check(name: &'static str, template: &'static str, sets: &'static [&'static str], steps: u64) -> CheckSpec {
     CheckSpec::new(name, template, sets, steps, [1e-10, 1e-5])
 }
+
+/// A CPU-vs-CUDA check of `template` with `run.math = "fast"` on the device (the CPU computes
+/// exactly): contracted multiply-adds in both precisions differ from the CPU by rounding
+/// (~1e-16 an operation), which the limiters' switches can raise to ~1e-10 over 100 steps;
+/// f32's approximate division and square root (2 ulp, ~2.4e-7 each) to ~1e-4 — the tolerances
+/// allow ten times that. The L1 errors against the exact solutions beside each row are the
+/// figure that matters: they must read the same on both backends.
+const fn fast_check(name: &'static str, template: &'static str, sets: &'static [&'static str], steps: u64) -> CheckSpec {
+    CheckSpec::new(name, template, sets, steps, [1e-9, 1e-3])
+}
+
+/// The device's fast arithmetic.
+const FAST: &str = "run.math=\"fast\"";
 
 /// Toro's 1D tests on 200 cells.
 const D200: &str = "grid.dims=[200,1,1]";
@@ -130,6 +144,23 @@ const CHECKS: &[CheckSpec] = &[
         &["grid.dims=[32,32,96]"],
         100,
     ),
+    // The z march with partial tiles along x and y and a partial last chunk of planes.
+    check("rt-3d 37x21x70", "euler-rt-3d", &["grid.dims=[37,21,70]"], 100),
+    check("rt-3d 37x21x70 hllc", "euler-rt-3d", &["grid.dims=[37,21,70]", HLLC], 100),
+    fast_check("toro-1 200 fast", "euler-toro-1", &[D200, FAST], 100),
+    fast_check("toro-2 200 fast", "euler-toro-2", &[D200, FAST], 90),
+    fast_check("toro-3 200 fast", "euler-toro-3", &[D200, FAST], 100),
+    fast_check("toro-4 200 fast", "euler-toro-4", &[D200, FAST], 100),
+    fast_check("toro-5 200 fast", "euler-toro-5", &[D200, FAST], 100),
+    fast_check("toro-1 200 hllc fast", "euler-toro-1", &[D200, HLLC, FAST], 100),
+    fast_check("toro-3 200 plm-rk3 hllc fast", "euler-toro-3", &[D200, PLM, HLLC, FAST], 100),
+    fast_check(
+        "riemann-2d 240x240 hllc fast",
+        "euler-riemann-2d",
+        &["grid.dims=[240,240,1]", HLLC, FAST],
+        100,
+    ),
+    fast_check("rt-3d 37x21x70 fast", "euler-rt-3d", &["grid.dims=[37,21,70]", FAST], 100),
 ];
 
 /// The PLM paper's scheme and limiter.
@@ -211,6 +242,8 @@ pub struct EulerSetup {
     pub gpus: usize,
     /// For a part of a decomposed grid: its planes and neighbours (`grid::parts`).
     pub link: Option<Link>,
+    /// `run.math`: the CUDA kernels' arithmetic (the CPU's is always exact).
+    pub math: Math,
     doc: EulerDoc,
 }
 
@@ -278,6 +311,7 @@ impl EulerSetup {
             initial: e.initial.clone(),
             gpus,
             link: None,
+            math: doc.run.math,
             doc: view,
         })
     }
@@ -359,6 +393,10 @@ impl Setup for EulerSetup {
     }
     /// Slabs of planes along the outermost axis (`grid::parts`).
     fn decomposes(&self) -> bool {
+        true
+    }
+    /// Contracted multiply-adds and, in f32, approximate division and square root on the device.
+    fn offers_fast_math(&self) -> bool {
         true
     }
     /// The step follows the fastest signal, which changes as the flow does.

@@ -19,7 +19,7 @@
 
 use super::forcing::Packed;
 use super::{slab, Ledger, SweSetup};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, DeviceClock};
 use crate::backend::nccl::{self, Comms};
 use crate::error::{Result, SolverError};
 use crate::framework::ranks::{Ranks, Slab};
@@ -50,13 +50,6 @@ fn define_set(name: &str) -> Option<u32> {
     step_defines().iter().find(|(k, _)| k == name).and_then(|(_, v)| v.parse().ok())
 }
 
-/// The device clock's slots (`CLOCK_*` in swe.cu).
-const CLOCK_TIME: usize = 0;
-const CLOCK_DT: usize = 1;
-const CLOCK_STEPS: usize = 2;
-const CLOCK_BAD: usize = 3;
-const CLOCK_BAD_DT: usize = 4;
-const CLOCK_LEN: usize = 5;
 
 /// Mirrors `struct SweParams` in swe.cu.
 #[repr(C)]
@@ -170,8 +163,8 @@ struct Part<R: Real> {
     bed: CudaSlice<R>,
     /// The slab's bed in the run's precision, interior cells (the `bed` output field).
     bed_interior: Vec<f64>,
-    /// The device clock (`CLOCK_*`), the folded rate, the clipped water volume.
-    clock: CudaSlice<f64>,
+    /// The device clock, the folded rate, the clipped water volume.
+    clock: DeviceClock,
     rate: CudaSlice<u64>,
     clipped: CudaSlice<f64>,
     /// What crossed the grid's faces (water in, out, pollutant in, out).
@@ -238,7 +231,7 @@ impl<R: Real> Part<R> {
             w2: dev.upload(&host)?,
             bed: dev.upload(&b)?,
             bed_interior,
-            clock: stream.alloc_zeros::<f64>(CLOCK_LEN)?,
+            clock: DeviceClock::new(stream)?,
             rate: stream.alloc_zeros::<u64>(1)?,
             clipped: stream.alloc_zeros::<f64>(1)?,
             params,
@@ -291,7 +284,7 @@ impl<R: Real> Part<R> {
         }
         let d = &self.dev;
         let (w, bed, out) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&self.w2));
-        let (clock, rate, clipped) = (d.ptr(&self.clock), d.ptr(&self.rate), d.ptr(&self.clipped));
+        let (clock, rate, clipped) = (d.ptr(&self.clock.buf), d.ptr(&self.rate), d.ptr(&self.clipped));
         let (ledger, bounds) = (d.ptr(&self.ledger), d.ptr(&self.bounds));
         let ty = Self::tile_rows();
         let cfg = LaunchConfig {
@@ -302,7 +295,7 @@ impl<R: Real> Part<R> {
         let (first, step) = (t.first as i32, t.step as i32);
         let (row0, row_end) = (t.rows.start as i32, t.rows.end as i32);
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
-        // bed, clock CLOCK_LEN doubles, rate one u64, clipped one double, ledger 4 doubles,
+        // bed, the clock 5 doubles, rate one u64, clipped one double, ledger 4 doubles,
         // bounds 2 u64; tiles of TX x TY cells (TY the kernel's: `tile_rows`); the rows and the
         // `slab::REACH` rows around them lie inside the halo (`tile_plan`).
         unsafe {
@@ -333,10 +326,10 @@ impl<R: Real> Part<R> {
             return Ok(());
         }
         let d = &self.dev;
-        let (w, clock, series) = (d.ptr(&self.w), d.ptr(&self.clock), d.ptr(&f.series));
+        let (w, clock, series) = (d.ptr(&self.w), d.ptr(&self.clock.buf), d.ptr(&f.series));
         let (cells, desc, conc, added) = (d.ptr(&f.cells), d.ptr(&f.desc), d.ptr(&f.conc), d.ptr(&f.added));
         let (lo, hi) = (rows.start as i32, rows.end as i32);
-        // SAFETY: w is this grid's padded state, clock CLOCK_LEN doubles, series the packed
+        // SAFETY: w is this grid's padded state, the clock 5 doubles, series the packed
         // series that desc (2 ints a source) points into, cells and conc one entry a source,
         // added two doubles; one thread.
         unsafe {
@@ -370,7 +363,7 @@ impl<R: Real> Part<R> {
             return Ok(());
         }
         let d = &self.dev;
-        let (w, bed, series, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&f.series), d.ptr(&self.clock));
+        let (w, bed, series, clock) = (d.ptr(&self.w), d.ptr(&self.bed), d.ptr(&f.series), d.ptr(&self.clock.buf));
         let (x_row0, x_count) = (x_rows.start as i32, x_rows.len() as i32);
         let per_side = if y_sides { f.open_cells.max(x_count) } else { x_count };
         let y_sides = i32::from(y_sides);
@@ -379,7 +372,7 @@ impl<R: Real> Part<R> {
             return Ok(());
         }
         // SAFETY: w and bed are this grid's padded state and bed, series the packed series the
-        // sides point into, clock CLOCK_LEN doubles; per_side threads a side; the x rows lie
+        // sides point into, the clock 5 doubles; per_side threads a side; the x rows lie
         // inside the halo.
         unsafe {
             d.stream
@@ -405,7 +398,7 @@ impl<R: Real> Part<R> {
 
     /// The clock kernel: advance by the step taken, the next step from the (reduced) rate.
     fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
-        let (clock, rate) = (self.dev.ptr(&self.clock), self.dev.ptr(&self.rate));
+        let (clock, rate) = (self.dev.ptr(&self.clock.buf), self.dev.ptr(&self.rate));
         let one = LaunchConfig {
             grid_dim: (1, 1, 1),
             block_dim: (1, 1, 1),
@@ -425,11 +418,8 @@ impl<R: Real> Part<R> {
         Ok(())
     }
 
-    fn set_clock(&mut self, time: f64, dt: f64, steps: u64) -> Result<()> {
-        let mut c = [0.0; CLOCK_LEN];
-        (c[CLOCK_TIME], c[CLOCK_DT], c[CLOCK_STEPS]) = (time, dt, steps as f64);
-        self.dev.stream.memcpy_htod(&c, &mut self.clock)?;
-        Ok(())
+    fn set_clock(&mut self, clock: &Clock, dt: f64) -> Result<()> {
+        self.clock.set(&self.dev.stream, clock, dt)
     }
 
     /// The x ghosts and the open x sides of the rows `rows` updates beyond the slab's own (its
@@ -715,7 +705,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         for p in &mut self.parts {
-            p.set_clock(clock.time, dt, clock.step)?;
+            p.set_clock(clock, dt)?;
         }
         // The clock kernel that follows the step finds dt = 0 for want of an end: no harm.
         self.queue_step(1.0, clock.time)
@@ -724,7 +714,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
     /// Up to `max_steps` steps, each found on the devices, none past `until`; one round trip.
     fn advance_batch(&mut self, clock: &Clock, cfl: f64, until: f64, max_steps: u64) -> Result<Option<Clock>> {
         for p in &mut self.parts {
-            p.set_clock(clock.time, 0.0, clock.step)?;
+            p.set_clock(clock, 0.0)?;
             p.fold_rate()?;
         }
         self.reduce_rates()?;
@@ -747,17 +737,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
             }
         }
         let p = &self.parts[0];
-        let c = p.dev.stream.clone_dtoh(&p.clock)?;
-        let reached = Clock {
-            step: c[CLOCK_STEPS] as u64,
-            time: c[CLOCK_TIME],
-        };
-        if c[CLOCK_BAD] != 0.0 {
-            return Err(SolverError::Other(format!(
-                "the step size became {:e} at step {} (t = {:.6e}): the state is no longer sound",
-                c[CLOCK_BAD_DT], reached.step, reached.time
-            )));
-        }
+        let reached = p.clock.reached(&p.dev.stream)?;
         Ok(Some(reached))
     }
 
