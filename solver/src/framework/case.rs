@@ -71,7 +71,7 @@ impl Case {
             return Err(doc.error(
                 "run.math",
                 format!(
-                    "\"fast\" is offered by the euler family only; \"{}\" has one arithmetic: remove the key or set it to \"exact\"",
+                    "\"fast\" is not offered by the \"{}\" family (its kernels have one arithmetic): remove the key or set it to \"exact\"",
                     doc.case.kind
                 ),
             ));
