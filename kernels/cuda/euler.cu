@@ -25,6 +25,20 @@
 #define RIEMANN_HLLC 1
 #define RIEMANN_HLL 2
 
+// The limiter and the Riemann solver: compiled in where the host defines them (one module per
+// scheme: the other branches go, and the compiler schedules across what is left), else by the
+// parameters' codes.
+#ifdef EULER_LIMITER
+#define LIMITER_OF(s) EULER_LIMITER
+#else
+#define LIMITER_OF(s) ((s).limiter)
+#endif
+#ifdef EULER_RIEMANN
+#define RIEMANN_OF(s) EULER_RIEMANN
+#else
+#define RIEMANN_OF(s) ((s).riemann)
+#endif
+
 // What every kernel of this module takes (mirrors ParamsC in solver/src/cases/euler/cuda.rs).
 struct Params {
     Layout g;
@@ -150,10 +164,10 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
 // block (the cells at both ends of a tile are evolved twice, once by each tile). Along x the
 // P cells are consecutive threads (W lines in y or z); along y and z the W lines are
 // consecutive x (coalesced), P cells along the axis. Dynamic shared memory: 15 blockDim.x REAL.
-extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out,
+extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out,
                                        const double* __restrict__ clock) {
     const Layout& g = s.g;
-    const int axis = s.axis, P = s.P, W = s.W, limiter = s.limiter;
+    const int axis = s.axis, P = s.P, W = s.W, limiter = LIMITER_OF(s);
     const double dt = clock[CLOCK_DT];
     const REAL lambda = (REAL)(dt / pick(axis, s.hx, s.hy, s.hz)), gamma = s.gamma;
     extern __shared__ unsigned char smem_raw[];
@@ -185,11 +199,11 @@ extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REA
         }
         return;
     }
-    REAL q[3][5];
     REAL l[5] = {0, 0, 0, 0, 0}, r[5] = {0, 0, 0, 0, 0};
     long long base = 0;
     if (live) {
         base = (long long)grid_at(g, i, j, k);
+        REAL q[3][5];  // C - 1 .. C + 1; C itself is read again for its update (fewer registers)
 #pragma unroll
         for (int m = 0; m < 3; ++m)
 #pragma unroll
@@ -207,14 +221,14 @@ extern "C" __global__ void euler_sweep(Params s, const REAL* __restrict__ u, REA
         REAL rl[5];
 #pragma unroll
         for (int c = 0; c < 5; ++c) rl[c] = Rs[c * nt + t - d];
-        riemann_flux(s.riemann, rl, l, gamma, f);
+        riemann_flux(RIEMANN_OF(s), rl, l, gamma, f);
     }
 #pragma unroll
     for (int c = 0; c < 5; ++c) F[c * nt + t] = f[c];
     __syncthreads();
     if (updated) {
 #pragma unroll
-        for (int c = 0; c < 5; ++c) out[(u64)base + off[c]] = q[1][c] - lambda * (F[c * nt + t + d] - f[c]);
+        for (int c = 0; c < 5; ++c) out[(u64)base + off[c]] = u[(u64)base + off[c]] - lambda * (F[c * nt + t + d] - f[c]);
     }
 }
 
@@ -265,11 +279,11 @@ __device__ __forceinline__ void to_primitive(const REAL* q, REAL gamma, REAL* w,
 // to f[c * stride].
 __device__ __forceinline__ void plm_flux(const Params& s, int axis, const REAL (*w)[5], REAL* f, int stride) {
     REAL pl[5], pr[5], cl[5], cr[5], fl[5];
-    plm_face_value(w[0], w[1], w[2], s.limiter, true, pl);
-    plm_face_value(w[1], w[2], w[3], s.limiter, false, pr);
+    plm_face_value(w[0], w[1], w[2], LIMITER_OF(s), true, pl);
+    plm_face_value(w[1], w[2], w[3], LIMITER_OF(s), false, pr);
     conservative_in_frame(pl, axis, s.gamma, cl);
     conservative_in_frame(pr, axis, s.gamma, cr);
-    riemann_flux(s.riemann, cl, cr, s.gamma, fl);
+    riemann_flux(RIEMANN_OF(s), cl, cr, s.gamma, fl);
     u64 off[5];
     frame_offsets(axis, (u64)stride, off);
 #pragma unroll
@@ -403,7 +417,7 @@ __device__ __forceinline__ void load_primitive(const Layout& g, const REAL* __re
 // max((tx + 1) ty, tx (ty + 1)), the first tx ty a column each; the others only solve x or y
 // faces. Dynamic shared memory (REAL): 5 (tx + 4)(ty + 4) + 20 tx ty + 5 (tx + 1) ty
 // + 5 tx (ty + 1) + 10 tx ty (cuda.rs, march_shared_bytes).
-extern "C" __global__ void __launch_bounds__(288, sizeof(REAL) == 4 ? 2 : 1) euler_rk_march(Params s, const REAL* __restrict__ u,
+extern "C" __global__ void __launch_bounds__(288, sizeof(REAL) == 4 ? 3 : 2) euler_rk_march(Params s, const REAL* __restrict__ u,
                                                                   const REAL* __restrict__ u0, REAL* __restrict__ out,
                                                                   const double* __restrict__ clock) {
     const Layout& g = s.g;

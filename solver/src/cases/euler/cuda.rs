@@ -249,10 +249,19 @@ impl<R: Real> CudaEuler<R> {
         setup.grid = setup.grid.aligned_for(std::mem::size_of::<R>());
         let host = setup.grid.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let blocks = Self::reduce_blocks(&setup, &dev);
-        let defines: &[(&str, &str)] = match setup.math {
-            Math::Exact => &[],
-            Math::Fast => &[kernels::FAST_MATH],
-        };
+        let (limiter, riemann) = (
+            limiter_code(setup.limiter).to_string(),
+            riemann_code(setup.riemann).to_string(),
+        );
+        let mut defines = vec![];
+        // The scheme compiled in (`CFD_EULER_GENERIC=1`: by the parameters, for comparison).
+        if std::env::var("CFD_EULER_GENERIC").map_or(true, |v| v != "1") {
+            defines.extend([("EULER_LIMITER", limiter.as_str()), ("EULER_RIEMANN", riemann.as_str())]);
+        }
+        if setup.math == Math::Fast {
+            defines.push(kernels::FAST_MATH);
+        }
+        let defines = defines.as_slice();
         let stage = StageKernel::new::<R>(&dev, setup.grid.cells, defines)?;
         let rk = setup.scheme == Scheme::PlmRk3;
         Ok(CudaEuler {
