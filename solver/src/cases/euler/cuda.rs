@@ -364,7 +364,7 @@ impl<R: Real> CudaEuler<R> {
             return self.rk3_step();
         }
         for a in sweep_order(&self.setup, step) {
-            self.fill_ghosts()?;
+            self.fill_ghosts(std::array::from_fn(|b| b == a))?;
             self.sweep(a)?;
             std::mem::swap(&mut self.u, &mut self.u2);
         }
@@ -410,8 +410,10 @@ impl<R: Real> CudaEuler<R> {
 
     /// The ghosts of `u`: the halo fill, the neighbours' planes (a part of a decomposed grid),
     /// then the hydrostatic walls' energy.
-    fn fill_ghosts(&self) -> Result<()> {
-        self.halo.fill(self.dev.ptr(&self.u))?;
+    /// `axes`: the ghost layers to fill; a sweep reads only those along its axis, in interior
+    /// rows, which the fill of that axis alone sets to the same values.
+    fn fill_ghosts(&self, axes: [bool; 3]) -> Result<()> {
+        self.halo.fill_axes(self.dev.ptr(&self.u), axes)?;
         self.halo.exchange(self.dev.ptr(&self.u))?;
         let g = &self.setup.grid;
         for &(axis, side, c) in &self.setup.hydrostatic_walls {
@@ -442,7 +444,7 @@ impl<R: Real> CudaEuler<R> {
     fn rk3_step(&mut self) -> Result<()> {
         self.dev.stream.memcpy_dtod(&self.u, &mut self.u0)?;
         for (a, b) in RK3_WEIGHTS {
-            self.fill_ghosts()?;
+            self.fill_ghosts([true; 3])?;
             // dt comes from the device clock: the stage's own is unused here
             let sp = stage_params::<R>(&self.setup, a, b, 0.0);
             let params = ParamsC {
