@@ -75,10 +75,12 @@ if ! grep -q "CUDA 13: the edge data argument" "$SRC/kokkos/core/src/Cuda/Kokkos
     || log "WARNING: the CUDA 13 patch did not apply"
 fi
 
-build() {  # $1 = double|single; sets BIN
-  local prec=$1 sp=OFF
+bindir() { echo "$BUILD_ROOT/athenak-$BACKEND-$1"; }
+
+configure() {  # $1 = double|single
+  local prec=$1 sp=OFF dir
+  dir=$(bindir "$1")
   [ "$prec" = single ] && sp=ON
-  local dir=$BUILD_ROOT/athenak-$BACKEND-$prec
   local args=(-DCMAKE_BUILD_TYPE=Release -DPROBLEM=fluids/rt -DAthena_SINGLE_PRECISION=$sp)
   case $BACKEND in
     cuda)
@@ -90,29 +92,40 @@ build() {  # $1 = double|single; sets BIN
     serial) ;;
     *) log "unknown BACKEND $BACKEND"; return 1 ;;
   esac
-  BIN=$dir/src/athena
+  [ -f "$dir/CMakeCache.txt" ] && return 0
   local t=$SECONDS
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -S "$SRC" -B "$dir" "${GEN[@]}" "${args[@]}" >"$OUTDIR/athenak-cmake-$prec.log" 2>&1 \
-      || { log "cmake ($prec) FAILED, the end of its log:"; tail -30 "$OUTDIR/athenak-cmake-$prec.log" | tee -a "$OUTDIR/athenak-build.txt"; return 1; }
-  fi
-  local t1=$SECONDS
-  # bounded: make stops DEADLINE_S after the start (the build folder stays, and a later call
-  # on the same warm machine goes on from where it stopped)
-  local left=$((DEADLINE_S - (SECONDS - T0)))
+  cmake -S "$SRC" -B "$dir" "${GEN[@]}" "${args[@]}" >"$OUTDIR/athenak-cmake-$prec.log" 2>&1 \
+    || { log "cmake ($prec) FAILED, the end of its log:"; tail -30 "$OUTDIR/athenak-cmake-$prec.log" | tee -a "$OUTDIR/athenak-build.txt"; return 1; }
+  log "cmake ($prec): $((SECONDS - t)) s"
+}
+
+# All precisions build at once, each with make -j$JOBS: the ~170 files of one build take about
+# 2200 CPU-seconds with nvcc (measured here, one core), and a few take over a minute alone, so
+# two builds side by side keep 16 cores busier than one after the other. Bounded by DEADLINE_S:
+# the build folders stay, and a later call on the same warm machine goes on from there.
+build_all() {  # $@ = precisions configured; prints the ones built
+  local t1=$SECONDS left prec
+  left=$((DEADLINE_S - (SECONDS - T0)))
   [ $left -lt 30 ] && left=30
-  timeout $left cmake --build "$dir" -j "$JOBS" --target athena >"$OUTDIR/athenak-make-$prec.log" 2>&1
-  local rc=$?
-  if [ $rc -eq 124 ]; then
-    log "make ($prec) NOT FINISHED: stopped at DEADLINE_S after $((SECONDS - t1)) s; $(grep -c 'Building CXX' "$OUTDIR/athenak-make-$prec.log") objects compiled in this call"
-    return 1
-  fi
-  if [ $rc -ne 0 ] || [ ! -x "$BIN" ]; then
-    log "make ($prec) FAILED (rc $rc) after $((SECONDS - t1)) s; the first errors:"
-    grep -m 20 -E "error|Error" "$OUTDIR/athenak-make-$prec.log" | tee -a "$OUTDIR/athenak-build.txt"
-    return 1
-  fi
-  log "build ($prec, $BACKEND): cmake $((t1 - t)) s, make $((SECONDS - t1)) s (make -j$JOBS; 0 s when already built)"
+  for prec in "$@"; do
+    ( timeout $left cmake --build "$(bindir "$prec")" -j "$JOBS" --target athena \
+        >"$OUTDIR/athenak-make-$prec.log" 2>&1; echo $? >"$OUTDIR/.rc-$prec" ) &
+  done
+  wait
+  for prec in "$@"; do
+    local rc bin
+    rc=$(cat "$OUTDIR/.rc-$prec" 2>/dev/null || echo 1); rm -f "$OUTDIR/.rc-$prec"
+    bin=$(bindir "$prec")/src/athena
+    if [ "$rc" = 124 ]; then
+      log "make ($prec) NOT FINISHED: stopped at DEADLINE_S after $((SECONDS - t1)) s; $(grep -c 'Building CXX' "$OUTDIR/athenak-make-$prec.log") objects compiled in this call" >&2
+    elif [ "$rc" != 0 ] || [ ! -x "$bin" ]; then
+      log "make ($prec) FAILED (rc $rc); the first errors:" >&2
+      grep -m 20 -E "error|Error" "$OUTDIR/athenak-make-$prec.log" | tee -a "$OUTDIR/athenak-build.txt" >&2
+    else
+      echo "$prec"
+    fi
+  done
+  log "build ($*, $BACKEND, side by side, make -j$JOBS each): $((SECONDS - t1)) s (0 s when already built)" >&2
 }
 
 run_one() {  # $1 prec, $2 N, $3 rsolver -> one table row
@@ -145,11 +158,19 @@ EOF
 
 HEADER=$(printf '%-8s %-7s %-7s %-5s %6s %14s %14s %11s  %s' code prec size rs cycles 'zc/s(athenak)' "zc/s(c>=$STEADY_FROM)" 's/cycle' status)
 ROWS=()
-for prec in $PRECS; do
-  if late; then log "skipped $prec: past DEADLINE_S=$DEADLINE_S s"; continue; fi
-  if [ "$STEP" != run ]; then build "$prec" || continue; else BIN=$BUILD_ROOT/athenak-$BACKEND-$prec/src/athena; fi
-  [ "$STEP" = build ] && continue
-  [ -x "$BIN" ] || { log "no binary $BIN"; continue; }
+CONF=()
+for prec in $PRECS; do configure "$prec" && CONF+=("$prec"); done
+BUILT=()
+if [ ${#CONF[@]} -gt 0 ]; then
+  if [ "$STEP" = run ]; then
+    for prec in "${CONF[@]}"; do [ -x "$(bindir "$prec")/src/athena" ] && BUILT+=("$prec"); done
+  else
+    mapfile -t BUILT < <(build_all "${CONF[@]}")
+  fi
+fi
+[ "$STEP" = build ] && BUILT=()
+for prec in "${BUILT[@]}"; do
+  BIN=$(bindir "$prec")/src/athena
   for n in $SIZES; do
     for rs in $RSOLVERS; do
       if late; then log "skipped $prec $n^3 $rs: past DEADLINE_S=$DEADLINE_S s"; continue; fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 28's peers in one device call: TRITON's dam break (a one-file nvcc build, about a
-# minute with its runs), then AthenaK's 3D Rayleigh-Taylor (a Kokkos/CUDA build of ~200 files
-# on all cores, then the runs), inside one command's 600 s.
+# Issue 28's peers in one device call: TRITON's dam break (a one-file nvcc build, under a
+# minute with its runs), then AthenaK's 3D Rayleigh-Taylor (two Kokkos/CUDA builds of ~170
+# files side by side on all cores, ~2200 CPU-s each, then 8 runs), inside one command's 600 s:
+# about 6 to 7 minutes expected. Run it with timeout_s 600.
 #
 #   bash benchmarks/peers/peers_issue28.sh "$OUT"        # carry: .peers/athenak .peers/triton
 #
