@@ -12,7 +12,7 @@ use super::clock::{Clock, DtPolicy};
 use super::config::{CaseDoc, Precision};
 use crate::backend::Target;
 use crate::error::Result;
-use crate::output::{Field, Geometry};
+use crate::output::{Centring, Field, Geometry};
 
 /// A case file that ships with the solver (`solver cases`, `solver cases NAME`).
 pub struct Template {
@@ -106,6 +106,11 @@ pub trait Setup: Send + Sync {
     fn dt_policy(&self) -> DtPolicy;
     /// Where the fields live, for output and for the weights of error norms.
     fn geometry(&self) -> Geometry;
+    /// Where on the geometry the fields' values sit (heat's at the grid's points): with
+    /// `geometry`, the values a step updates, known without gathering the fields.
+    fn centring(&self) -> Centring {
+        Centring::Cell
+    }
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>>;
     /// The exact solution at the clock's time of one of the fields (same name), where one
     /// exists; its relative errors go to summary.json as `errors`.

@@ -654,7 +654,8 @@ fn summarize(
         }
     };
     let first = &fields[0];
-    let updated = case.geometry.size(first.centring);
+    let updated = case.geometry.size(case.setup.centring());
+    debug_assert_eq!(first.centring, case.setup.centring(), "Setup::centring");
     let compute = (wall - output_seconds).max(1e-12);
     let mut summary = json!({
         "case": name,

@@ -286,6 +286,9 @@ impl BuildIn for HeatSetup {
 }
 
 impl Setup for HeatSetup {
+    fn centring(&self) -> Centring {
+        Centring::Point
+    }
     fn physics(&self) -> toml::Table {
         self.doc
             .as_ref()
