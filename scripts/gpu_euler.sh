@@ -89,9 +89,27 @@ if [ "${EULER_PROFILE:-0}" = 1 ] && command -v nsys >/dev/null; then
   nsys stats --report cuda_gpu_kern_sum,cuda_api_sum --format csv "$W/prof.nsys-rep" 2>/dev/null | head -40 | tee "$R/euler-profile.txt"
 fi
 
+echo "== run.math = \"fast\": the Rayleigh-Taylor growth rate as with exact math (2D 128 x 384 HLLC; 3D 64 x 64 x 192, the z march)"
+for math in exact fast; do
+  o="$W/rt-fast-$math"
+  $S run "$W/rt.toml" --backend cuda -q --set "run.math=\"$math\"" --set "grid.dims=[128,384,1]" --set euler.riemann=\"hllc\" \
+    --set euler.initial.amplitude=0.01 --set time.end_time=4.0 --set output.interval=0.1 -o "$o" || fail "rt fast $math"
+  printf "rt-2d 128  hllc  A=0.01   %-5s " "$math" | tee -a "$R/euler-runs.txt"
+  python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+  o="$W/rt3-fast-$math"
+  $S run "$W/rt3.toml" --backend cuda -q --set run.precision=f32 --set "run.math=\"$math\"" --set time.end_time=4.0 \
+    --set output.interval=0.2 -o "$o" || fail "rt3 fast $math"
+  printf "rt-3d 64   hll   f32      %-5s " "$math" | tee -a "$R/euler-runs.txt"
+  python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+done
+
 if [ "${EULER_BENCH:-1}" = 1 ]; then
-  echo "== benchmarks: euler"
+  echo "== benchmarks: euler (exact math, then the issue-28 rows with run.math = \"fast\")"
   $S bench euler --steps ${BENCH_STEPS:-10} --reps ${BENCH_REPS:-2} --json "$R/bench-euler.json" 2>&1 | tee "$R/bench-euler.txt" || fail "bench euler"
+  for only in "cube hllc:512" "rt-3d plm-rk3 hll:512" "riemann-2d hllc:1000"; do
+    $S bench euler --only "${only%%:*}" --sizes "${only##*:}" --precision f32 --steps ${BENCH_STEPS:-10} --reps ${BENCH_REPS:-2} \
+      --set 'run.math="fast"' 2>&1 | grep "^euler" | tee -a "$R/bench-euler.txt" || fail "bench euler fast"
+  done
 fi
 
 echo
