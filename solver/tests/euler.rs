@@ -242,3 +242,30 @@ fn bad_input_is_refused_naming_the_key_and_nothing_is_written() {
         common::assert_refused(dir.path(), template, set, needle);
     }
 }
+
+/// `run.math = "fast"` changes only the CUDA kernels: on the CPU an Euler run with it writes the
+/// same fields as with exact math, and says which it asked for; a family without a fast path
+/// refuses the key (exit 2, naming it and the family), writing nothing.
+#[test]
+fn fast_math_is_euler_only_and_leaves_the_cpu_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let d200 = "grid.dims=[200,1,1]";
+    let exact = common::run_template(dir.path(), "euler-toro-1", &common::sets(&[d200]));
+    let fast = common::run_template(dir.path(), "euler-toro-1", &common::sets(&[d200, "run.math=\"fast\""]));
+    assert_eq!(common::summary(&exact)["math"], "exact");
+    assert_eq!(common::summary(&fast)["math"], "fast");
+    let (a, b) = (common::vti_files(&exact), common::vti_files(&fast));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert!(
+            std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
+            "{x:?} differs on the CPU"
+        );
+    }
+    common::assert_refused(
+        dir.path(),
+        "heat-decay",
+        "run.math=\"fast\"",
+        "run.math: \"fast\" is not offered by the \"heat\" family",
+    );
+}
