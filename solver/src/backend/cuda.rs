@@ -255,6 +255,37 @@ impl DeviceClock {
         Ok(())
     }
 
+    /// Queue the family's one-thread clock kernel `f(clock, fold, cfl, until)`: advance by the
+    /// step taken, then the next step from `fold` (the device address of the family's folded
+    /// stable-step measure, one u64, which the kernel resets), cut onto `until`.
+    pub fn queue_tick(
+        &self,
+        stream: &Arc<CudaStream>,
+        f: &CudaFunction,
+        fold: u64,
+        cfl: f64,
+        until: f64,
+    ) -> Result<()> {
+        let (clock, _sync) = self.buf.device_ptr(stream);
+        let one = LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (1, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: clock is the clock's LEN doubles and `fold` one u64, as every family's clock
+        // kernel takes them (kernels/cuda/clock.cuh); one thread.
+        unsafe {
+            stream
+                .launch_builder(f)
+                .arg(&clock)
+                .arg(&fold)
+                .arg(&cfl)
+                .arg(&until)
+                .launch(one)?
+        };
+        Ok(())
+    }
+
     /// The clock the queued steps reached (waits for them), or the error of a step size that
     /// came out non-positive or not finite.
     pub fn reached(&self, stream: &Arc<CudaStream>) -> Result<crate::framework::Clock> {

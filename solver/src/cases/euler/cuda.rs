@@ -339,23 +339,8 @@ impl<R: Real> CudaEuler<R> {
 
     /// The clock kernel: advance by the step taken, the next step from the folded minimum.
     fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
-        let (clock, minimum) = (self.dev.ptr(&self.clock.buf), self.dev.ptr(&self.minimum));
-        // SAFETY: clock is the device clock's 5 doubles, minimum one u64; one thread.
-        unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f_clock)
-                .arg(&clock)
-                .arg(&minimum)
-                .arg(&cfl)
-                .arg(&until)
-                .launch(LaunchConfig {
-                    grid_dim: (1, 1, 1),
-                    block_dim: (1, 1, 1),
-                    shared_mem_bytes: 0,
-                })?
-        };
-        Ok(())
+        let minimum = self.dev.ptr(&self.minimum);
+        self.clock.queue_tick(&self.dev.stream, &self.f_clock, minimum, cfl, until)
     }
 
     /// One step of the device clock's dt (none once it is 0: the state stays).

@@ -398,24 +398,8 @@ impl<R: Real> Part<R> {
 
     /// The clock kernel: advance by the step taken, the next step from the (reduced) rate.
     fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
-        let (clock, rate) = (self.dev.ptr(&self.clock.buf), self.dev.ptr(&self.rate));
-        let one = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (1, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // SAFETY: clock is CLOCK_LEN doubles, rate one u64; one thread.
-        unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f_clock)
-                .arg(&clock)
-                .arg(&rate)
-                .arg(&cfl)
-                .arg(&until)
-                .launch(one)?
-        };
-        Ok(())
+        let rate = self.dev.ptr(&self.rate);
+        self.clock.queue_tick(&self.dev.stream, &self.f_clock, rate, cfl, until)
     }
 
     fn set_clock(&mut self, clock: &Clock, dt: f64) -> Result<()> {
