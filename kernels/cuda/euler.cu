@@ -46,7 +46,7 @@ struct Params {
     int axis;             // the sweep's axis
     int limiter;          // LIMITER_*
     int riemann;          // RIEMANN_*
-    int P, W;             // the sweep's tile: P faces along the axis times W lines
+    int P, W;             // the sweep's tile: P cells along the axis times W lines
     int active;           // bit a set: axis a has more than one cell (the stable step's axes)
     double hx, hy, hz;    // cell sizes
     int unsplit;          // the stable step of all axes at once (PLM + RK3)
@@ -158,12 +158,12 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
 // One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
 // their neighbours write), lambda = dt / h. A block is a tile of W lines x P cells; thread
 // (w, p) owns cell C = s0 + p - 1 of its line: it evolves C's boundary-extrapolated values
-// once (from cells C-1 .. C+1) into shared memory, then solves the face between C - 1 and C
+// once (from cells C-1 .. C+1), the right one into shared memory, then solves the face between C - 1 and C
 // (p >= 1: the right value of C - 1, the left value of C), and after the block's faces are
 // in shared memory updates C (1 <= p <= P - 2) from its two faces: P - 2 cells per line and
 // block (the cells at both ends of a tile are evolved twice, once by each tile). Along x the
 // P cells are consecutive threads (W lines in y or z); along y and z the W lines are
-// consecutive x (coalesced), P cells along the axis. Dynamic shared memory: 15 blockDim.x REAL.
+// consecutive x (coalesced), P cells along the axis. Dynamic shared memory: 10 blockDim.x REAL.
 extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out,
                                        const double* __restrict__ clock) {
     const Layout& g = s.g;
@@ -172,8 +172,7 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) eul
     const REAL lambda = (REAL)(dt / pick(axis, s.hx, s.hy, s.hz)), gamma = s.gamma;
     extern __shared__ unsigned char smem_raw[];
     const int t = threadIdx.x, nt = blockDim.x;
-    REAL* Ls = (REAL*)smem_raw;  // [5][nt] left values of the threads' cells
-    REAL* Rs = Ls + 5 * nt;      // [5][nt] right values
+    REAL* Rs = (REAL*)smem_raw;  // [5][nt] the right values of the threads' cells
     REAL* F = Rs + 5 * nt;       // [5][nt] the flux of the face on each thread's left
     const int p = axis == 0 ? t % P : t / W;
     const int w = axis == 0 ? t / P : t % W;
@@ -211,10 +210,7 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) eul
         evolved(q[0], q[1], q[2], lambda, gamma, limiter, l, r);
     }
 #pragma unroll
-    for (int c = 0; c < 5; ++c) {
-        Ls[c * nt + t] = l[c];
-        Rs[c * nt + t] = r[c];
-    }
+    for (int c = 0; c < 5; ++c) Rs[c * nt + t] = r[c];
     __syncthreads();
     REAL f[5] = {0, 0, 0, 0, 0};
     if (live && p >= 1) {

@@ -230,6 +230,22 @@ impl Device {
 /// the host per batch.
 pub struct DeviceClock {
     pub buf: CudaSlice<f64>,
+    /// The mean step of the last batch that took one (`batch_steps`).
+    pace: Option<f64>,
+}
+
+/// How many of `max_steps` steps to queue from `time` towards `until`: steps past `until` are
+/// queued all the same and do nothing but copy the state, so a batch is cut to what the last
+/// batch's mean step `pace` suggests, with a quarter and two steps to spare (a batch that ends
+/// short costs one more round trip and changes no result).
+pub fn batch_steps(pace: Option<f64>, time: f64, until: f64, max_steps: u64) -> u64 {
+    match pace {
+        Some(dt) if dt > 0.0 && until.is_finite() && until > time => {
+            let n = ((until - time) / dt * 1.25).ceil().min(max_steps as f64) as u64;
+            n.saturating_add(2).min(max_steps)
+        }
+        _ => max_steps,
+    }
 }
 
 impl DeviceClock {
@@ -243,6 +259,7 @@ impl DeviceClock {
     pub fn new(stream: &Arc<CudaStream>) -> Result<Self> {
         Ok(DeviceClock {
             buf: stream.alloc_zeros::<f64>(Self::LEN)?,
+            pace: None,
         })
     }
 
@@ -286,14 +303,26 @@ impl DeviceClock {
         Ok(())
     }
 
-    /// The clock the queued steps reached (waits for them), or the error of a step size that
-    /// came out non-positive or not finite.
-    pub fn reached(&self, stream: &Arc<CudaStream>) -> Result<crate::framework::Clock> {
+    /// How many of `max_steps` steps to queue from `clock` towards `until` ([`batch_steps`]).
+    pub fn batch_steps(&self, clock: &crate::framework::Clock, until: f64, max_steps: u64) -> u64 {
+        batch_steps(self.pace, clock.time, until, max_steps)
+    }
+
+    /// The clock the steps queued from `from` reached (waits for them), or the error of a step
+    /// size that came out non-positive or not finite.
+    pub fn reached(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        from: &crate::framework::Clock,
+    ) -> Result<crate::framework::Clock> {
         let c = stream.clone_dtoh(&self.buf)?;
         let reached = crate::framework::Clock {
             step: c[Self::STEPS] as u64,
             time: c[Self::TIME],
         };
+        if reached.step > from.step {
+            self.pace = Some((reached.time - from.time) / (reached.step - from.step) as f64);
+        }
         if c[Self::BAD] != 0.0 {
             return Err(SolverError::Other(format!(
                 "the step size became {:e} at step {} (t = {:.6e}): the state is no longer sound",
@@ -303,5 +332,25 @@ impl DeviceClock {
             )));
         }
         Ok(reached)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_steps;
+
+    /// A batch stops near its target: the last batch's pace with a quarter and two steps to
+    /// spare, never more than asked; without a pace or a finite target, all it was asked.
+    #[test]
+    fn a_batch_is_cut_to_the_steps_its_target_needs() {
+        assert_eq!(batch_steps(None, 0.0, 1.0, 256), 256);
+        assert_eq!(batch_steps(Some(0.0625), 0.0, f64::INFINITY, 256), 256);
+        assert_eq!(batch_steps(Some(0.0625), 0.0, 1.0, 256), 22); // 16 steps: 20 + 2
+        assert_eq!(batch_steps(Some(0.0625), 0.0, 1.0, 10), 10);
+        assert_eq!(batch_steps(Some(0.0625), 0.0, 100.0, 256), 256);
+        assert_eq!(batch_steps(Some(0.0625), 1.0, 1.0, 256), 256);
+        assert_eq!(batch_steps(Some(1.0), 0.0, 1e-9, 256), 3);
+        assert_eq!(batch_steps(Some(0.0), 0.0, 1.0, 256), 256);
+        assert_eq!(batch_steps(Some(0.0625), 0.0, 1.0, 1), 1);
     }
 }

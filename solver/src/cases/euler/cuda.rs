@@ -34,7 +34,7 @@ struct ParamsC<R> {
     axis: i32,
     limiter: i32,
     riemann: i32,
-    /// The sweep's tile: P faces along the axis times W lines.
+    /// The sweep's tile: P cells along the axis times W lines.
     p: i32,
     w: i32,
     /// Bit a set: axis a has more than one cell.
@@ -71,7 +71,7 @@ pub struct CudaEuler<R: Real> {
     /// Where the run is and the step the kernels take (set by the host, or advanced on the
     /// device through a batch of steps).
     clock: DeviceClock,
-    /// The kernels' parameters, but the sweep's own (lambda, axis, tile).
+    /// The kernels' parameters, but the sweep's own (axis, tile) and the stage's (weights).
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
     f_sweep: CudaFunction,
@@ -368,8 +368,8 @@ impl<R: Real> CudaEuler<R> {
                 g.n[other] as u32,
             ),
             block_dim: (p * w, 1, 1),
-            // each thread's cell's left and right values, and the flux on its left
-            shared_mem_bytes: 15 * p * w * std::mem::size_of::<R>() as u32,
+            // each thread's cell's right value and the flux on its left
+            shared_mem_bytes: 10 * p * w * std::mem::size_of::<R>() as u32,
         };
         let params = ParamsC {
             axis: axis as i32,
@@ -488,12 +488,12 @@ impl<R: Real> Simulation for CudaEuler<R> {
         self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
         self.fold_stable_dt()?;
         self.queue_clock(cfl, until)?;
-        for i in 0..max_steps {
+        for i in 0..self.clock.batch_steps(clock, until, max_steps) {
             self.queue_step(clock.step + i)?;
             self.fold_stable_dt()?;
             self.queue_clock(cfl, until)?;
         }
-        Ok(Some(self.clock.reached(&self.dev.stream)?))
+        Ok(Some(self.clock.reached(&self.dev.stream, clock)?))
     }
 
     fn health(&mut self) -> Result<Option<Unhealthy>> {

@@ -706,7 +706,8 @@ impl<R: Real> Simulation for CudaSwe<R> {
             p.queue_clock(cfl, until)?;
         }
         let mut previous: Vec<CudaEvent> = Vec::new();
-        for i in 0..max_steps {
+        // Every part and rank holds the same clock, so all queue the same steps.
+        for i in 0..self.parts[0].clock.batch_steps(clock, until, max_steps) {
             self.queue_step(cfl, until)?;
             // One thread driving several devices keeps their launch queues short: a full queue on
             // one device blocks the host before it has queued the other's half of an NCCL
@@ -720,8 +721,8 @@ impl<R: Real> Simulation for CudaSwe<R> {
                 }
             }
         }
-        let p = &self.parts[0];
-        let reached = p.clock.reached(&p.dev.stream)?;
+        let p = &mut self.parts[0];
+        let reached = p.clock.reached(&p.dev.stream, clock)?;
         Ok(Some(reached))
     }
 
