@@ -61,14 +61,17 @@ pub struct NsSection {
     /// that away: on the Taylor-Green vortex no loss per step and a second-order error at a
     /// fixed Courant number (24^2: 2.0e-3 at every dt against 1.1e-2 ... 4.5e-2); but F^n - u^n_f
     /// then sums the Rhie-Chow differences of every step's pressure, and on DFG 2D-2 the drag
-    /// drifts up (Cd 3.18 -> 3.97 from t = 1 to 4 on the 26k slab): a diagnostic, refused in
-    /// steady runs (VALIDATION.md, issue 27).
+    /// drifts up (Cd 3.18 -> 3.97 from t = 1 to 4 on the 26k slab) unless `flux_memory_time`
+    /// relaxes it. Refused in steady runs (no fixed point). VALIDATION.md, issue 27.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flux_memory: Option<FluxMemory>,
     /// With flux_memory = "full": the memory's relaxation time tau, its weight tau / (tau + dt)
     /// instead of 1 [none: 1], so that F^n - A n . (u^n)_f settles at tau + dt times the
-    /// Rhie-Chow difference instead of summing it (on the 26k DFG 2D-2 slab at dt 0.004, tau
-    /// 0.02 and 0.1 keep the drag where "none" has it: VALIDATION.md, issue 27).
+    /// Rhie-Chow difference instead of summing it. A time scale of the flow: D / U behind a
+    /// bluff body (the dfg-2d-2 template's 0.1 puts all four DFG 2D-2 quantities inside their
+    /// intervals on the 72.5k slab; 0.2 D/U damps the lift, 10 D/U drifts), L / U for a
+    /// vortex (the Taylor-Green vortex keeps order 1.77 / 1.87 at tau = L/U, 2.1 with no
+    /// relaxation). VALIDATION.md, issue 27.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flux_memory_time: Option<f64>,
     /// Running time averages and RMS of velocity and pressure (fields `velocity_mean`,
