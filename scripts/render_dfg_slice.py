@@ -1,7 +1,8 @@
 """Render the last output of a Navier-Stokes run (the DFG 3D cylinder channel) on the plane
 z = 0.205 through the cylinder: one PNG coloured by the velocity magnitude, a second by the
 pressure (cell data `velocity`, `pressure` of the VTU series; any other cell field of the
-series, e.g. `vorticity_magnitude` or `q_criterion`, with --fields). Run with ParaView's Python:
+series, e.g. `vorticity_magnitude` or `q_criterion`, with --fields; `vorticity:Z` colours one
+component of a vector, on a range symmetric about 0). Run with ParaView's Python:
 
     scripts/pvbatch.sh scripts/render_dfg_slice.py RUN_DIR OUT.png [--z 0.205] [--fields velocity pressure]
 
@@ -45,7 +46,7 @@ time, path = frames[-1]
 src = XMLUnstructuredGridReader(FileName=[path])
 src.UpdatePipeline()
 have = list(src.CellData.keys())
-missing = [f for f in a.fields if f not in have]
+missing = [f for f in a.fields if f.split(":")[0] not in have]
 if missing:
     sys.exit(f"{path}: no cell field {', '.join(missing)} (it has: {', '.join(have)})")
 b = src.GetDataInformation().GetBounds()
@@ -75,10 +76,23 @@ pixels = [a.width, max(200, int(round(a.width * world_h / world_w)))]
 view.ViewSize = pixels
 font = max(10, a.width // 80)
 written = []
-for i, field in enumerate(a.fields):
+for i, spec in enumerate(a.fields):
+    field, _, comp = spec.partition(":")
     ncomp = src.CellData[field].GetNumberOfComponents()
     lut = GetColorTransferFunction(field)
-    if ncomp > 1:
+    if comp:
+        # One component, signed (e.g. the spanwise vorticity of a shedding wake): a diverging map
+        # on a range symmetric about 0, clipped at a fifth of the extreme so the wake shows.
+        index = "XYZ".index(comp.upper())
+        ColorBy(shown, ("CELLS", field, comp.upper()))
+        lut.VectorMode = "Component"
+        lut.VectorComponent = index
+        lo, hi = cut.CellData[field].GetRange(index)
+        hi = max(abs(lo), abs(hi)) / 5
+        lo = -hi
+        lut.ApplyPreset("Cool to Warm", True)
+        title = f"{field} {comp.lower()}"
+    elif ncomp > 1:
         ColorBy(shown, ("CELLS", field, "Magnitude"))
         lut.VectorMode = "Magnitude"
         lo, hi = cut.CellData[field].GetRange(-1)
@@ -113,7 +127,7 @@ for i, field in enumerate(a.fields):
     view.CameraPosition = [centre[0], centre[1], a.z + 10 * max(width, height)]
     view.CameraViewUp = [0, 1, 0]
     Render(view)
-    out = a.output if i == 0 else f"{os.path.splitext(a.output)[0]}_{field}.png"
+    out = a.output if i == 0 else f"{os.path.splitext(a.output)[0]}_{field}{comp and '_' + comp.lower()}.png"
     SaveScreenshot(out, view, ImageResolution=pixels)
     bar.Visibility = 0
     written.append(f"{out} ({title} over [{lo:.4g}, {hi:.4g}])")
