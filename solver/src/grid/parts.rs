@@ -513,9 +513,11 @@ impl Decomposed {
 }
 
 impl Simulation for Decomposed {
+    /// The parts' steps found side by side: each waits for its own device's reduction, so
+    /// one after another they cost the sum of those waits (about 0.3 ms a part for Euler).
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
         let mine = self
-            .each(|_, s| s.stable_dt(cfl))?
+            .side_by_side(|s| s.stable_dt(cfl))?
             .into_iter()
             .fold(f64::INFINITY, f64::min);
         Ok(-self.ranks.max(-mine))
