@@ -470,14 +470,13 @@ extern "C" __global__ void ns_symmetry(Faces f, const REAL* u0, const REAL* u1, 
 
 // Sum of the volume-weighted kinetic energy per block: sum V |u|^2 and sum V (2 per block; the
 // host adds the blocks' partials in order and halves). RED_BLOCK threads, a fixed grid.
-extern "C" __global__ void ns_kinetic_energy(u32 n, const REAL* vol, const REAL* u0, const REAL* u1, const REAL* u2,
-                                             REAL* partial) {
+extern "C" __global__ void ns_kinetic_energy(Mesh m, const REAL* u0, const REAL* u1, const REAL* u2, REAL* partial) {
     __shared__ REAL s[RED_BLOCK];
     REAL e = K(0), v = K(0);
-    for (u64 c = grid_start(); c < n; c += grid_stride()) {
+    for (u64 c = grid_start(); c < m.ncells; c += grid_stride()) {
         const REAL a = u0[c], b = u1[c], d = u2[c];
-        e += vol[c] * (a * a + b * b + d * d);
-        v += vol[c];
+        e += m.volumes[c] * (a * a + b * b + d * d);
+        v += m.volumes[c];
     }
     block_sum(s, e);
     if (threadIdx.x == 0) partial[2 * blockIdx.x] = s[0];

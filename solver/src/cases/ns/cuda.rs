@@ -385,8 +385,6 @@ pub struct CudaNs {
     symmetry: bool,
     /// The LES model's tables; None without one.
     les: Option<DeviceLes>,
-    /// The cell volumes (the kinetic energy's weights).
-    volumes: CudaSlice<f64>,
 }
 
 impl CudaNs {
@@ -426,7 +424,6 @@ impl CudaNs {
             wsym: dev.zeros(inp.faces.len().max(1))?,
             symmetry: inp.faces.role.contains(&Role::Symmetry),
             les: inp.les.map(|t| DeviceLes::new(dev, t)).transpose()?,
-            volumes: dev.upload(&inp.geo.volumes)?,
             mesh,
             dev: dev.clone(),
         })
@@ -764,16 +761,13 @@ impl NsOps for CudaNs {
 
     fn kinetic_energy(&mut self, u: &[CudaSlice<f64>; 3]) -> Result<f64> {
         let d = &self.dev;
-        let n = self.n as u32;
-        let v = [d.ptr(&self.volumes), d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2])];
-        let out = d.ptr(&self.partial);
+        let v = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&self.partial)];
         let mut b = d.stream.launch_builder(&self.fns.kinetic_energy);
-        b.arg(&n);
+        b.arg(&self.mesh.c);
         for x in &v {
             b.arg(x);
         }
-        b.arg(&out);
-        // SAFETY: the volumes and u hold ncells values, partial 2 per block of the fixed grid.
+        // SAFETY: u holds ncells values each, partial 2 per block of the fixed grid.
         unsafe { b.launch(Self::reduction_cfg())? };
         let p = self.partials(2)?;
         let (e, vol) = p.chunks(2).fold((0.0, 0.0), |s, x| (s.0 + x[0], s.1 + x[1]));

@@ -199,3 +199,26 @@ static BENCHES: &[BenchSpec] = &[BenchSpec {
 pub static FAMILY: FamilyInfo = FamilyInfo::new("navier-stokes", &["mesh"], TEMPLATES, CHECKS, BENCHES, |doc| {
     Ok(Box::new(setup::NsSetup::parse(doc)?))
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Target;
+    use crate::framework::specs::{spec_doc, Stepped};
+    use crate::framework::Precision;
+
+    /// The LES check rows are valid cases (their mesh is built in) and step on the CPU, with a
+    /// non-negative eddy viscosity among their fields (what `solver check` compares on a device).
+    #[test]
+    fn the_les_check_rows_run_on_the_cpu() {
+        for spec in CHECKS.iter().filter(|s| s.template == "tgv-3d-les") {
+            let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
+            let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
+            let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+            let f = s.fields().unwrap();
+            let nut = f.iter().find(|f| f.name == "eddy_viscosity").expect("eddy_viscosity");
+            assert!(nut.values.iter().all(|v| *v >= 0.0 && v.is_finite()), "{}", spec.name);
+            assert!(nut.values.iter().any(|v| *v > 0.0), "{}", spec.name);
+        }
+    }
+}

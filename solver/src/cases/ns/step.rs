@@ -273,6 +273,17 @@ fn transport<O: NsOps>(
     Ok(ua)
 }
 
+/// The subgrid stress's face fluxes of u^n (gradients gu): explicit, like the deferred viscous
+/// parts, and split with them by theta. Stable: its diffusion number nu_t dt / Delta^2 is
+/// Cs^2 |S| dt, Cs^2 = 0.03 times about the Courant number of the grid-scale motions
+/// (summary.json `les.max_diffusion_number` reports the cells' worst of dt nu_t sum(a) / V:
+/// 0.11-0.16 on the Taylor-Green octant at Courant 0.25-0.5). Implicit, it would change the
+/// momentum matrices every step, which are built once with their preconditioners.
+fn subgrid<O: NsOps>(ops: &mut O, u: &[O::Cells; 3], gu: &[O::Vectors; 3]) -> Result<[O::Faces; 3]> {
+    let nut = ops.eddy_viscosity(u, gu)?;
+    ops.sgs_flux(u, gu, &nut)
+}
+
 /// One step of the fractional-step scheme from `st` over `span`.
 pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping) -> Result<StepReport> {
     let (nonorth, theta) = (how.nonorth, how.theta);
@@ -284,18 +295,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         ops.gradient(&st.u[2], Var::U(2))?,
     ];
     let gp = ops.gradient(&st.p, Var::P)?;
-    // The subgrid stress, explicit from u^n like the deferred viscous parts and split with them
-    // by theta. Stable: its diffusion number nu_t dt / Delta^2 = (Cs Delta / Delta)^2 |S| dt is
-    // Cs^2 = 0.03 times |S| dt, and |S| dt is about the Courant number of the grid-scale
-    // motions (summary.json `les.max_explicit_number` reports the cells' worst). Implicit, it
-    // would change the momentum matrices every step, which are built once with their
-    // preconditioners.
-    let sgs = if how.les {
-        let nut = ops.eddy_viscosity(&st.u, &gu)?;
-        Some(ops.sgs_flux(&st.u, &gu, &nut)?)
-    } else {
-        None
-    };
+    let sgs = if how.les { Some(subgrid(ops, &st.u, &gu)?) } else { None };
     let half = if how.transient { departure_velocity(ops, st)? } else { None };
     let (uv, gv) = match &half {
         Some((u, g)) => (u, g),
