@@ -8,7 +8,8 @@
 //!
 //! What crosses to the host per step: the CG status words (in batches, `CudaCg`), the
 //! reductions' block partials (2 x 128 values for the velocity change, 128 for the divergence,
-//! summed on the host in a fixed order: restarts are bit-identical) and, in `sim.rs`, u and p
+//! summed on the host in a fixed order: restarts are bit-identical; in a transient run 2 x 128
+//! more for the kinetic energy) and, in `sim.rs`, u and p
 //! at the cells the forces and probes read (`gather`: the force patch's cells and their
 //! gradient stencils, with `forces.wall_shear = "fits"` the stencils of its vertices' fits, the
 //! probes' cells and theirs; 4 values per such cell).

@@ -59,6 +59,8 @@ pub struct History {
     energy: Option<CsvLog>,
     et: Vec<f64>,
     e: Vec<f64>,
+    /// The largest -dE/dt between two samples so far, and its time (`energy_summary`).
+    peak: Option<(f64, f64)>,
 }
 
 /// A transient run's kinetic energy (summary.json `kinetic_energy`): the last value, and the
@@ -118,7 +120,13 @@ impl History {
     /// The kinetic energy after the step that ended at (time, step).
     pub fn push_energy(&mut self, time: f64, step: u64, e: f64) -> Result<()> {
         let rate = match (self.et.last(), self.e.last()) {
-            (Some(&t0), Some(&e0)) if time > t0 => -(e - e0) / (time - t0),
+            (Some(&t0), Some(&e0)) if time > t0 => {
+                let rate = -(e - e0) / (time - t0);
+                if self.peak.is_none_or(|p| rate > p.0) {
+                    self.peak = Some((rate, 0.5 * (time + t0)));
+                }
+                rate
+            }
             _ => f64::NAN,
         };
         if let Some(csv) = &mut self.energy {
@@ -132,20 +140,12 @@ impl History {
     /// The kinetic energy's summary (None before the first sample).
     pub fn energy_summary(&self) -> Option<EnergySummary> {
         let (&time, &value) = (self.et.last()?, self.e.last()?);
-        let mut best: Option<(f64, f64)> = None;
-        for i in 1..self.e.len() {
-            let dt = self.et[i] - self.et[i - 1];
-            let rate = -(self.e[i] - self.e[i - 1]) / dt;
-            if dt > 0.0 && best.is_none_or(|b| rate > b.0) {
-                best = Some((rate, 0.5 * (self.et[i] + self.et[i - 1])));
-            }
-        }
         Some(EnergySummary {
             time,
             value,
             initial: self.e[0],
-            max_dissipation_rate: best.map(|b| b.0),
-            max_dissipation_time: best.map(|b| b.1),
+            max_dissipation_rate: self.peak.map(|b| b.0),
+            max_dissipation_time: self.peak.map(|b| b.1),
         })
     }
 
@@ -225,14 +225,21 @@ impl History {
         // The kinetic energy's part (absent from checkpoints written before it was kept).
         let rest = &data[1 + 4 * m..];
         let Some(&k) = rest.first() else {
-            (self.et, self.e) = (Vec::new(), Vec::new());
+            (self.et, self.e, self.peak) = (Vec::new(), Vec::new(), None);
             return Ok(1 + 4 * m);
         };
         let k = k as usize;
         if rest.len() < 1 + 2 * k {
             return Err(SolverError::Other("the checkpoint ends inside the kinetic energy history".into()));
         }
-        (self.et, self.e) = (rest[1..1 + k].to_vec(), rest[1 + k..1 + 2 * k].to_vec());
+        let (et, e) = (&rest[1..1 + k], &rest[1 + k..1 + 2 * k]);
+        (self.et, self.e, self.peak) = (Vec::new(), Vec::new(), None);
+        // Pushed again, energy.csv aside: the peak as the uninterrupted run found it.
+        let csv = self.energy.take();
+        for i in 0..k {
+            self.push_energy(et[i], 0, e[i])?;
+        }
+        self.energy = csv;
         Ok(1 + 4 * m + 1 + 2 * k)
     }
 }

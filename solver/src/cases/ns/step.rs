@@ -277,7 +277,7 @@ fn transport<O: NsOps>(
 /// parts, and split with them by theta. Stable: its diffusion number nu_t dt / Delta^2 is
 /// Cs^2 |S| dt, Cs^2 = 0.03 times about the Courant number of the grid-scale motions
 /// (summary.json `les.max_diffusion_number` reports the cells' worst of dt nu_t sum(a) / V:
-/// 0.11-0.16 on the Taylor-Green octant at Courant 0.25-0.5). Implicit, it would change the
+/// 0.11-0.24 on the Taylor-Green octant at Courant 0.25-0.5). Implicit, it would change the
 /// momentum matrices every step, which are built once with their preconditioners.
 fn subgrid<O: NsOps>(ops: &mut O, u: &[O::Cells; 3], gu: &[O::Vectors; 3]) -> Result<[O::Faces; 3]> {
     let nut = ops.eddy_viscosity(u, gu)?;
