@@ -275,10 +275,11 @@ extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, c
 // The predictor's right-hand side of component k (cpu: predict with viscous_sources), or with
 // `expl` the explicit update itself (cpu::explicit_predict; K_u u^n by faces, its sum in
 // another order than the CPU's CSR product). def: the faces' deferred parts from
-// ns_fit_deferred, or null for the cell gradients gu's.
+// ns_fit_deferred, or null for the cell gradients gu's; sgs: the subgrid stress's fluxes of
+// component k (ns_sgs_flux), or null without LES.
 extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho, REAL nu, const REAL* ua,
                                       const REAL* gp, const REAL* gu, const REAL* def, const REAL* un,
-                                      const REAL* wsym, int expl, REAL* out) {
+                                      const REAL* wsym, const REAL* sgs, int expl, REAL* out) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL src = def ? outward(f, def, c) : outward_deferred(f, gu, c, V_U);
@@ -301,6 +302,7 @@ extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho,
         }
     }
     src *= nu;
+    if (sgs) src += outward(f, sgs, c);
     REAL vol = m.volumes[c];
     REAL gpk = gp[3 * (u64)c + k];
     if (expl) {
@@ -464,4 +466,158 @@ extern "C" __global__ void ns_symmetry(Faces f, const REAL* u0, const REAL* u1, 
     u32 o = f.owner[i];
     const REAL* n = f.normal + 3 * (u64)i;
     w[i] = u0[o] * n[0] + u1[o] * n[1] + u2[o] * n[2];
+}
+
+// Sum of the volume-weighted kinetic energy per block: sum V |u|^2 and sum V (2 per block; the
+// host adds the blocks' partials in order and halves). RED_BLOCK threads, a fixed grid.
+extern "C" __global__ void ns_kinetic_energy(Mesh m, const REAL* u0, const REAL* u1, const REAL* u2, REAL* partial) {
+    __shared__ REAL s[RED_BLOCK];
+    REAL e = K(0), v = K(0);
+    for (u64 c = grid_start(); c < m.ncells; c += grid_stride()) {
+        const REAL a = u0[c], b = u1[c], d = u2[c];
+        e += m.volumes[c] * (a * a + b * b + d * d);
+        v += m.volumes[c];
+    }
+    block_sum(s, e);
+    if (threadIdx.x == 0) partial[2 * blockIdx.x] = s[0];
+    __syncthreads();
+    block_sum(s, v);
+    if (threadIdx.x == 0) partial[2 * blockIdx.x + 1] = s[0];
+}
+
+// ---- LES (cases/ns/les.rs, the same expressions in the same order) ----
+// Values per cell the dynamic model filters: u (3), u_i u_j (6), |S| S (6), S (6).
+#define LES_FILTERED 21
+
+// les::strain: the trace-free strain rate of cell c's velocity gradients (xx yy zz xy xz yz).
+__device__ inline void les_strain(const REAL* g0, const REAL* g1, const REAL* g2, u32 c, REAL* s) {
+    const REAL *a = g0 + 3 * (u64)c, *b = g1 + 3 * (u64)c, *e = g2 + 3 * (u64)c;
+    const REAL d = (a[0] + b[1] + e[2]) / K(3);
+    s[0] = a[0] - d;
+    s[1] = b[1] - d;
+    s[2] = e[2] - d;
+    s[3] = K(0.5) * (a[1] + b[0]);
+    s[4] = K(0.5) * (a[2] + e[0]);
+    s[5] = K(0.5) * (b[2] + e[1]);
+}
+
+// les::ddot and les::magnitude.
+__device__ inline REAL les_ddot(const REAL* a, const REAL* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + K(2) * (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
+}
+__device__ inline REAL les_magnitude(const REAL* s) { return sqrt(K(2) * les_ddot(s, s)); }
+
+// les::dynamic_cell of every cell: LES_FILTERED values per cell into out.
+extern "C" __global__ void ns_les_cells(u32 n, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* g0,
+                                        const REAL* g1, const REAL* g2, REAL* out) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    REAL s[6];
+    les_strain(g0, g1, g2, c, s);
+    const REAL ms = les_magnitude(s);
+    const REAL u[3] = {u0[c], u1[c], u2[c]};
+    REAL* o = out + LES_FILTERED * (u64)c;
+    o[0] = u[0];
+    o[1] = u[1];
+    o[2] = u[2];
+    o[3] = u[0] * u[0];
+    o[4] = u[1] * u[1];
+    o[5] = u[2] * u[2];
+    o[6] = u[0] * u[1];
+    o[7] = u[0] * u[2];
+    o[8] = u[1] * u[2];
+    for (int i = 0; i < 6; ++i) {
+        o[9 + i] = ms * s[i];
+        o[15 + i] = s[i];
+    }
+}
+
+// les::test_filter: the volume-weighted mean of nv (<= LES_FILTERED) values per cell over the
+// cell and its face neighbours, in of_cell's order.
+extern "C" __global__ void ns_test_filter(Mesh m, Faces f, int nv, const REAL* x, REAL* out) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= f.ncells) return;
+    REAL acc[LES_FILTERED];
+    REAL den = m.volumes[c];
+    for (int j = 0; j < nv; ++j) acc[j] = m.volumes[c] * x[nv * (u64)c + j];
+    for (int l = 0; l < 4; ++l) {
+        u32 e = f.of_cell[4 * (u64)c + l];
+        u32 i = e & ~NOT_OWN;
+        u32 nb = f.neigh[i];
+        if (nb == NO_CELL) continue;
+        u32 o = (e & NOT_OWN) ? f.owner[i] : nb;
+        const REAL vn = m.volumes[o];
+        den += vn;
+        for (int j = 0; j < nv; ++j) acc[j] += vn * x[nv * (u64)o + j];
+    }
+    for (int j = 0; j < nv; ++j) out[nv * (u64)c + j] = acc[j] / den;
+}
+
+// les::dynamic_lm: L:M and M:M per cell (2 per cell) from the filtered values and alpha^2.
+extern "C" __global__ void ns_les_lm(u32 n, const REAL* filtered, const REAL* alpha2, REAL* lm) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const REAL* f = filtered + LES_FILTERED * (u64)c;
+    const REAL l[6] = {f[3] - f[0] * f[0], f[4] - f[1] * f[1], f[5] - f[2] * f[2],
+                       f[6] - f[0] * f[1], f[7] - f[0] * f[2], f[8] - f[1] * f[2]};
+    const REAL* sh = f + 15;
+    const REAL a = alpha2[c] * les_magnitude(sh);
+    REAL mm[6];
+    for (int i = 0; i < 6; ++i) mm[i] = K(2) * (f[9 + i] - a * sh[i]);
+    lm[2 * (u64)c] = les_ddot(l, mm);
+    lm[2 * (u64)c + 1] = les_ddot(mm, mm);
+}
+
+// les::eddy_viscosity's last step: nu_t = (Cs Delta)^2 |S| without lmf (Smagorinsky), else
+// les::dynamic_coefficient of the filtered L:M and M:M (lmf, 2 per cell), bounded by
+// cs_delta2, times |S|.
+extern "C" __global__ void ns_eddy_viscosity(u32 n, const REAL* g0, const REAL* g1, const REAL* g2,
+                                             const REAL* cs_delta2, const REAL* lmf, REAL* nut) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    REAL s[6];
+    les_strain(g0, g1, g2, c, s);
+    const REAL ms = les_magnitude(s);
+    if (!lmf) {
+        nut[c] = cs_delta2[c] * ms;
+        return;
+    }
+    const REAL lm = lmf[2 * (u64)c], mm = lmf[2 * (u64)c + 1];
+    const REAL cd = mm > K(0) ? fmin(fmax(lm / mm, K(0)), cs_delta2[c]) : K(0);
+    nut[c] = cd * ms;
+}
+
+// les::sgs_face_flux of every face into o0, o1, o2 (one face array per component): the
+// subgrid stress's flux 2 nu_t S . n A out of the owner; wsym: the symmetry planes' u_P . n.
+extern "C" __global__ void ns_sgs_flux(Faces f, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* g0,
+                                       const REAL* g1, const REAL* g2, const REAL* nut, const REAL* wsym, REAL* o0,
+                                       REAL* o1, REAL* o2) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= f.nfaces) return;
+    REAL* o[3] = {o0, o1, o2};
+    const u32 p = f.owner[i], q = f.neigh[i];
+    const REAL* n = f.normal + 3 * (u64)i;
+    if (q == NO_CELL) {
+        if (f.role[i] != R_SYMMETRY) {
+            for (int k = 0; k < 3; ++k) o[k][i] = K(0);
+            return;
+        }
+        const REAL s = K(2) * nut[p] * f.a[i] * wsym[i];
+        for (int k = 0; k < 3; ++k) o[k][i] = -(s * n[k]);
+        return;
+    }
+    const REAL w = f.w[i];
+    const REAL nf = w * nut[p] + (K(1) - w) * nut[q];
+    const REAL* g[3] = {g0, g1, g2};
+    const REAL* u[3] = {u0, u1, u2};
+    REAL gf[3][3];
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) gf[a][b] = w * g[a][3 * (u64)p + b] + (K(1) - w) * g[a][3 * (u64)q + b];
+    const REAL* kv = f.k + 3 * (u64)i;
+    for (int k = 0; k < 3; ++k) {
+        const REAL two = f.a[i] * (u[k][q] - u[k][p]);
+        const REAL kg = kv[0] * gf[k][0] + kv[1] * gf[k][1] + kv[2] * gf[k][2];
+        const REAL tr = n[0] * gf[0][k] + n[1] * gf[1][k] + n[2] * gf[2][k];
+        o[k][i] = nf * (two + kg + f.area[i] * tr);
+    }
 }

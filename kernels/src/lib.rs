@@ -395,6 +395,18 @@ pub mod ns {
         ACCUMULATE = "ns_accumulate",
         /// The symmetry planes' face values of the velocity.
         SYMMETRY = "ns_symmetry",
+        /// Per-block partial sums of the volume-weighted kinetic energy and volume.
+        KINETIC_ENERGY = "ns_kinetic_energy",
+        /// The dynamic LES model's cell values to filter (u, u u, |S| S, S).
+        LES_CELLS = "ns_les_cells",
+        /// The LES test filter: volume-weighted means over a cell and its face neighbours.
+        TEST_FILTER = "ns_test_filter",
+        /// The dynamic LES model's L:M and M:M per cell.
+        LES_LM = "ns_les_lm",
+        /// The eddy viscosity (Smagorinsky, or the dynamic model's clipped coefficient).
+        EDDY_VISCOSITY = "ns_eddy_viscosity",
+        /// The subgrid stress's face fluxes of the three components.
+        SGS_FLUX = "ns_sgs_flux",
     }
 }
 

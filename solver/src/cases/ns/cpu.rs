@@ -4,9 +4,10 @@
 //! (`cuda.rs`), which implements the same `NsOps` with the same arithmetic per cell and face.
 
 use super::faces::{FaceValues, Faces, InletProfile, Role};
+use super::les::{self, LesTables};
 use meshtool::topology::FACE_VERTS;
 use super::step::{NsOps, Predict, SolveStats, Var};
-use crate::error::Result;
+use crate::error::{Result, SolverError};
 use crate::mesh::linalg3::solve3_or_zero;
 use crate::mesh::{Location, TetGeometry};
 use crate::numerics::linalg::cg::spmv;
@@ -102,6 +103,8 @@ pub struct CpuNs {
     /// Each component's momentum matrix V/dt + nu K_u,k of the last dt, with its preconditioner.
     pub m: [Option<(f64, CsMat<f64>, Jacobi)>; 3],
     pub stats: SolveStats,
+    /// The LES model's tables (`navier-stokes.les`); None without one.
+    pub les: Option<Arc<LesTables>>,
 }
 
 /// The momentum matrix V/dt + nu K_u (both backends assemble it on the host).
@@ -326,8 +329,9 @@ impl CpuNs {
             .collect()
     }
 
-    /// nu (sum over Dirichlet faces of a u_b + outward sum of the deferred part) per cell.
-    fn viscous_sources(&self, k: usize, gu: &[[f64; 3]], un: &[f64]) -> Vec<f64> {
+    /// nu (sum over Dirichlet faces of a u_b + outward sum of the deferred part) per cell, plus
+    /// the outward sum of the subgrid stress's fluxes `sgs`.
+    fn viscous_sources(&self, k: usize, gu: &[[f64; 3]], un: &[f64], sgs: Option<&Vec<f64>>) -> Vec<f64> {
         let f = &self.faces;
         let def = match &self.face_fits {
             Some(ff) => self.fit_deferred(ff, k, un, gu),
@@ -348,6 +352,9 @@ impl CpuNs {
             }
         }
         s.iter_mut().for_each(|v| *v *= self.c.nu);
+        if let Some(x) = sgs {
+            s.iter_mut().zip(outward_sum(f, x)).for_each(|(v, t)| *v += t);
+        }
         s
     }
 
@@ -479,15 +486,28 @@ impl NsOps for CpuNs {
         Ok(out)
     }
 
+    fn eddy_viscosity(&mut self, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3]) -> Result<Vec<f64>> {
+        let t = self.les.as_ref().ok_or_else(|| SolverError::Other("internal: no LES model".into()))?;
+        Ok(les::eddy_viscosity(t, &self.geo, &self.faces, u, gu))
+    }
+
+    fn sgs_flux(&mut self, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3], nut: &Vec<f64>) -> Result<[Vec<f64>; 3]> {
+        Ok(les::sgs_flux(&self.faces, u, gu, nut, &self.values.w))
+    }
+
+    fn kinetic_energy(&mut self, u: &[Vec<f64>; 3]) -> Result<f64> {
+        Ok(kinetic_energy(&self.geo.volumes, |k, c| u[k][c]))
+    }
+
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Vec<f64>> {
-        let src = self.viscous_sources(p.k, p.gu, p.un);
+        let src = self.viscous_sources(p.k, p.gu, p.un, p.sgs);
         let mut x = vec![0.0; p.ua.len()];
         self.explicit_predict(&p, &src, &mut x);
         Ok(x)
     }
 
     fn predict(&mut self, p: Predict<'_, Self>, x: &mut Vec<f64>) -> Result<CgReport> {
-        let src = self.viscous_sources(p.k, p.gu, p.un);
+        let src = self.viscous_sources(p.k, p.gu, p.un, p.sgs);
         if self.c.explicit {
             return Ok(self.explicit_predict(&p, &src, x));
         }
@@ -649,4 +669,16 @@ fn predicted_face_flux(f: &Faces, i: usize, u: &[Vec<f64>; 3], p: &[f64], gp: &[
         }
         _ => 0.0,
     }
+}
+
+/// sum V |u|^2 / 2 / sum V over the cells, u(k, c) component k in cell c (sequential: the same
+/// bits every run).
+pub fn kinetic_energy(vol: &[f64], u: impl Fn(usize, usize) -> f64) -> f64 {
+    let (mut e, mut v) = (0.0, 0.0);
+    for (c, &vc) in vol.iter().enumerate() {
+        let (a, b, d) = (u(0, c), u(1, c), u(2, c));
+        e += vc * (a * a + b * b + d * d);
+        v += vc;
+    }
+    0.5 * e / v
 }

@@ -8,13 +8,16 @@
 //!
 //! What crosses to the host per step: the CG status words (in batches, `CudaCg`), the
 //! reductions' block partials (2 x 128 values for the velocity change, 128 for the divergence,
-//! summed on the host in a fixed order: restarts are bit-identical) and, in `sim.rs`, u and p
+//! summed on the host in a fixed order: restarts are bit-identical; in a transient run 2 x 128
+//! more for the kinetic energy) and, in `sim.rs`, u and p
 //! at the cells the forces and probes read (`gather`: the force patch's cells and their
 //! gradient stencils, with `forces.wall_shear = "fits"` the stencils of its vertices' fits, the
 //! probes' cells and theirs; 4 values per such cell).
 
 use super::cpu::{momentum_matrix, Constants, FaceFits};
 use super::faces::{Faces, InletProfile, Role};
+use super::les::{LesTables, FILTERED};
+use super::section::Les;
 use super::step::{NsOps, Predict, SolveStats, Var};
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
@@ -275,6 +278,12 @@ struct Functions {
     axpby: CudaFunction,
     accumulate: CudaFunction,
     symmetry: CudaFunction,
+    kinetic_energy: CudaFunction,
+    les_cells: CudaFunction,
+    test_filter: CudaFunction,
+    les_lm: CudaFunction,
+    eddy_viscosity: CudaFunction,
+    sgs_flux: CudaFunction,
 }
 
 impl Functions {
@@ -295,6 +304,12 @@ impl Functions {
             axpby: f(k::AXPBY)?,
             accumulate: f(k::ACCUMULATE)?,
             symmetry: f(k::SYMMETRY)?,
+            kinetic_energy: f(k::KINETIC_ENERGY)?,
+            les_cells: f(k::LES_CELLS)?,
+            test_filter: f(k::TEST_FILTER)?,
+            les_lm: f(k::LES_LM)?,
+            eddy_viscosity: f(k::EDDY_VISCOSITY)?,
+            sgs_flux: f(k::SGS_FLUX)?,
         })
     }
 }
@@ -318,6 +333,24 @@ pub struct Inputs<'a> {
     pub kp: CsMat<f64>,
     /// The pressure solve's preconditioner, the CPU's (`NsSetup::pressure_preconditioner`).
     pub pressure_pre: CgPreconditioner,
+    /// The LES model's tables (`navier-stokes.les`), the CPU's.
+    pub les: Option<&'a LesTables>,
+}
+
+/// The LES model's tables on the device (`les::LesTables`): (Cs Delta)^2 per cell (the dynamic
+/// model's bound), and alpha^2 per cell for the dynamic model.
+struct DeviceLes {
+    cs_delta2: CudaSlice<f64>,
+    alpha2: Option<CudaSlice<f64>>,
+}
+
+impl DeviceLes {
+    fn new(dev: &Device, t: &LesTables) -> Result<Self> {
+        Ok(DeviceLes {
+            cs_delta2: dev.upload(&t.cs_delta2)?,
+            alpha2: (t.model == Les::Dynamic).then(|| dev.upload(&t.alpha2)).transpose()?,
+        })
+    }
 }
 
 /// A list of cells on the device (`NsOps::gather`); None when empty (cudarc refuses empty
@@ -351,6 +384,8 @@ pub struct CudaNs {
     /// The symmetry faces' normal velocity (`FaceValues::w`); whether there are any.
     wsym: CudaSlice<f64>,
     symmetry: bool,
+    /// The LES model's tables; None without one.
+    les: Option<DeviceLes>,
 }
 
 impl CudaNs {
@@ -389,6 +424,7 @@ impl CudaNs {
             stats: SolveStats::default(),
             wsym: dev.zeros(inp.faces.len().max(1))?,
             symmetry: inp.faces.role.contains(&Role::Symmetry),
+            les: inp.les.map(|t| DeviceLes::new(dev, t)).transpose()?,
             mesh,
             dev: dev.clone(),
         })
@@ -482,17 +518,50 @@ impl CudaNs {
         let def = self.fit_deferred(p.k, p.un, p.gu)?;
         let d = &self.dev;
         let (kk, dt, rho, nu, expl) = (p.k as i32, p.dt, self.c.rho, self.c.nu, expl as i32);
-        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(&self.wsym), d.ptr(out)];
+        let sgs = p.sgs.map_or(0, |x| d.ptr(x));
+        let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(&self.wsym), sgs, d.ptr(out)];
         let mut b = d.stream.launch_builder(&self.fns.predict);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
-        for x in &a[..6] {
+        for x in &a[..7] {
             b.arg(x);
         }
-        b.arg(&expl).arg(&a[6]);
-        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell, def (or null) and
-        // wsym nfaces; out is none of the inputs (the kernel writes it only).
+        b.arg(&expl).arg(&a[7]);
+        // SAFETY: ua, un and out hold ncells values, gp and gu 3 per cell, def (or null), sgs
+        // (or null) and wsym nfaces; out is none of the inputs (the kernel writes it only).
         unsafe { b.launch(self.cells())? };
         Ok(())
+    }
+
+    /// The dynamic model's filtered L:M and M:M (2 per cell) of u with gradients g.
+    fn dynamic_lm(&self, u: [u64; 3], g: [u64; 3], alpha2: &CudaSlice<f64>) -> Result<CudaSlice<f64>> {
+        let d = &self.dev;
+        let n = self.n as u32;
+        let cells = self.uninit(FILTERED * self.n)?;
+        let cp = d.ptr(&cells);
+        let mut b = d.stream.launch_builder(&self.fns.les_cells);
+        b.arg(&n).arg(&u[0]).arg(&u[1]).arg(&u[2]).arg(&g[0]).arg(&g[1]).arg(&g[2]).arg(&cp);
+        // SAFETY: u holds ncells values each, g 3 per cell each, cells FILTERED per cell.
+        unsafe { b.launch(self.cells())? };
+        let filtered = self.test_filter(&cells, FILTERED)?;
+        let lm = self.uninit(2 * self.n)?;
+        let (fp, ap, lp) = (d.ptr(&filtered), d.ptr(alpha2), d.ptr(&lm));
+        let mut b = d.stream.launch_builder(&self.fns.les_lm);
+        b.arg(&n).arg(&fp).arg(&ap).arg(&lp);
+        // SAFETY: filtered holds FILTERED values per cell, alpha2 one, lm 2.
+        unsafe { b.launch(self.cells())? };
+        self.test_filter(&lm, 2)
+    }
+
+    /// les::test_filter of `m` values per cell.
+    fn test_filter(&self, x: &CudaSlice<f64>, m: usize) -> Result<CudaSlice<f64>> {
+        let out = self.uninit(m * self.n)?;
+        let d = &self.dev;
+        let (mm, xp, op) = (m as i32, d.ptr(x), d.ptr(&out));
+        let mut b = d.stream.launch_builder(&self.fns.test_filter);
+        b.arg(&self.mesh.c).arg(&self.faces.c).arg(&mm).arg(&xp).arg(&op);
+        // SAFETY: x and out hold m <= FILTERED values per cell; each thread writes its own cell.
+        unsafe { b.launch(self.cells())? };
+        Ok(out)
     }
 
     /// The block partials of the last reduction, `per` values per block.
@@ -654,6 +723,56 @@ impl NsOps for CudaNs {
             self.sl.recycle_deps(bwd);
         }
         Ok(out)
+    }
+
+    fn eddy_viscosity(&mut self, u: &[CudaSlice<f64>; 3], gu: &[CudaSlice<f64>; 3]) -> Result<CudaSlice<f64>> {
+        let les = self.les.as_ref().ok_or_else(|| SolverError::Other("internal: no LES model".into()))?;
+        let d = &self.dev;
+        let up = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2])];
+        let g = [d.ptr(&gu[0]), d.ptr(&gu[1]), d.ptr(&gu[2])];
+        let lmf = les.alpha2.as_ref().map(|a| self.dynamic_lm(up, g, a)).transpose()?;
+        let nut = self.uninit(self.n)?;
+        let d = &self.dev;
+        let n = self.n as u32;
+        let (cp, lp, np) = (d.ptr(&les.cs_delta2), lmf.as_ref().map_or(0, |x| d.ptr(x)), d.ptr(&nut));
+        let mut b = d.stream.launch_builder(&self.fns.eddy_viscosity);
+        b.arg(&n).arg(&g[0]).arg(&g[1]).arg(&g[2]).arg(&cp).arg(&lp).arg(&np);
+        // SAFETY: the gradients hold 3 values per cell, cs_delta2 one, lmf (or null) 2, nut one.
+        unsafe { b.launch(self.cells())? };
+        Ok(nut)
+    }
+
+    fn sgs_flux(&mut self, u: &[CudaSlice<f64>; 3], gu: &[CudaSlice<f64>; 3], nut: &CudaSlice<f64>) -> Result<[CudaSlice<f64>; 3]> {
+        let out = [self.uninit(self.nf)?, self.uninit(self.nf)?, self.uninit(self.nf)?];
+        let d = &self.dev;
+        let v = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&gu[0]), d.ptr(&gu[1]), d.ptr(&gu[2])];
+        let (np, wp) = (d.ptr(nut), d.ptr(&self.wsym));
+        let o = [d.ptr(&out[0]), d.ptr(&out[1]), d.ptr(&out[2])];
+        let mut b = d.stream.launch_builder(&self.fns.sgs_flux);
+        b.arg(&self.faces.c);
+        for x in &v {
+            b.arg(x);
+        }
+        b.arg(&np).arg(&wp).arg(&o[0]).arg(&o[1]).arg(&o[2]);
+        // SAFETY: u and nut hold ncells values, the gradients 3 per cell, wsym and the three
+        // outputs nfaces each.
+        unsafe { b.launch(self.face_cfg())? };
+        Ok(out)
+    }
+
+    fn kinetic_energy(&mut self, u: &[CudaSlice<f64>; 3]) -> Result<f64> {
+        let d = &self.dev;
+        let v = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&self.partial)];
+        let mut b = d.stream.launch_builder(&self.fns.kinetic_energy);
+        b.arg(&self.mesh.c);
+        for x in &v {
+            b.arg(x);
+        }
+        // SAFETY: u holds ncells values each, partial 2 per block of the fixed grid.
+        unsafe { b.launch(Self::reduction_cfg())? };
+        let p = self.partials(2)?;
+        let (e, vol) = p.chunks(2).fold((0.0, 0.0), |s, x| (s.0 + x[0], s.1 + x[1]));
+        Ok(0.5 * e / vol)
     }
 
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<CudaSlice<f64>> {

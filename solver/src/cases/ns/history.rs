@@ -55,6 +55,23 @@ pub struct History {
     cd: Vec<f64>,
     cl: Vec<f64>,
     dp: Vec<f64>,
+    /// A transient run's energy.csv, and its kinetic energy series (times, values).
+    energy: Option<CsvLog>,
+    et: Vec<f64>,
+    e: Vec<f64>,
+    /// The largest -dE/dt between two samples so far, and its time (`energy_summary`).
+    peak: Option<(f64, f64)>,
+}
+
+/// A transient run's kinetic energy (summary.json `kinetic_energy`): the last value, and the
+/// largest dissipation rate -dE/dt between two samples with its time (their midpoint).
+#[derive(Clone, Debug, Serialize)]
+pub struct EnergySummary {
+    pub time: f64,
+    pub value: f64,
+    pub initial: f64,
+    pub max_dissipation_rate: Option<f64>,
+    pub max_dissipation_time: Option<f64>,
 }
 
 /// A transient run's signal statistics over its window (summary.json `signals`).
@@ -87,6 +104,49 @@ impl History {
             self.probes = Some(CsvLog::open(&dir.join("probes.csv"), &cols, resume)?);
         }
         Ok(())
+    }
+
+    /// energy.csv in `dir` (transient runs: time, step, the volume-averaged kinetic energy
+    /// sum V |u|^2 / 2 / sum V and the dissipation rate -dE/dt since the previous row), new or
+    /// resumed at `resume`.
+    pub fn open_energy(&mut self, dir: &Path, transient: bool, resume: Option<f64>) -> Result<()> {
+        if transient {
+            let cols = ["time", "step", "kinetic_energy", "dissipation_rate"];
+            self.energy = Some(CsvLog::open(&dir.join("energy.csv"), &cols, resume)?);
+        }
+        Ok(())
+    }
+
+    /// The kinetic energy after the step that ended at (time, step).
+    pub fn push_energy(&mut self, time: f64, step: u64, e: f64) -> Result<()> {
+        let rate = match (self.et.last(), self.e.last()) {
+            (Some(&t0), Some(&e0)) if time > t0 => {
+                let rate = -(e - e0) / (time - t0);
+                if self.peak.is_none_or(|p| rate > p.0) {
+                    self.peak = Some((rate, 0.5 * (time + t0)));
+                }
+                rate
+            }
+            _ => f64::NAN,
+        };
+        if let Some(csv) = &mut self.energy {
+            csv.push(&[time, step as f64, e, rate])?;
+        }
+        self.et.push(time);
+        self.e.push(e);
+        Ok(())
+    }
+
+    /// The kinetic energy's summary (None before the first sample).
+    pub fn energy_summary(&self) -> Option<EnergySummary> {
+        let (&time, &value) = (self.et.last()?, self.e.last()?);
+        Some(EnergySummary {
+            time,
+            value,
+            initial: self.e[0],
+            max_dissipation_rate: self.peak.map(|b| b.0),
+            max_dissipation_time: self.peak.map(|b| b.1),
+        })
     }
 
     /// The measurement after the step that ended at (time, step).
@@ -143,12 +203,15 @@ impl History {
         })
     }
 
-    /// The checkpoint's part: the sample count, then the times and the three signals.
+    /// The checkpoint's part: the sample count, then the times and the three signals; then the
+    /// kinetic energy's count, times and values.
     pub fn save(&self, out: &mut Vec<f64>) {
         out.push(self.t.len() as f64);
         for v in [&self.t, &self.cd, &self.cl, &self.dp] {
             out.extend(v.iter().copied());
         }
+        out.push(self.et.len() as f64);
+        out.extend(self.et.iter().chain(&self.e).copied());
     }
 
     /// Restores `save`'s part; the values it used.
@@ -159,6 +222,24 @@ impl History {
         }
         let part = |k: usize| data[1 + k * m..1 + (k + 1) * m].to_vec();
         (self.t, self.cd, self.cl, self.dp) = (part(0), part(1), part(2), part(3));
-        Ok(1 + 4 * m)
+        // The kinetic energy's part (absent from checkpoints written before it was kept).
+        let rest = &data[1 + 4 * m..];
+        let Some(&k) = rest.first() else {
+            (self.et, self.e, self.peak) = (Vec::new(), Vec::new(), None);
+            return Ok(1 + 4 * m);
+        };
+        let k = k as usize;
+        if rest.len() < 1 + 2 * k {
+            return Err(SolverError::Other("the checkpoint ends inside the kinetic energy history".into()));
+        }
+        let (et, e) = (&rest[1..1 + k], &rest[1 + k..1 + 2 * k]);
+        (self.et, self.e, self.peak) = (Vec::new(), Vec::new(), None);
+        // Pushed again, energy.csv aside: the peak as the uninterrupted run found it.
+        let csv = self.energy.take();
+        for i in 0..k {
+            self.push_energy(et[i], 0, e[i])?;
+        }
+        self.energy = csv;
+        Ok(1 + 4 * m + 1 + 2 * k)
     }
 }

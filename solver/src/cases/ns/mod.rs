@@ -3,7 +3,8 @@
 //! explicit) viscosity and an incremental pressure correction by preconditioned CG
 //! (`numerics::linalg`), on collocated cell-centred unknowns with Rhie-Chow face fluxes that
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
-//! the finite-volume faces with their boundary roles (`faces`), the step written once over
+//! the finite-volume faces with their boundary roles (`faces`), the LES models (`les`), the
+//! running averages (`averages`), the force and energy history (`history`), the step written once over
 //! the backend's operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the simulation (`sim`),
 //! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
 //! `mesh` (`forces`, `probes`, `derived`).
@@ -13,6 +14,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod faces;
 pub mod history;
+pub mod les;
 pub mod section;
 pub mod setup;
 pub mod sim;
@@ -30,6 +32,11 @@ static TEMPLATES: &[Template] = &[
         "dfg-2d-2",
         "Schaefer & Turek's 2D-2: periodic shedding behind a cylinder at Re 100, a one-cell slab (cd max, cl max, St, dp against the bounds)",
         include_str!("templates/dfg-2d-2.toml"),
+    ),
+    Template::new(
+        "tgv-3d-les",
+        "The 3D Taylor-Green vortex at Re 1600 on its symmetric octant with the dynamic LES model (kinetic energy and its dissipation rate against the DNS)",
+        include_str!("templates/tgv-3d-les.toml"),
     ),
 ];
 
@@ -116,6 +123,27 @@ pub const CHECK_SOLVES_MEMORY: &[&str] = &[
     "navier-stokes.rest_correction=0.5",
 ];
 
+/// `CHECK_SOLVES` on the Taylor-Green template's 8^3 octant (3072 tets) with the Smagorinsky
+/// model (issue 27).
+pub const CHECK_SOLVES_SMAGORINSKY: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+    "mesh=\"builtin:pi-box-8\"",
+    "navier-stokes.les=\"smagorinsky\"",
+];
+
+/// The same with the dynamic model (the template's).
+pub const CHECK_SOLVES_DYNAMIC: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+    "mesh=\"builtin:pi-box-8\"",
+    "navier-stokes.les=\"dynamic\"",
+];
+
 /// The DFG template on its built-in coarse channel, 10 steps from rest (its flow there is
 /// unsteady, and with the template's "wall-fits" the solves' last digits grow past 1e-10 by
 /// step 15, tests/ns.rs): u, p (and the derived fields), cd, cl and dp within 1e-10 in f64
@@ -128,7 +156,9 @@ pub const CHECK_SOLVES_MEMORY: &[&str] = &[
 /// step 20 on an H200). The transient 2D-2 template on its
 /// built-in slab, 10 steps from rest, with a restart row (u^(n-1), the averages and the force
 /// history in the checkpoint), and with issue 27's `flux_memory` and `rest_correction` (its
-/// restart row carries the fluxes F^n).
+/// restart row carries the fluxes F^n). The Taylor-Green template on an 8^3 octant, 10 steps
+/// with each LES model (eddy viscosity, its test filter and the subgrid fluxes on the device;
+/// the field `eddy_viscosity` is compared with the others), the dynamic one with a restart row.
 static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
@@ -152,6 +182,8 @@ static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-2d-2 coarse memory", "dfg-2d-2", CHECK_SOLVES_MEMORY, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
         .with_restart(),
+    CheckSpec::new("tgv-3d-les smagorinsky", "tgv-3d-les", CHECK_SOLVES_SMAGORINSKY, 10, [1e-10, f64::NAN]),
+    CheckSpec::new("tgv-3d-les dynamic", "tgv-3d-les", CHECK_SOLVES_DYNAMIC, 10, [1e-10, f64::NAN]).with_restart(),
 ];
 
 /// Steps of the DFG template: on `solver bench --mesh` meshes (with the DFG patches, e.g.
@@ -167,3 +199,26 @@ static BENCHES: &[BenchSpec] = &[BenchSpec {
 pub static FAMILY: FamilyInfo = FamilyInfo::new("navier-stokes", &["mesh"], TEMPLATES, CHECKS, BENCHES, |doc| {
     Ok(Box::new(setup::NsSetup::parse(doc)?))
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Target;
+    use crate::framework::specs::{spec_doc, Stepped};
+    use crate::framework::Precision;
+
+    /// The LES check rows are valid cases (their mesh is built in) and step on the CPU, with a
+    /// non-negative eddy viscosity among their fields (what `solver check` compares on a device).
+    #[test]
+    fn the_les_check_rows_run_on_the_cpu() {
+        for spec in CHECKS.iter().filter(|s| s.template == "tgv-3d-les") {
+            let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
+            let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
+            let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+            let f = s.fields().unwrap();
+            let nut = f.iter().find(|f| f.name == "eddy_viscosity").expect("eddy_viscosity");
+            assert!(nut.values.iter().all(|v| *v >= 0.0 && v.is_finite()), "{}", spec.name);
+            assert!(nut.values.iter().any(|v| *v > 0.0), "{}", spec.name);
+        }
+    }
+}

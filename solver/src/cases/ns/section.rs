@@ -81,6 +81,27 @@ pub struct NsSection {
     /// averages are kept.
     #[serde(default)]
     pub statistics: Option<Statistics>,
+    /// Large-eddy simulation's subgrid model: "none" [default], "smagorinsky" or "dynamic".
+    /// Both add the divergence of the subgrid stress 2 nu_t S (S the strain rate of the cell
+    /// velocity gradients) explicitly, from u^n, with the deferred viscous parts; the eddy
+    /// viscosity nu_t is zero on walls, inlets and outlets (the subgrid stress vanishes at a
+    /// no-slip wall, so the wall shear stays the molecular one; no van Driest damping) and
+    /// mirrored on symmetry planes. "smagorinsky": nu_t = (Cs Delta)^2 |S|, |S| = sqrt(2 S:S)
+    /// of the trace-free S, Delta = V^(1/3) per cell, Cs = `smagorinsky_constant`. "dynamic":
+    /// Germano et al. (1991) with Lilly's (1992) least squares, nu_t = (C Delta^2) |S| with
+    /// C Delta^2 = <L:M> / <M:M> >= 0 (clipped), L = <u u> - <u><u>, M = 2 (<|S| S> -
+    /// alpha^2 |<S>| <S>); <.> the test filter, the volume-weighted mean over the cell and its
+    /// face neighbours; alpha per cell from the mesh, the second-moment width of that union of
+    /// cells over the cell's own (1.61 on Kuhn boxes); <L:M> and <M:M> averaged over the same
+    /// stencil (there is no homogeneous direction to average over in general). Both backends;
+    /// field `eddy_viscosity` and summary.json `les` (VALIDATION.md, issue 27).
+    #[serde(default, skip_serializing_if = "Les::is_none")]
+    pub les: Les,
+    /// The Smagorinsky constant Cs [0.17], with les = "smagorinsky": Lilly's (1967) value for
+    /// isotropic turbulence with a sharp cut-off; wall-bounded flows take about 0.1 (Deardorff
+    /// 1970's channel). At least 0.
+    #[serde(default = "smagorinsky_constant", skip_serializing_if = "is_default_cs")]
+    pub smagorinsky_constant: f64,
     /// Viscous term: "implicit" [default, CG, unconditionally stable] or "explicit" (stable
     /// for nu dt sum(a_f) / V < 1/2 per cell: the CFL step is cut to that; a larger fixed
     /// `time.dt` diverges and the health check stops the run).
@@ -204,6 +225,44 @@ pub enum Viscous {
     Explicit,
 }
 
+/// The subgrid model (`NsSection::les`); read from a string so that a wrong value's message
+/// names the key and the choices.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case", try_from = "String")]
+pub enum Les {
+    #[default]
+    None,
+    Smagorinsky,
+    Dynamic,
+}
+
+impl TryFrom<String> for Les {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "none" => Ok(Les::None),
+            "smagorinsky" => Ok(Les::Smagorinsky),
+            "dynamic" => Ok(Les::Dynamic),
+            _ => Err(format!("les = \"{s}\": unknown; give \"none\", \"smagorinsky\" or \"dynamic\"")),
+        }
+    }
+}
+
+impl Les {
+    pub fn is_none(&self) -> bool {
+        *self == Les::None
+    }
+
+    /// The name as the case file spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Les::None => "none",
+            Les::Smagorinsky => "smagorinsky",
+            Les::Dynamic => "dynamic",
+        }
+    }
+}
+
 /// What the predicted face fluxes start from (`NsSection::flux_memory`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -307,6 +366,13 @@ pub enum Initial {
     /// decays as exp(-2 nu t / L^2) (the pressure as its square): on [0, pi L]^2 with symmetry
     /// planes all round (slip walls, no flux) it is one cell of the periodic vortex array.
     TaylorGreen { velocity: f64, length: f64 },
+    /// The 3D Taylor-Green vortex: u = U sin(x/L) cos(y/L) cos(z/L), v = -U cos(x/L) sin(y/L)
+    /// cos(z/L), w = 0, p = rho U^2 / 16 (cos(2x/L) + cos(2y/L)) (cos(2z/L) + 2) (Brachet et al.
+    /// 1983; the International Workshop on High-Order CFD Methods' case C3.5 at Re = U L / nu =
+    /// 1600). The planes x, y, z = 0 and pi L are planes of mirror symmetry of the flow at all
+    /// times, so the octant [0, pi L]^3 with symmetry planes all round is exact for it.
+    #[serde(rename = "taylor-green-3d")]
+    TaylorGreen3d { velocity: f64, length: f64 },
     /// The `velocity` cell field of a previous run's output on the same .pmesh (a .vtu, or a
     /// .pvd for its latest file); the pressure starts at 0 and is rebuilt by the first steps.
     File { file: String },
@@ -389,6 +455,12 @@ pub struct Forces {
     pub wall_shear: Option<WallShear>,
 }
 
+fn smagorinsky_constant() -> f64 {
+    0.17
+}
+fn is_default_cs(x: &f64) -> bool {
+    *x == smagorinsky_constant()
+}
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
 }

@@ -5,9 +5,10 @@
 use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
-use super::section::{Bc, FaceGradients, FluxMemory, Initial, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
+use super::les::LesTables;
+use super::section::{Bc, FaceGradients, FluxMemory, Initial, Les, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
 use super::history::PROBE_NAMES;
-use super::sim::{Common, ForceSpec, NsSim, Report};
+use super::sim::{Common, ForceSpec, LesSpec, NsSim, Report};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
@@ -57,6 +58,8 @@ pub struct NsSetup {
     quad_fit: Option<Arc<QuadFit<f64>>>,
     /// The vertex fits of the viscous face gradients (`face_gradients = "fits"` or "wall-fits").
     face_fits: Option<Arc<FaceFits>>,
+    /// The LES model's tables (`les`), built once for both backends.
+    les: Option<Arc<LesTables>>,
     u0: [Vec<f64>; 3],
     /// The initial pressure (0, or the Taylor-Green vortex's).
     p0: Vec<f64>,
@@ -70,11 +73,28 @@ pub struct NsSetup {
     report: Arc<Mutex<Report>>,
 }
 
+/// `builtin:pi-box-N`: the cube [0, pi]^3 as N^3 Kuhn cubes of 6 tetrahedra (patches xmin ..
+/// zmax), N from 2 to 128: the Taylor-Green octant (template `tgv-3d-les`), made on the spot.
+fn pi_box(doc: &CaseDoc, name: &str, n: &str) -> Result<PreparedMesh> {
+    let n: usize = match n.parse() {
+        Ok(n) if (2..=128).contains(&n) => n,
+        _ => return Err(doc.error("mesh", format!("`{name}`: give builtin:pi-box-N with N from 2 to 128"))),
+    };
+    let pi = std::f64::consts::PI;
+    let spec = meshtool::generate::cartesian_box::BoxSpec { dims: [n; 3], lo: [0.0; 3], hi: [pi; 3] };
+    let raw = meshtool::generate::cartesian_box::generate(&spec)?;
+    Ok(meshtool::pmesh::prepare(&raw, meshtool::reorder::Reorder::Hilbert)?.0)
+}
+
 /// The mesh a case names: `builtin:NAME` or a .pmesh relative to the case file.
 fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
+    if let Some(n) = name.strip_prefix("builtin:pi-box-") {
+        return pi_box(doc, name, n);
+    }
     if let Some(b) = name.strip_prefix("builtin:") {
         let Some((_, bytes)) = BUILTIN.iter().find(|(n, _)| *n == b) else {
-            let names: Vec<String> = BUILTIN.iter().map(|(n, _)| format!("builtin:{n}")).collect();
+            let mut names: Vec<String> = BUILTIN.iter().map(|(n, _)| format!("builtin:{n}")).collect();
+            names.push("builtin:pi-box-N (N = 2..128)".into());
             return Err(doc.error("mesh", format!("no built-in mesh `{name}` (there are: {})", names.join(", "))));
         };
         let raw = meshtool::msh::parse_msh(bytes, Path::new(name))?;
@@ -215,6 +235,9 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
                     .collect()
             }))
         }
+        Initial::TaylorGreen3d { velocity, length } => Ok(std::array::from_fn(|k| {
+            x_cells(mesh).map(|c| taylor_green_3d(c, *velocity, *length)[k]).collect()
+        })),
         Initial::File { file } => {
             let path = doc.resolve(Path::new(file));
             let key = "navier-stokes.initial.file";
@@ -224,10 +247,30 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
     }
 }
 
-/// The initial pressure: the Taylor-Green vortex's rho U^2 / 4 (cos 2x/L + cos 2y/L), else 0.
+/// The cell centroids.
+fn x_cells(mesh: &PreparedMesh) -> impl Iterator<Item = [f64; 3]> + '_ {
+    mesh.topo.centroids.iter().copied()
+}
+
+/// The 3D Taylor-Green vortex's velocity at x (`Initial::TaylorGreen3d`).
+pub fn taylor_green_3d(x: [f64; 3], u: f64, l: f64) -> [f64; 3] {
+    let (sx, cx) = (x[0] / l).sin_cos();
+    let (sy, cy) = (x[1] / l).sin_cos();
+    let cz = (x[2] / l).cos();
+    [u * sx * cy * cz, -u * cx * sy * cz, 0.0]
+}
+
+/// The initial pressure: the Taylor-Green vortex's rho U^2 / 4 (cos 2x/L + cos 2y/L), the 3D
+/// one's rho U^2 / 16 (cos 2x/L + cos 2y/L) (cos 2z/L + 2), else 0.
 fn initial_pressure(s: &NsSection, mesh: &PreparedMesh) -> Vec<f64> {
     let x = &mesh.topo.centroids;
     match s.initial {
+        Initial::TaylorGreen3d { velocity, length } => x_cells(mesh)
+            .map(|c| {
+                let cos2 = |k: usize| (2.0 * c[k] / length).cos();
+                s.density * velocity * velocity / 16.0 * (cos2(0) + cos2(1)) * (cos2(2) + 2.0)
+            })
+            .collect(),
         Initial::TaylorGreen { velocity, length } => x
             .iter()
             .map(|c| 0.25 * s.density * velocity * velocity * ((2.0 * c[0] / length).cos() + (2.0 * c[1] / length).cos()))
@@ -265,7 +308,11 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
             return Err(doc.error("navier-stokes.flux_memory_time", msg));
         }
     }
-    if let Initial::TaylorGreen { velocity, length } = s.initial {
+    if !(s.smagorinsky_constant >= 0.0 && s.smagorinsky_constant.is_finite()) {
+        let msg = format!("{}: must be a finite number >= 0 (0.17 is the default, about 0.1 for channels)", s.smagorinsky_constant);
+        return Err(doc.error("navier-stokes.smagorinsky_constant", msg));
+    }
+    if let Initial::TaylorGreen { velocity, length } | Initial::TaylorGreen3d { velocity, length } = s.initial {
         if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
             let msg = format!("velocity {velocity}, length {length}: give a finite velocity and a positive length");
             return Err(doc.error("navier-stokes.initial", msg));
@@ -398,7 +445,9 @@ impl NsSetup {
             }
             _ => None,
         };
+        let les = (section.les != Les::None).then(|| Arc::new(LesTables::new(&geo, &faces, section.les, section.smagorinsky_constant)));
         Ok(NsSetup {
+            les,
             section,
             mesh_file,
             mesh: Arc::new(mesh),
@@ -455,6 +504,29 @@ impl NsSetup {
         self.u_ref * volume.powf(2.0 / 3.0)
     }
 
+    /// What the simulation reports of the LES model: its name, Cs, nu and each cell's sum of
+    /// its faces' a over its volume (the explicit diffusion number's, `LesSpec`).
+    fn les_spec(&self) -> LesSpec {
+        let f = &self.faces;
+        let mut sum = vec![0.0; self.geo.num_cells()];
+        for i in 0..f.len() {
+            if f.neigh[i] != u32::MAX {
+                sum[f.neigh[i] as usize] += f.a[i];
+                sum[f.owner[i] as usize] += f.a[i];
+            } else if f.role[i] == Role::Symmetry {
+                sum[f.owner[i] as usize] += 2.0 * f.a[i];
+            }
+        }
+        let s = &self.section;
+        LesSpec {
+            model: s.les,
+            cs: (s.les == Les::Smagorinsky).then_some(s.smagorinsky_constant),
+            nu: s.viscosity,
+            a_over_v: sum.iter().zip(&self.geo.volumes).map(|(a, v)| a / v).collect(),
+            volumes: self.geo.volumes.clone(),
+        }
+    }
+
     /// The explicit viscous step limit, 0.5 min V / (nu sum a) (infinite when implicit).
     fn dt_max(&self) -> f64 {
         if self.section.viscous == Viscous::Implicit {
@@ -481,7 +553,8 @@ impl NsSetup {
         let name = |i: usize| names.get(i).and_then(|v| v.as_str()).unwrap_or("?").to_string();
         let theta = s.theta();
         let fit = if s.interpolation == Interpolation::Quadratic { format!("-{}", s.fit.name()) } else { String::new() };
-        format!("{}+{}{fit}+{}+{}+theta{theta}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
+        let les = if s.les == Les::None { String::new() } else { format!("+les-{}", s.les.name()) };
+        format!("{}+{}{fit}+{}+{}+theta{theta}{les}", s.scheme.name(), s.interpolation.name(), name(0), name(1))
     }
 
     /// The force patch with its wall shear (`forces.wall_shear`, by default the viscous face
@@ -572,6 +645,7 @@ impl NsSetup {
             kp,
             m: Default::default(),
             stats: Default::default(),
+            les: self.les.clone(),
         })
     }
 
@@ -591,6 +665,7 @@ impl NsSetup {
             ku,
             pressure_pre: self.pressure_preconditioner(&kp)?,
             kp,
+            les: self.les.as_deref(),
         };
         CudaNs::new(dev, inputs)
     }
@@ -668,6 +743,7 @@ impl Setup for NsSetup {
             rest_correction: s.rest_correction,
             flux_memory: (s.flux_memory() == FluxMemory::Full).then(|| s.flux_memory_time.unwrap_or(f64::INFINITY)),
             statistics_start: s.statistics.as_ref().map(|st| st.start),
+            les: self.les.as_ref().map(|_| self.les_spec()),
             strouhal: s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))),
             log_every: s.log_every,
             fail: [s.pressure_solver.fail_residual, s.momentum_solver.fail_residual],
@@ -702,6 +778,12 @@ impl Setup for NsSetup {
             "other_wall_shear": r.other_wall_shear,
             "signals": r.signals,
         });
+        if let Some(l) = &r.les {
+            out["les"] = json!(l);
+        }
+        if let Some(e) = &r.energy {
+            out["kinetic_energy"] = json!(e);
+        }
         let mut ours = vec![("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
         if let Some(sig) = &r.signals {
             // A transient benchmark's dp is the one half a period after the lift maximum.

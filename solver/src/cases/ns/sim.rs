@@ -7,7 +7,9 @@
 use super::faces::Faces;
 use super::section::{Mode, SteadySettings};
 use super::averages::Averages;
-use super::history::{History, Measured, Signals, PROBE_NAMES};
+use super::history::{EnergySummary, History, Measured, Signals, PROBE_NAMES};
+use super::section::Les;
+use super::step::Var;
 use super::step::{self, NsOps, State, StepReport, Stepping};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
@@ -68,6 +70,8 @@ pub struct Common {
     pub flux_memory: Option<f64>,
     /// The running averages' and the signals' start (`navier-stokes.statistics`).
     pub statistics_start: Option<f64>,
+    /// The LES model (`navier-stokes.les`); None without one.
+    pub les: Option<LesSpec>,
     /// St's reference length and speed (`forces.length`, `forces.velocity`).
     pub strouhal: Option<(f64, f64)>,
     pub log_every: u64,
@@ -80,6 +84,52 @@ pub struct Common {
     pub variant: String,
     pub bytes_per_step: f64,
     pub report: Arc<Mutex<Report>>,
+}
+
+/// What the run reports of its LES model (`navier-stokes.les`).
+pub struct LesSpec {
+    pub model: Les,
+    /// Cs (smagorinsky).
+    pub cs: Option<f64>,
+    pub nu: f64,
+    /// Per cell, the sum of its faces' a (interior, and twice on symmetry planes) over its
+    /// volume: dt nu_t times it is the explicit subgrid term's diffusion number.
+    pub a_over_v: Vec<f64>,
+    pub volumes: Vec<f64>,
+}
+
+/// The eddy viscosity at the last output (summary.json `les`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LesSummary {
+    pub model: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smagorinsky_constant: Option<f64>,
+    /// The time of the field these describe (the last output's).
+    pub time: f64,
+    /// The volume-weighted mean and the maximum of nu_t / nu over the cells.
+    pub mean_nut_over_nu: f64,
+    pub max_nut_over_nu: f64,
+    /// max over cells of dt nu_t sum(a) / V with the last step's dt: the explicit subgrid
+    /// term is stable below about 1 (Gershgorin's bound for forward Euler).
+    pub max_diffusion_number: f64,
+}
+
+impl LesSpec {
+    /// The summary of the eddy viscosity `nut` at `time` with the step dt.
+    fn summary(&self, nut: &[f64], time: f64, dt: f64) -> LesSummary {
+        let vol: f64 = self.volumes.iter().sum();
+        let mean = nut.iter().zip(&self.volumes).map(|(n, v)| n * v).sum::<f64>() / vol;
+        let max = nut.iter().copied().fold(0.0, f64::max);
+        let number = nut.iter().zip(&self.a_over_v).map(|(n, a)| dt * n * a).fold(0.0, f64::max);
+        LesSummary {
+            model: self.model.name(),
+            smagorinsky_constant: self.cs,
+            time,
+            mean_nut_over_nu: mean / self.nu,
+            max_nut_over_nu: max / self.nu,
+            max_diffusion_number: number,
+        }
+    }
 }
 
 /// One step's residuals: a row of residuals.csv, and summary.json's `last_step`.
@@ -173,6 +223,10 @@ pub struct Report {
     pub other_wall_shear: Option<OtherMeasure>,
     /// A transient run's force and probe statistics.
     pub signals: Option<Signals>,
+    /// The LES model's eddy viscosity at the last output.
+    pub les: Option<LesSummary>,
+    /// A transient run's kinetic energy and its dissipation rate (energy.csv's).
+    pub energy: Option<EnergySummary>,
 }
 
 /// The force coefficients by the other wall-shear measure (`forces.wall_shear`).
@@ -248,6 +302,8 @@ pub struct NsSim<O: NsOps> {
     averages: Option<Averages<O>>,
     /// Steps this simulation took (not restored by a restart: the solvers' statistics are not).
     steps: u64,
+    /// The last step's dt (the LES summary's diffusion number).
+    last_dt: f64,
 }
 
 impl<O: NsOps> NsSim<O> {
@@ -289,6 +345,7 @@ impl<O: NsOps> NsSim<O> {
             residuals: None,
             averages: statistics_start.map(Averages::new),
             steps: 0,
+            last_dt: 0.0,
         })
     }
 
@@ -445,6 +502,31 @@ impl<O: NsOps> NsSim<O> {
         self.converged = true;
     }
 
+    /// The eddy viscosity of the current velocity on the host (None without LES).
+    fn eddy_viscosity(&mut self) -> Result<Option<Vec<f64>>> {
+        if self.c.les.is_none() {
+            return Ok(None);
+        }
+        let (ops, u) = (&mut self.ops, &self.st.u);
+        // The symmetry planes' face values of this u (the next step refreshes them again).
+        ops.symmetry(u)?;
+        let gu = [ops.gradient(&u[0], Var::U(0))?, ops.gradient(&u[1], Var::U(1))?, ops.gradient(&u[2], Var::U(2))?];
+        let nut = ops.eddy_viscosity(u, &gu)?;
+        Ok(Some(ops.download(&nut)?))
+    }
+
+    /// A transient run's kinetic energy after the step that ended at (time, step), into
+    /// energy.csv and the report.
+    fn record_energy(&mut self, time: f64, step: u64) -> Result<()> {
+        if !self.c.transient {
+            return Ok(());
+        }
+        let e = self.ops.kinetic_energy(&self.st.u)?;
+        self.history.push_energy(time, step, e)?;
+        self.c.report.lock().unwrap().energy = self.history.energy_summary();
+        Ok(())
+    }
+
     fn log(&self, clock: &Clock, row: &StepRow) {
         let first = clock.step == 0;
         if !(first || self.converged || (self.c.log_every > 0 && (clock.step + 1).is_multiple_of(self.c.log_every))) {
@@ -502,9 +584,12 @@ impl<O: NsOps> Simulation for NsSim<O> {
             transient: self.c.transient,
             rest_correction: self.c.rest_correction,
             flux_memory: self.c.flux_memory,
+            les: self.c.les.is_some(),
         };
         let rep = step::step(&mut self.ops, &mut self.st, span, how)?;
         self.steps += 1;
+        self.last_dt = dt;
+        self.record_energy(clock.time + dt, clock.step + 1)?;
         let mut warnings = self.check_solves(clock.step + 1, "pressure", &rep.pressure, self.c.fail[0])?;
         warnings += self.check_solves(clock.step + 1, "momentum", &rep.momentum, self.c.fail[1])?;
         let force = self.measure(clock.time + dt, clock.step + 1)?;
@@ -565,9 +650,11 @@ impl<O: NsOps> Simulation for NsSim<O> {
     fn open_series(&mut self, dir: &Path, resume: Option<f64>) -> Result<()> {
         let (force, probes) = (self.c.force.is_some(), self.c.probes.is_some());
         self.history.open(dir, force, probes, resume)?;
+        self.history.open_energy(dir, self.c.transient, resume)?;
         if resume.is_none() {
             // The initial state's row (the state of step 0).
             self.measure(0.0, 0)?;
+            self.record_energy(0.0, 0)?;
         }
         let cols = StepRow::columns(self.c.nonorth + 1);
         let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
@@ -586,6 +673,11 @@ impl<O: NsOps> Simulation for NsSim<O> {
         out.insert(0, Field::vector("velocity", 3, Centring::Cell, vel));
         if let Some(a) = &self.averages {
             out.extend(a.fields(&mut self.ops)?);
+        }
+        if let Some(nut) = self.eddy_viscosity()? {
+            let les = self.c.les.as_ref().expect("with a model").summary(&nut, clock.time, self.last_dt);
+            self.c.report.lock().unwrap().les = Some(les);
+            out.push(Field::scalar("eddy_viscosity", Centring::Cell, nut));
         }
         Ok(out)
     }

@@ -98,6 +98,13 @@ pub trait NsOps {
         gu: &[Self::Vectors; 3],
         q: &[Self::Cells; 3],
     ) -> Result<[Self::Cells; 3]>;
+    /// The eddy viscosity nu_t per cell of u with gradients gu (`les::eddy_viscosity`, the
+    /// backend's model and tables; symmetry planes from the last `symmetry` call).
+    fn eddy_viscosity(&mut self, u: &[Self::Cells; 3], gu: &[Self::Vectors; 3]) -> Result<Self::Cells>;
+    /// The subgrid stress's face fluxes of each component (`les::sgs_flux`).
+    fn sgs_flux(&mut self, u: &[Self::Cells; 3], gu: &[Self::Vectors; 3], nut: &Self::Cells) -> Result<[Self::Faces; 3]>;
+    /// The volume-averaged kinetic energy sum V |u|^2 / 2 / sum V.
+    fn kinetic_energy(&mut self, u: &[Self::Cells; 3]) -> Result<f64>;
     /// The explicit update of component k: u^a_k + dt (nu lap(u^n_k) - grad(p^n)_k / rho)
     /// (the explicit predictor, whatever the viscous setting).
     fn forcing(&mut self, p: Predict<'_, Self>) -> Result<Self::Cells>;
@@ -178,6 +185,8 @@ pub struct Predict<'a, O: NsOps + ?Sized> {
     pub gu: &'a O::Vectors,
     /// u^n_k (explicit viscosity).
     pub un: &'a O::Cells,
+    /// The subgrid stress's face fluxes of component k (`les`), added to the viscous sources.
+    pub sgs: Option<&'a O::Faces>,
 }
 
 /// The state: velocity components, pressure, face fluxes; in a transient run also the previous
@@ -217,6 +226,8 @@ pub struct Stepping {
     /// every step's Rhie-Chow difference: it drifts (`NsSection::flux_memory`). Some(tau): the
     /// memory's weight is tau / (tau + dt) (1 for an infinite tau), which bounds the drift.
     pub flux_memory: Option<f64>,
+    /// The subgrid stress of the backend's LES model is added (`NsSection::les`).
+    pub les: bool,
 }
 
 /// The velocity at the half step and its gradients.
@@ -262,6 +273,17 @@ fn transport<O: NsOps>(
     Ok(ua)
 }
 
+/// The subgrid stress's face fluxes of u^n (gradients gu): explicit, like the deferred viscous
+/// parts, and split with them by theta. Stable: its diffusion number nu_t dt / Delta^2 is
+/// Cs^2 |S| dt, Cs^2 = 0.03 times about the Courant number of the grid-scale motions
+/// (summary.json `les.max_diffusion_number` reports the cells' worst of dt nu_t sum(a) / V:
+/// 0.11-0.24 on the Taylor-Green octant at Courant 0.25-0.5). Implicit, it would change the
+/// momentum matrices every step, which are built once with their preconditioners.
+fn subgrid<O: NsOps>(ops: &mut O, u: &[O::Cells; 3], gu: &[O::Vectors; 3]) -> Result<[O::Faces; 3]> {
+    let nut = ops.eddy_viscosity(u, gu)?;
+    ops.sgs_flux(u, gu, &nut)
+}
+
 /// One step of the fractional-step scheme from `st` over `span`.
 pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping) -> Result<StepReport> {
     let (nonorth, theta) = (how.nonorth, how.theta);
@@ -273,6 +295,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         ops.gradient(&st.u[2], Var::U(2))?,
     ];
     let gp = ops.gradient(&st.p, Var::P)?;
+    let sgs = if how.les { Some(subgrid(ops, &st.u, &gu)?) } else { None };
     let half = if how.transient { departure_velocity(ops, st)? } else { None };
     let (uv, gv) = match &half {
         Some((u, g)) => (u, g),
@@ -290,6 +313,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
                 gp: &gp,
                 gu: &gu[k],
                 un: &st.u[k],
+                sgs: sgs.as_ref().map(|f| &f[k]),
             })
         };
         Some([forcing(0)?, forcing(1)?, forcing(2)?])
@@ -308,6 +332,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
             gp: &gp,
             gu: &gu[k],
             un: &st.u[k],
+            sgs: sgs.as_ref().map(|f| &f[k]),
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
