@@ -29,6 +29,9 @@ REFERENCE = {
     200: ((1.34, "Henderson 1995 (2D num.)"), (0.196, "Williamson 1996 (exp., 2D branch)")),
 }
 
+# Tritton's measured drag at the steady-wake Reynolds numbers (plotted beside the table's first source).
+TRITTON = {20: 2.22, 40: 1.48}
+
 CASE = """mesh = "{mesh}"
 [case]
 kind = "navier-stokes"
@@ -113,9 +116,16 @@ def table(out):
     except ImportError:
         print("(matplotlib not installed: no picture)")
         return
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.loglog([r[0] for r in rows], [r[2] for r in rows], "ks", mfc="none", label="published (see table)")
-    ax.loglog([r[0] for r in rows if r[1]], [r[1] for r in rows if r[1]], "ro-", label="ours (slab, CUDA)")
+    ax.semilogx([r[0] for r in rows], [r[2] for r in rows], "ks", mfc="none", label="published (table's first source)")
+    exp = [(re, TRITTON[re]) for re, *_ in rows if re in TRITTON]
+    if exp:
+        ax.semilogx(*zip(*exp), "k^", mfc="none", label="Tritton 1959 (experiment)")
+    ax.semilogx([r[0] for r in rows if r[1]], [r[1] for r in rows if r[1]], "ro-", label="ours (slab, CUDA)")
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xticks([r[0] for r in rows])
     ax.set_xlabel("Re = U D / nu"), ax.set_ylabel("time-mean Cd"), ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
