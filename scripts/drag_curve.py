@@ -9,7 +9,8 @@ The mesh is meshes/cylinder2d.geo (an unconfined cylinder of diameter 1 as a sla
 thick, `thick` 0.1; `gmsh -3 meshes/cylinder2d.geo -setnumber size 0.025 -format msh41 -bin`,
 then `meshtool prepare`). U = D = 1 and nu = 1 / Re; the far sides y = +-15 are slip walls.
 Each Re writes OUT/re<Re>/ (summary.json, forces.csv). Laminar runs (no subgrid model); Re 1000
-and 3900 need the 3D LES of issue 27 and are not run here.
+and 3900 need the 3D LES of issue 27 and are not run here. summary.json `wake` gives the
+mean base pressure coefficient and the recirculation length L / D (the steady wakes).
 """
 import json, os, subprocess, sys
 
@@ -29,6 +30,9 @@ REFERENCE = {
     200: ((1.34, "Henderson 1995 (2D num.)"), (0.196, "Williamson 1996 (exp., 2D branch)")),
 }
 
+# The steady wakes' recirculation length L / D (Dennis & Chang 1970, numerical).
+RECIRCULATION = {20: 0.94, 40: 2.35}
+
 # Tritton's measured drag at the steady-wake Reynolds numbers (plotted beside the table's first source).
 TRITTON = {20: 2.22, 40: 1.48}
 
@@ -47,6 +51,7 @@ density = 1.0
 viscosity = {nu}
 mode = "transient"
 statistics = {{ start = {start} }}
+wake = {{ base = [0.5001, 0.0, {mid}], reference = [-10.0, 10.0, {mid}] }}
 face_gradients = "fits-full"
 flux_memory = "full"
 flux_memory_time = 1.0
@@ -82,7 +87,8 @@ def run(args):
         case = os.path.join(out, f"re{re}.toml")
         with open(case, "w") as f:
             f.write(CASE.format(mesh=os.path.abspath(opts["mesh"]), dt=dt, end=end, start=start,
-                                backend=opts["backend"], nu=1.0 / re, thick=opts["thick"]))
+                                backend=opts["backend"], nu=1.0 / re, thick=opts["thick"],
+                                mid=0.5 * float(opts["thick"])))
         log = open(os.path.join(out, f"re{re}.log"), "w")
         # The runs are small for the GPU: they share it.
         procs.append(subprocess.Popen([opts["solver"], "run", case, "-q", "-o", os.path.join(out, f"re{re}")],
@@ -94,20 +100,23 @@ def run(args):
 
 def table(out):
     rows = []
-    print("| Re | Cd mean (ours) | Cd (published) | diff | St (ours) | St (published) | window |")
-    print("|---|---|---|---|---|---|---|")
+    print("| Re | Cd mean (ours) | Cd (published) | diff | St (ours) | St (published) | L/D (ours) | L/D (published) | -Cpb (ours) | window |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for re in sorted(RUNS):
         p = os.path.join(out, f"re{re}", "summary.json")
         if not os.path.exists(p):
             continue
-        sig = json.load(open(p)).get("signals") or {}
+        summary = json.load(open(p))
+        sig, wake = summary.get("signals") or {}, summary.get("wake") or {}
         cd = sig.get("cd", {}).get("mean")
         amp = (sig.get("cl", {}).get("max", 0) - sig.get("cl", {}).get("min", 0)) / 2
         st = sig.get("st") if amp > 1e-3 else None  # a steady wake has no shedding frequency
         (cd_ref, cd_src), (st_ref, st_src) = REFERENCE[re]
         diff = "%+.1f %%" % (100 * (cd / cd_ref - 1)) if cd is not None else "-"
         fmt = lambda v: "-" if v is None else "%.4f" % v
-        print(f"| {re} | {fmt(cd)} | {cd_ref} ({cd_src}) | {diff} | {fmt(st)} | {st_ref or '-'} ({st_src}) | {sig.get('window')} |")
+        cpb = wake.get("base_pressure_coefficient")
+        print(f"| {re} | {fmt(cd)} | {cd_ref} ({cd_src}) | {diff} | {fmt(st)} | {st_ref or '-'} ({st_src}) | "
+              f"{fmt(wake.get('recirculation_length'))} | {RECIRCULATION.get(re, '-')} | {fmt(cpb and -cpb)} | {sig.get('window')} |")
         rows.append((re, cd, cd_ref, st, st_ref))
     try:
         import matplotlib

@@ -1069,3 +1069,57 @@ fn a_bad_les_setting_is_refused_naming_the_key() {
         assert!(stderr(&o).contains(want), "{set}: {}", stderr(&o));
     }
 }
+
+/// Issue 27: the mean wake (`navier-stokes.wake`): summary.json `wake` has the base pressure
+/// coefficient and the recirculation length L / D from the running averages (behind the DFG
+/// cylinder after a short start: a small bubble and a base pressure below the free stream's);
+/// a base point inside the body, or no statistics, are refused naming the key.
+#[test]
+fn the_mean_wake_reports_base_pressure_and_recirculation_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = common::write_template(dir.path(), "dfg-2d-2");
+    let wake = "navier-stokes.wake={base=[0.2501,0.2,0.005],reference=[0.1,0.35,0.005],search=5}";
+    let out = dir.path().join("run");
+    let sets = [
+        "--set",
+        "time.end_time=0.2",
+        "--set",
+        "time.dt=0.004",
+        "--set",
+        "navier-stokes.statistics.start=0.1",
+        "--set",
+        wake,
+    ];
+    let o = run_cpu(&case, &out, &sets);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let w = &common::summary(&out)["wake"];
+    let (cpb, l) = (
+        w["base_pressure_coefficient"].as_f64().unwrap(),
+        w["recirculation_length"].as_f64().unwrap(),
+    );
+    assert!(cpb < -0.5 && cpb > -3.0, "{w}");
+    assert!(l > 0.1 && l < 3.0, "{w}");
+    assert_eq!(w["averaged_from"].as_f64(), Some(0.1), "{w}");
+    let inside = "navier-stokes.wake={base=[0.2,0.2,0.005],reference=[0.1,0.35,0.005]}";
+    let o = run_cpu(
+        &case,
+        &dir.path().join("bad"),
+        &["--set", inside, "--set", "time.end_time=0.001"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("navier-stokes.wake.base") && stderr(&o).contains("outside the mesh"),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&case)
+        .unwrap()
+        .replace("statistics = { start = 5.0 }\n", "");
+    let (o, _) = cli(dir.path(), "nostats", &text, &["--set", wake]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("navier-stokes.wake") && stderr(&o).contains("statistics"),
+        "{}",
+        stderr(&o)
+    );
+}

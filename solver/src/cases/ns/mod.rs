@@ -19,6 +19,7 @@ pub mod section;
 pub mod setup;
 pub mod sim;
 pub mod step;
+pub mod wake;
 
 use crate::framework::{BenchSpec, CheckSpec, FamilyInfo, Sizes, Template};
 

@@ -81,6 +81,13 @@ pub struct NsSection {
     /// averages are kept.
     #[serde(default)]
     pub statistics: Option<Statistics>,
+    /// The mean wake's base pressure coefficient and recirculation length L / D (summary.json
+    /// `wake`, from the running averages): `{ base = [x, y, z], reference = [x, y, z] }`, the
+    /// base point just behind the body on its axis, the reference in the free stream (also
+    /// `axis` [x], `search` in D [10], `points` [400]). Needs `statistics` and `forces` with
+    /// `length` (U, D). See `cases::ns::wake`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wake: Option<super::wake::WakeSection>,
     /// Large-eddy simulation's subgrid model: "none" [default], "smagorinsky" or "dynamic".
     /// Both add the divergence of the subgrid stress 2 nu_t S (S the strain rate of the cell
     /// velocity gradients) explicitly, from u^n, with the deferred viscous parts; the eddy

@@ -6,6 +6,7 @@ use super::cpu::{laplacian, Constants, CpuNs, FaceFits, FlowVel};
 use super::cuda::{CudaNs, Inputs};
 use super::faces::{patch_box, Faces, InletProfile, Role};
 use super::les::LesTables;
+use super::wake::Wake;
 use super::section::{Bc, FaceGradients, FluxMemory, Initial, Les, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
 use super::history::PROBE_NAMES;
 use super::sim::{Common, ForceSpec, LesSpec, NsSim, Report};
@@ -67,6 +68,7 @@ pub struct NsSetup {
     u_ref: f64,
     force: Option<(u32, Normalisation)>,
     probes: Option<Probes>,
+    wake: Option<Wake>,
     ref_cell: Option<usize>,
     /// The pressure preconditioner, built at the first `build` (`pressure_preconditioner`).
     pressure_pre: OnceLock<CgPreconditioner>,
@@ -362,6 +364,21 @@ fn validate_solvers(doc: &CaseDoc, s: &NsSection) -> Result<()> {
     Ok(())
 }
 
+/// The located wake samples (`navier-stokes.wake`), which need the running averages and the
+/// force's reference speed and length.
+fn wake(doc: &CaseDoc, s: &NsSection, g: &TetGeometry<f64>) -> Result<Option<Wake>> {
+    let Some(w) = &s.wake else { return Ok(None) };
+    let Some((d, u)) = s.forces.as_ref().and_then(|f| f.length.map(|d| (d, f.velocity))) else {
+        let msg = "needs [navier-stokes.forces] with `length` (the body's D) and `velocity` (U)";
+        return Err(doc.error("navier-stokes.wake", msg));
+    };
+    if s.statistics.is_none() {
+        let msg = "needs `statistics = { start = ... }`: the wake is measured on the running averages";
+        return Err(doc.error("navier-stokes.wake", msg));
+    }
+    Wake::new(g, w, s.density, u, d).map(Some).map_err(|(key, msg)| doc.error(key, msg))
+}
+
 /// The force patch (its id) with its normalisation; the located dp probes.
 type Measures = (Option<(u32, Normalisation)>, Option<Probes>);
 
@@ -420,6 +437,7 @@ impl NsSetup {
         let mut faces = Faces::build(&geo, &roles, section.nonorthogonal);
         let inlets = boundary_values(doc, &section, &mesh, &geo, &mut faces)?;
         let (force, probes) = measures(doc, &section, &mesh, &geo)?;
+        let wake = wake(doc, &section, &geo)?;
         let speed = |u: [f64; 3]| (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
         let u_in = faces.ub.iter().map(|&u| speed(u)).fold(0.0, f64::max);
         let u_init = (0..geo.num_cells()).map(|c| speed([u0[0][c], u0[1][c], u0[2][c]])).fold(0.0, f64::max);
@@ -463,6 +481,7 @@ impl NsSetup {
             u_ref: if u_ref > 0.0 { u_ref } else { 1.0 },
             force,
             probes,
+            wake,
             ref_cell,
             pressure_pre: OnceLock::new(),
             report: Arc::new(Mutex::new(Report::default())),
@@ -735,6 +754,7 @@ impl Setup for NsSetup {
                 }
             },
             probes: self.probes.clone(),
+            wake: self.wake.clone(),
             mode: s.mode,
             steady: s.steady.clone(),
             nonorth: s.nonorth_correctors,
@@ -783,6 +803,9 @@ impl Setup for NsSetup {
         }
         if let Some(e) = &r.energy {
             out["kinetic_energy"] = json!(e);
+        }
+        if let Some(w) = &r.wake {
+            out["wake"] = json!(w);
         }
         let mut ours = vec![("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
         if let Some(sig) = &r.signals {

@@ -10,6 +10,7 @@ use super::averages::Averages;
 use super::history::{EnergySummary, History, Measured, Signals, PROBE_NAMES};
 use super::section::Les;
 use super::step::Var;
+use super::wake::{Wake, WakeSummary};
 use super::step::{self, NsOps, State, StepReport, Stepping};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
@@ -55,6 +56,8 @@ pub struct Common {
     pub force: Option<ForceSpec>,
     /// The two probe points of dp (`PROBE_NAMES`).
     pub probes: Option<Probes>,
+    /// The mean wake's sample points (`navier-stokes.wake`).
+    pub wake: Option<Wake>,
     pub mode: Mode,
     pub steady: SteadySettings,
     pub nonorth: usize,
@@ -227,6 +230,8 @@ pub struct Report {
     pub les: Option<LesSummary>,
     /// A transient run's kinetic energy and its dissipation rate (energy.csv's).
     pub energy: Option<EnergySummary>,
+    /// The mean wake's base pressure and recirculation length at the last output.
+    pub wake: Option<WakeSummary>,
 }
 
 /// The force coefficients by the other wall-shear measure (`forces.wall_shear`).
@@ -443,6 +448,16 @@ impl<O: NsOps> NsSim<O> {
         let f = patch.force_by(&*self.c.geo, self.c.mu, [0.0; 3], |c| p[c], |k, c| u[k][c]);
         let [cd, cl] = fs.coefficients(&f);
         self.c.report.lock().unwrap().other_wall_shear = Some(OtherMeasure { wall_shear: name, cd, cl });
+    }
+
+    /// The wake's summary from the running averages' fields (`velocity_mean`, `pressure_mean`).
+    fn measure_wake(&self, means: &[Field], time: f64, from: f64) {
+        let Some(w) = &self.c.wake else { return };
+        let find = |n: &str| means.iter().find(|f| f.name == n).map(|f| &f.values[..]);
+        let (Some(u), Some(p)) = (find("velocity_mean"), find("pressure_mean")) else { return };
+        if time > from {
+            self.c.report.lock().unwrap().wake = w.measure(&self.c.geo, u, p, time, from).ok();
+        }
     }
 
     /// Warn about a capped solve, or stop the run where its residual is beyond `fail`.
@@ -672,7 +687,9 @@ impl<O: NsOps> Simulation for NsSim<O> {
         out.insert(0, Field::scalar("pressure", Centring::Cell, p));
         out.insert(0, Field::vector("velocity", 3, Centring::Cell, vel));
         if let Some(a) = &self.averages {
-            out.extend(a.fields(&mut self.ops)?);
+            let means = a.fields(&mut self.ops)?;
+            self.measure_wake(&means, clock.time, a.start);
+            out.extend(means);
         }
         if let Some(nut) = self.eddy_viscosity()? {
             let les = self.c.les.as_ref().expect("with a model").summary(&nut, clock.time, self.last_dt);
