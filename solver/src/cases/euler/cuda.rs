@@ -368,12 +368,8 @@ impl<R: Real> CudaEuler<R> {
                 g.n[other] as u32,
             ),
             block_dim: (p * w, 1, 1),
-            // each thread's cell's right value and the flux on its left (10 REAL a thread),
-            // requested as 15: with 10 the exact f32 sweep ran 5 % slower on an H100 (512^3
-            // MUSCL-Hancock + HLLC 5.26e9 against 5.56e9 cell-updates/s, fast math 1.4 %
-            // faster; benchmarks/s16/call7), the driver's shared-memory carveout the likely
-            // cause: the request, not the use, is what changed
-            shared_mem_bytes: 15 * p * w * std::mem::size_of::<R>() as u32,
+            // each thread's cell's right value and the flux on its left
+            shared_mem_bytes: 10 * p * w * std::mem::size_of::<R>() as u32,
         };
         let params = ParamsC {
             axis: axis as i32,
