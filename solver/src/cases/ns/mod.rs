@@ -4,6 +4,7 @@
 //! (`numerics::linalg`), on collocated cell-centred unknowns with Rhie-Chow face fluxes that
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
 //! the finite-volume faces with their boundary roles (`faces`), the LES models (`les`), the
+//! periodic meshes' case checks and built-in boxes (`periodic`), the
 //! running averages (`averages`), the force and energy history (`history`), the step written once over
 //! the backend's operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the simulation (`sim`),
 //! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
@@ -15,6 +16,7 @@ pub mod cuda;
 pub mod faces;
 pub mod history;
 pub mod les;
+pub mod periodic;
 pub mod section;
 pub mod setup;
 pub mod sim;

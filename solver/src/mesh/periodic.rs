@@ -1,0 +1,223 @@
+//! Periodic faces for the solver (issue 27 item 2): what the geometry needs so that a face that
+//! meshtool joined across the domain (`meshtool::periodic`) acts as an interior face.
+//!
+//! Design. meshtool already joins a periodic pair: the neighbour table holds the cell across,
+//! the periodic patches leave the patch list, and each joined face knows the shift to add to
+//! the neighbour's coordinates to place it next to the cell (+t on the slave side, -t on the
+//! master side). Everything positional that reaches across a face or a vertex takes that shift:
+//! 1. Face operators (`cases::ns::faces`): the owner-to-neighbour vector d and the
+//!    interpolation weight use the neighbour's centroid shifted; the face is `Interior`. Cell
+//!    gradients and the LES filter width read the shifted vector (±d), so the pressure
+//!    Laplacian, viscous fluxes, Rhie-Chow, the divergence, the subgrid fluxes and the test
+//!    filter need nothing else (their values are per cell, not per position).
+//! 2. Vertex fits (`numerics::sl::quadratic`): the periodic images of a vertex (its node pairs,
+//!    up to 8 at a box corner) form one class; the class's lowest vertex builds the fit from
+//!    the cells around every image, each shifted into its own frame (`rep_offset`), widening
+//!    across periodic faces with the face shifts, and every image takes that same record. A
+//!    fit is a function of the offset from its vertex, so the images' fits agree bit for bit.
+//! 3. Location (`mesh::locate`, `tet.cuh`): a walk that crosses a periodic face goes on in the
+//!    neighbour with the point shifted by the face's shift taken off, and the departure point
+//!    is stored in the frame of the cell that holds it, which the interpolation then reads.
+//! 4. The device reads the same tables: `code` and `table` for the walk; the faces' shifted d
+//!    and the fits' shifted stencil offsets are host-built arrays the kernels already read.
+//!
+//! Non-periodic meshes: every table here is empty and no arithmetic changes (shifts are only
+//! added where a face has one), so the existing runs are bit-identical.
+
+use meshtool::mesh::vec3;
+use meshtool::topology::Topology;
+use std::collections::HashMap;
+
+/// The shift of every periodic face, and the periodic images of every vertex.
+#[derive(Clone, Debug, Default)]
+pub struct PeriodicShifts<R> {
+    /// Per cell four bytes, byte f the index into `table` of face f's shift (0: none); empty
+    /// when the mesh is not periodic.
+    pub code: Vec<u32>,
+    /// The distinct shifts (the vector to add to a neighbour's coordinates to place it next to
+    /// the cell); entry 0 is zero.
+    pub table: Vec<[R; 3]>,
+    /// Per vertex, the lowest-numbered of its periodic images (itself if it has none); empty
+    /// when the mesh is not periodic.
+    pub rep: Vec<u32>,
+    /// Per vertex, x_v - x_rep (a sum of the pairs' translations).
+    pub rep_offset: Vec<[R; 3]>,
+}
+
+impl<R: Copy> PeriodicShifts<R> {
+    pub fn is_periodic(&self) -> bool {
+        !self.code.is_empty()
+    }
+
+    /// The shift across face f of cell c, None for an ordinary face.
+    #[inline]
+    pub fn shift(&self, c: usize, f: usize) -> Option<[R; 3]> {
+        let k = (self.code.get(c)? >> (8 * f)) & 0xff;
+        (k != 0).then(|| self.table[k as usize])
+    }
+
+    pub fn map<U>(self, f: impl Fn(R) -> U) -> PeriodicShifts<U> {
+        let v = |x: [R; 3]| x.map(&f);
+        PeriodicShifts {
+            code: self.code,
+            table: self.table.into_iter().map(v).collect(),
+            rep: self.rep,
+            rep_offset: self.rep_offset.into_iter().map(v).collect(),
+        }
+    }
+}
+
+impl PeriodicShifts<f64> {
+    /// The tables of a prepared mesh's topology (empty for a non-periodic one).
+    pub fn of(t: &Topology, nodes: usize) -> Self {
+        if t.periodic_faces.is_empty() {
+            return Self::default();
+        }
+        let mut table: Vec<[f64; 3]> = vec![[0.0; 3]];
+        let mut index: HashMap<[u64; 3], u32> = HashMap::new();
+        let mut code = vec![0u32; t.cells.len()];
+        for p in &t.periodic_faces {
+            let s = p.shift(&t.periodic);
+            let k = *index.entry(s.map(f64::to_bits)).or_insert_with(|| {
+                table.push(s);
+                (table.len() - 1) as u32
+            });
+            assert!(k < 256, "more than 255 distinct periodic shifts");
+            code[p.cell as usize] |= k << (8 * p.face);
+        }
+        let (rep, rep_offset) = images(t, nodes);
+        PeriodicShifts {
+            code,
+            table,
+            rep,
+            rep_offset,
+        }
+    }
+}
+
+/// Union-find with offsets: parent and x_v - x_parent.
+struct Classes {
+    parent: Vec<u32>,
+    off: Vec<[f64; 3]>,
+}
+
+impl Classes {
+    /// The root of v and x_v - x_root.
+    fn find(&mut self, v: u32) -> (u32, [f64; 3]) {
+        let (mut r, mut o) = (v, [0.0; 3]);
+        while self.parent[r as usize] != r {
+            o = vec3::add(o, self.off[r as usize]);
+            r = self.parent[r as usize];
+        }
+        (r, o)
+    }
+}
+
+/// Per vertex the lowest-numbered periodic image and x_v - x_rep, from the node pairs
+/// (x_slave = x_master + t).
+fn images(t: &Topology, nodes: usize) -> (Vec<u32>, Vec<[f64; 3]>) {
+    let mut uf = Classes {
+        parent: (0..nodes as u32).collect(),
+        off: vec![[0.0; 3]; nodes],
+    };
+    for &[s, m, pair] in &t.periodic_nodes {
+        let (rs, os) = uf.find(s);
+        let (rm, om) = uf.find(m);
+        if rs == rm {
+            continue;
+        }
+        // x_rs - x_rm = (x_s - os) - (x_m - om) = t + om - os.
+        let d = vec3::sub(vec3::add(t.periodic[pair as usize].translation, om), os);
+        uf.parent[rs as usize] = rm;
+        uf.off[rs as usize] = d;
+    }
+    let found: Vec<(u32, [f64; 3])> = (0..nodes as u32).map(|v| uf.find(v)).collect();
+    // The lowest vertex of each class (vertices run upwards, so the first one seen).
+    let mut low: HashMap<u32, u32> = HashMap::new();
+    for (v, (root, _)) in found.iter().enumerate() {
+        low.entry(*root).or_insert(v as u32);
+    }
+    let rep: Vec<u32> = found.iter().map(|(root, _)| low[root]).collect();
+    let offset = (0..nodes)
+        .map(|v| vec3::sub(found[v].1, found[rep[v] as usize].1))
+        .collect();
+    (rep, offset)
+}
+
+/// The vertices of each class with more than one image, keyed by the class's representative,
+/// each list ascending (the representative first).
+pub fn classes<R: Copy>(p: &PeriodicShifts<R>) -> HashMap<u32, Vec<u32>> {
+    let mut out: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (v, &r) in p.rep.iter().enumerate() {
+        if r as usize != v {
+            out.entry(r).or_insert_with(|| vec![r]).push(v as u32);
+        }
+    }
+    out
+}
+
+/// A Kuhn box of dims Kuhn cubes on [0, len] made periodic along `axes` (0 x, 1 y, 2 z): the
+/// patch `{a}max` is the translate of `{a}min` by len[a] along a, and both leave the patch list;
+/// the other sides keep their patches (xmin .. zmax).
+pub fn periodic_box(dims: [usize; 3], len: [f64; 3], axes: &[usize]) -> meshtool::Result<meshtool::PreparedMesh> {
+    use meshtool::generate::cartesian_box::{generate, BoxSpec};
+    let mut raw = generate(&BoxSpec {
+        dims,
+        lo: [0.0; 3],
+        hi: len,
+    })?;
+    for &a in axes {
+        let mut affine = [0.0; 16];
+        for k in 0..4 {
+            affine[5 * k] = 1.0;
+        }
+        affine[4 * a + 3] = len[a];
+        raw.periodic.push(meshtool::mesh::PeriodicLink {
+            slave_entity: 2 * a as i32 + 2,
+            master_entity: 2 * a as i32 + 1,
+            slave_patch: 2 * a as u32 + 1,
+            master_patch: 2 * a as u32,
+            affine: Some(affine),
+            pairs: Vec::new(),
+        });
+    }
+    Ok(meshtool::pmesh::prepare(&raw, meshtool::reorder::Reorder::Hilbert)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Kuhn box periodic along `axes` (patch 2a+1 the slave of 2a), as `builtin:periodic-*`.
+    fn periodic_box(dims: [usize; 3], axes: &[usize]) -> meshtool::PreparedMesh {
+        super::periodic_box(dims, [1.0, 2.0, 3.0], axes).unwrap()
+    }
+
+    #[test]
+    fn shifts_and_images_of_a_fully_periodic_box() {
+        let m = periodic_box([3, 4, 2], &[0, 1, 2]);
+        let p = PeriodicShifts::of(&m.topo, m.nodes.len());
+        assert_eq!(p.table.len(), 7);
+        for c in 0..m.num_cells() {
+            for f in 0..4 {
+                assert_eq!(p.shift(c, f).unwrap_or([0.0; 3]), m.topo.neighbour_shift(c, f));
+            }
+        }
+        // Each vertex's image offset is the difference of positions; a corner has 8 images.
+        for v in 0..m.nodes.len() {
+            let r = p.rep[v] as usize;
+            let d = vec3::sub(m.nodes[v], m.nodes[r]);
+            assert!(vec3::norm(vec3::sub(d, p.rep_offset[v])) < 1e-12, "vertex {v}");
+        }
+        let sizes: Vec<usize> = classes(&p).values().map(|c| c.len()).collect();
+        assert_eq!(sizes.iter().filter(|&&s| s == 8).count(), 1);
+        assert_eq!(sizes.iter().filter(|&&s| s == 4).count(), 2 + 3 + 1);
+    }
+
+    #[test]
+    fn a_mesh_without_periodic_faces_has_empty_tables() {
+        let m = crate::mesh::test_box([2, 2, 2]);
+        let p = PeriodicShifts::of(&m.topo, m.nodes.len());
+        assert!(!p.is_periodic() && p.rep.is_empty() && p.shift(0, 0).is_none());
+    }
+}
