@@ -922,6 +922,34 @@ fn a_boundary_condition_on_a_periodic_patch_is_refused_by_name() {
     );
 }
 
+/// Issue 27 item 2: a periodic pair whose translation does not map one side onto the other
+/// (0.3 for a span of 0.25) is refused when the mesh is prepared, naming both patches; no
+/// .pmesh (so no run) comes of it.
+#[test]
+fn a_mismatched_periodic_pair_is_refused_naming_the_patches() {
+    let mut raw = generate(&BoxSpec {
+        dims: [4, 2, 2],
+        lo: [0.0; 3],
+        hi: [2.0, 1.0, 0.25],
+    })
+    .unwrap();
+    let mut affine = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    affine[11] = 0.3;
+    raw.periodic.push(meshtool::mesh::PeriodicLink {
+        slave_entity: 6,
+        master_entity: 5,
+        slave_patch: 5,
+        master_patch: 4,
+        affine: Some(affine),
+        pairs: Vec::new(),
+    });
+    let e = prepare(&raw, Reorder::Hilbert).err().expect("refused").to_string();
+    eprintln!("{e}");
+    assert!(e.contains("'zmax'") && e.contains("'zmin'"), "{e}");
+}
+
 /// Issue 27 item 2: plane Poiseuille flow in a channel periodic across the span (z) is as close
 /// to the exact profile as with symmetry planes there (the flow does not depend on z; the two
 /// discrete solutions differ by 1.3e-2 as the Kuhn cells are not mirror-symmetric in z).

@@ -214,6 +214,91 @@ mod tests {
         assert_eq!(sizes.iter().filter(|&&s| s == 4).count(), 2 + 3 + 1);
     }
 
+    /// A point beyond a periodic side is found in the cell across, moved by the translation.
+    #[test]
+    fn the_walk_crosses_periodic_faces_with_the_point_shifted() {
+        use crate::mesh::locate::barycentric;
+        use crate::mesh::{Location, Locator, TetGeometry};
+        let mut m = periodic_box([4, 4, 4], &[0, 1, 2]);
+        let g = TetGeometry::<f64>::take(&mut m, &[]);
+        let loc = Locator::new(&g, 200);
+        let len = [1.0, 2.0, 3.0];
+        for (start, p) in [
+            ([0.9, 1.0, 1.5], [1.2, 1.0, 1.5]),
+            ([0.1, 0.1, 0.1], [-0.3, -0.25, 3.4]),
+            ([0.5, 1.9, 2.9], [0.5, 2.6, 3.2]),
+        ] {
+            let c = (0..g.num_cells())
+                .find(|&c| barycentric(&g, c, start).iter().all(|&l| l >= 0.0))
+                .unwrap();
+            let (found, q) = loc.locate_point(&g, c as u32, p);
+            let Location::Inside(d) = found else {
+                panic!("{p:?}: {found:?}")
+            };
+            assert!(
+                barycentric(&g, d as usize, q).iter().all(|&l| l >= -1e-12),
+                "{p:?} -> {q:?}"
+            );
+            for k in 0..3 {
+                let wraps = (p[k] - q[k]) / len[k];
+                assert!(
+                    (wraps - wraps.round()).abs() < 1e-12 && (0.0..=len[k]).contains(&q[k]),
+                    "{p:?} -> {q:?}"
+                );
+            }
+        }
+    }
+
+    /// The images of a vertex share one fit, and it reproduces a periodic field at the seams
+    /// as well as inside.
+    #[test]
+    fn vertex_fits_see_across_the_seams() {
+        use crate::mesh::{Location, Locator, TetGeometry};
+        use crate::numerics::sl::quadratic::{self, Bounds, FAC};
+        let mut m = periodic_box([8, 8, 8], &[0, 1, 2]);
+        let g = TetGeometry::<f64>::take(&mut m, &[]);
+        let fit = quadratic::build(&g, &[]);
+        for (v, &r) in g.periodic.rep.iter().enumerate() {
+            let r = r as usize;
+            assert_eq!(fit.fac[FAC * v..FAC * (v + 1)], fit.fac[FAC * r..FAC * (r + 1)]);
+            let (a, b) = (
+                fit.offsets[v] as usize..fit.offsets[v + 1] as usize,
+                fit.offsets[r] as usize..fit.offsets[r + 1] as usize,
+            );
+            assert_eq!(fit.pts[a], fit.pts[b]);
+        }
+        let tau = 2.0 * std::f64::consts::PI;
+        let field = |x: [f64; 3]| (tau * x[0]).sin() * (tau * x[1] / 2.0).cos() + (tau * x[2] / 3.0).sin();
+        let f: Vec<f64> = g.centroids.iter().map(|&x| field(x)).collect();
+        let mut rec = Vec::new();
+        quadratic::fit_field(&fit, &[], &f, &mut rec);
+        let loc = Locator::new(&g, 200);
+        // The largest error within 0.05 of a seam (points on both sides of it) and elsewhere.
+        let (mut seam, mut inside) = (0.0f64, 0.0f64);
+        for i in 0..2000 {
+            let t = (i as f64 * 0.618034).fract();
+            let p = [
+                1.1 * (i as f64 * 0.41421).fract() - 0.05,
+                2.1 * t - 0.05,
+                3.1 * (i as f64 * 0.7320508).fract() - 0.05,
+            ];
+            let (Location::Inside(c), q) = loc.locate_point(&g, 0, p) else {
+                panic!("{p:?}")
+            };
+            let e = (quadratic::quadratic(&g, c as usize, q, &rec, Bounds::None).0 - field(p)).abs();
+            let near = (0..3).any(|k| p[k] < 0.05 || p[k] > [1.0, 2.0, 3.0][k] - 0.05);
+            if near {
+                seam = seam.max(e)
+            } else {
+                inside = inside.max(e)
+            }
+        }
+        eprintln!(
+            "quadratic fits on a periodic 8^3 box: max error within 0.05 of a seam {seam:.3e}, elsewhere {inside:.3e}"
+        );
+        assert!(seam < 1.5 * inside, "at the seams {seam}, inside {inside}");
+    }
+
     #[test]
     fn a_mesh_without_periodic_faces_has_empty_tables() {
         let m = crate::mesh::test_box([2, 2, 2]);

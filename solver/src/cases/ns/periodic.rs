@@ -77,3 +77,38 @@ pub fn check_case(doc: &CaseDoc, mesh: &PreparedMesh, interpolation: Interpolati
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::faces::{Faces, Role};
+    use super::super::section::NonOrthogonal;
+    use crate::mesh::TetGeometry;
+
+    /// On a fully periodic box every face is interior, the owner-to-neighbour vector is short
+    /// (across the face, not across the domain) and points out of the owner, and the fluxes
+    /// of a uniform velocity sum to zero in every cell and over all cells.
+    #[test]
+    fn periodic_faces_are_interior_and_conservative() {
+        let mut m = crate::mesh::periodic_box([4, 3, 5], [1.0, 2.0, 3.0], &[0, 1, 2]).unwrap();
+        let g = TetGeometry::<f64>::take(&mut m, &[]);
+        let f = Faces::build(&g, &[], NonOrthogonal::OverRelaxed);
+        assert_eq!(f.len(), 2 * g.num_cells());
+        let periodic = f.shift.iter().filter(|s| **s != [0.0; 3]).count();
+        assert_eq!(periodic, 2 * (3 * 5 + 4 * 5 + 4 * 3));
+        for i in 0..f.len() {
+            let (d, n) = (f.d[i], f.normal[i]);
+            assert_eq!(f.role[i], Role::Interior);
+            let dn = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+            assert!(dn > 0.0 && (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() < 0.6, "face {i}: d {d:?}");
+        }
+        let u = [1.0, 0.3, -0.2];
+        let flux: Vec<f64> = (0..f.len()).map(|i| f.area[i] * (0..3).map(|k| f.normal[i][k] * u[k]).sum::<f64>()).collect();
+        let mut total = 0.0;
+        for cf in &f.of_cell {
+            let net: f64 = cf.iter().map(|&(i, own)| if own { flux[i as usize] } else { -flux[i as usize] }).sum();
+            assert!(net.abs() < 1e-14, "{net}");
+            total += net;
+        }
+        assert!(total.abs() < 1e-12, "{total}");
+    }
+}
