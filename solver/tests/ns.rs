@@ -945,7 +945,10 @@ fn a_mismatched_periodic_pair_is_refused_naming_the_patches() {
         affine: Some(affine),
         pairs: Vec::new(),
     });
-    let e = prepare(&raw, Reorder::Hilbert).err().expect("refused").to_string();
+    let e = prepare(&raw, Reorder::Hilbert)
+        .map(|_| ())
+        .expect_err("refused")
+        .to_string();
     eprintln!("{e}");
     assert!(e.contains("'zmax'") && e.contains("'zmin'"), "{e}");
 }
