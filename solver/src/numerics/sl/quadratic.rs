@@ -227,10 +227,12 @@ fn points<R: Real>(m: &TetGeometry<R>, bc: &[R], cells: &[Placed]) -> Vec<(u32, 
 }
 
 /// The cells around vertex v: its own dual cells, and on a periodic mesh those of every
-/// periodic image w of v, shifted by x_v - x_w (`members`: the images, v's own class).
-fn seeds<R: Real>(m: &TetGeometry<R>, v: usize, members: Option<&Vec<u32>>) -> Vec<Placed> {
-    let own = || m.dual.cells_of(v).map(|e| (m.dual.cells[e], [0.0; 3])).collect();
-    let Some(members) = members else { return own() };
+/// periodic image w of v, shifted by x_v - x_w.
+fn seeds<R: Real>(m: &TetGeometry<R>, v: usize) -> Vec<Placed> {
+    let members = m.periodic.images(v);
+    if members.is_empty() {
+        return m.dual.cells_of(v).map(|e| (m.dual.cells[e], [0.0; 3])).collect();
+    }
     let off = |w: usize| m.periodic.rep_offset[w].map(|x| x.f64());
     let ov = off(v);
     let mut out = Vec::new();
@@ -270,11 +272,10 @@ fn vertex_fit<R: Real>(
     m: &TetGeometry<R>,
     bc: &[R],
     v: usize,
-    members: Option<&Vec<u32>>,
     weighting: Weighting,
 ) -> (Vec<u32>, Vec<[f64; 4]>, [f64; FAC]) {
     let xv = m.nodes[v].map(|x| x.f64());
-    let mut cells = seeds(m, v, members);
+    let mut cells = seeds(m, v);
     for round in 0..=MAX_WIDEN {
         let pts = points(m, bc, &cells);
         let last = round == MAX_WIDEN;
@@ -341,11 +342,10 @@ pub fn build<R: Real>(m: &TetGeometry<R>, bc: &[R]) -> QuadFit<R> {
 /// The fit tables of every vertex of m with the given weighting.
 pub fn build_weighted<R: Real>(m: &TetGeometry<R>, bc: &[R], weighting: Weighting) -> QuadFit<R> {
     // A periodic vertex's images all take their representative's fit (`mesh::periodic`).
-    let classes = crate::mesh::periodic::classes(&m.periodic);
     let rep = |v: usize| m.periodic.rep.get(v).map_or(v, |&r| r as usize);
     let mut per: Vec<_> = (0..m.nodes.len())
         .into_par_iter()
-        .map(|v| (rep(v) == v).then(|| vertex_fit(m, bc, v, classes.get(&(v as u32)), weighting)))
+        .map(|v| (rep(v) == v).then(|| vertex_fit(m, bc, v, weighting)))
         .collect();
     for v in 0..per.len() {
         if per[v].is_none() {
