@@ -70,9 +70,10 @@ extern "C" __global__ void ns_gradient(Mesh m, Faces f, const REAL* phi, int var
         u32 nb = f.neigh[i];
         REAL r[3], d;
         if (nb != NO_CELL) {
+            // +-d (Faces::to_other): x_o - x_c, the neighbour shifted across a periodic face.
             u32 o = (e & NOT_OWN) ? f.owner[i] : nb;
-            const REAL* xo = m.centroids + 3 * (u64)o;
-            for (int q = 0; q < 3; ++q) r[q] = xo[q] - xc[q];
+            const REAL* dv = f.d + 3 * (u64)i;
+            for (int q = 0; q < 3; ++q) r[q] = (e & NOT_OWN) ? -dv[q] : dv[q];
             d = phi[o] - phi[c];
         } else if (fixed_on(var, f.role[i])) {
             const REAL* x = f.centre + 3 * (u64)i;

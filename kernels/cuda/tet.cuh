@@ -30,8 +30,11 @@ struct Mesh {
     const u32* vpatch;      // their patch (value bc[patch])
     const REAL* virt;       // 16 per entry, as `dual`
     const REAL* node_bc;    // per node: Dirichlet value, NaN if none
+    const u32* pcode;       // periodic faces: per cell 4 bytes, byte f face f's index into pshift (0 none)
+    const REAL* pshift;     // 3 per entry: the shift to add to the neighbour's coordinates
     u32 ncells;
     u32 nnodes;
+    u32 periodic;           // 1: pcode and pshift hold the periodic faces (mesh::periodic)
 };
 
 #define BOUNDARY 0x80000000u
@@ -149,12 +152,15 @@ __device__ inline void sink_point(const GroupSink& s, const Mesh& m, u32 i, u32 
     if (g != NO_VERTEX && (threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(s.gcount + g, (u32)__popc(peers));
 }
 
-// Walk as locate::walk; returns 1 found (cell, patch = -1 inside or patch >= 0 outside), 0 budget spent.
-__device__ int walk(const Mesh& m, u32 start, const REAL* p, u32 max_steps, u32* cell, int* patch) {
+// Walk as locate::walk; returns 1 found (cell, patch = -1 inside or patch >= 0 outside), 0 budget
+// spent. q: the point, moved in place by the shifts of the periodic faces crossed (into the frame
+// of the cell found) where the walk succeeds.
+__device__ int walk(const Mesh& m, u32 start, REAL* q, u32 max_steps, u32* cell, int* patch) {
     // locate::eps: 1e-12, or 100 ulp of 1 where that is larger (f32).
     const REAL EPS = fmax(K(1e-12), K(100) * (sizeof(REAL) == 4 ? K(1.1920929e-7) : K(2.220446049250313e-16)));
     u32 c = start;
     unsigned rng = 0x9E3779B9u ^ start;
+    REAL p[3] = {q[0], q[1], q[2]};
     for (u32 step = 0; step < max_steps; ++step) {
         // The four neighbours load with the record (one latency per step, not two in a row).
         const uint4 nb = __ldg((const uint4*)(m.nbrs + 4 * (u64)c));
@@ -163,7 +169,7 @@ __device__ int walk(const Mesh& m, u32 start, const REAL* p, u32 max_steps, u32*
         REAL worst = l[0];
         int f = 0;
         for (int k = 1; k < 4; ++k) if (l[k] < worst) { worst = l[k]; f = k; }
-        if (worst >= -EPS) { *cell = c; *patch = -1; return 1; }
+        if (worst >= -EPS) { *cell = c; *patch = -1; q[0] = p[0]; q[1] = p[1]; q[2] = p[2]; return 1; }
         if (step > 16) {
             rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5;
             int neg[4], nn = 0;
@@ -171,7 +177,12 @@ __device__ int walk(const Mesh& m, u32 start, const REAL* p, u32 max_steps, u32*
             f = neg[rng % nn];
         }
         const u32 d = f == 0 ? nb.x : f == 1 ? nb.y : f == 2 ? nb.z : nb.w;
-        if (d & BOUNDARY) { *cell = c; *patch = (int)(d & ~BOUNDARY); return 1; }
+        if (d & BOUNDARY) { *cell = c; *patch = (int)(d & ~BOUNDARY); q[0] = p[0]; q[1] = p[1]; q[2] = p[2]; return 1; }
+        if (m.periodic) {
+            // Across a periodic face the neighbour sits at its coordinates + s: p there is p - s.
+            const u32 k = (m.pcode[c] >> (8 * f)) & 0xffu;
+            if (k) for (int j = 0; j < 3; ++j) p[j] = p[j] - m.pshift[3 * (u64)k + j];
+        }
         c = d;
     }
     return 0;
@@ -190,8 +201,9 @@ __device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
 }
 
 // Where the departure point p of cell c lies: a walk from c, else from the nearest centroid
-// with 4x the budget, else that cell (on its first boundary patch, if it has one).
-__device__ void locate_departure(const Mesh& m, u32 c, const REAL* p, u32 max_walk, u32* cell, int* patch) {
+// with 4x the budget, else that cell (on its first boundary patch, if it has one); p is moved
+// into the frame of the cell found (periodic faces, `walk`).
+__device__ void locate_departure(const Mesh& m, u32 c, REAL* p, u32 max_walk, u32* cell, int* patch) {
     if (walk(m, c, p, max_walk, cell, patch)) return;
     const u32 n = nearest_centroid(m, p);
     if (walk(m, n, p, 4 * max_walk, cell, patch)) return;
@@ -204,8 +216,9 @@ __device__ void locate_departure(const Mesh& m, u32 c, const REAL* p, u32 max_wa
 }
 
 // Departure point p of cell c: located, stored, and handed to the sink (if any).
-__device__ inline void record_departure(const Mesh& m, u32 c, const REAL* p, u32 max_walk, REAL* px, u32* lcell,
+__device__ inline void record_departure(const Mesh& m, u32 c, const REAL* p0, u32 max_walk, REAL* px, u32* lcell,
                                         int* lpatch, const GroupSink& sink) {
+    REAL p[3] = {p0[0], p0[1], p0[2]};
     u32 cell;
     int patch;
     locate_departure(m, c, p, max_walk, &cell, &patch);

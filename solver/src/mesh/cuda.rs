@@ -8,13 +8,15 @@ use crate::real::Real;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
 
 /// Mirrors `struct Mesh` of kernels/cuda/advect.cu: device addresses of the geometry's
-/// arrays, in the order of `DeviceMesh::upload`, then the cell and node counts.
+/// arrays, in the order of `DeviceMesh::upload`, then the cell and node counts and whether the
+/// periodic tables are there.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct MeshC {
-    p: [u64; 13],
+    p: [u64; 15],
     pub ncells: u32,
     pub nnodes: u32,
+    pub periodic: u32,
 }
 // SAFETY: plain-old-data with the C layout.
 unsafe impl DeviceRepr for MeshC {}
@@ -75,6 +77,8 @@ impl<R: Real> DeviceMesh<R> {
             Index(g.virt.cells.clone()),
             Real(pack(&g.virt)),
             Real(g.node_bc.clone()),
+            Index(g.periodic.code.clone()),
+            Real(flat(&g.periodic.table)),
         ];
         let buffers: Vec<Buffer<R>> = arrays.into_iter().map(|a| a.upload(dev)).collect::<Result<_>>()?;
         let p = std::array::from_fn(|i| match &buffers[i] {
@@ -86,6 +90,7 @@ impl<R: Real> DeviceMesh<R> {
                 p,
                 ncells: g.num_cells() as u32,
                 nnodes: g.nodes.len() as u32,
+                periodic: g.periodic.is_periodic() as u32,
             },
             _buffers: buffers,
             dual_offsets: g.dual.offsets.clone(),

@@ -19,26 +19,54 @@ pub const VORTICITY: &str = "vorticity";
 pub const VORTICITY_MAGNITUDE: &str = "vorticity_magnitude";
 pub const Q_CRITERION: &str = "q_criterion";
 
-/// The cells sharing a vertex with cell c (c excluded), each once, into `out`.
-pub fn vertex_neighbours<R: Real>(m: &TetGeometry<R>, c: usize, out: &mut Vec<u32>) {
+/// A stencil cell and the shift that places it next to the centre cell (zero but across
+/// periodic faces, `mesh::periodic`).
+pub type Placed = (u32, [f64; 3]);
+
+/// The cells sharing a vertex with cell c (c excluded), each once, into `out`; on a periodic
+/// mesh also those around the periodic images of c's vertices, shifted into c's frame.
+pub fn vertex_neighbours<R: Real>(m: &TetGeometry<R>, c: usize, out: &mut Vec<Placed>) {
     out.clear();
     for &v in &m.cells[c] {
-        out.extend(m.dual.cells_of(v as usize).map(|e| m.dual.cells[e]));
+        let images = m.periodic.images(v as usize);
+        if images.is_empty() {
+            out.extend(m.dual.cells_of(v as usize).map(|e| (m.dual.cells[e], [0.0; 3])));
+            continue;
+        }
+        let off = |w: u32| m.periodic.rep_offset[w as usize].map(|x| x.f64());
+        let ov = off(v);
+        for &w in images {
+            let ow = off(w);
+            let s = [ov[0] - ow[0], ov[1] - ow[1], ov[2] - ow[2]];
+            out.extend(m.dual.cells_of(w as usize).map(|e| (m.dual.cells[e], s)));
+        }
     }
-    out.sort_unstable();
-    out.dedup();
-    out.retain(|&d| d as usize != c);
+    // The same image reached through two vertices may differ in the last bits of its shift.
+    let key = |p: &Placed| (p.0, p.1.map(|x| (x * 1e9).round() as i64));
+    out.sort_unstable_by_key(key);
+    out.dedup_by_key(|p| key(p));
+    out.retain(|p| key(p) != (c as u32, [0; 3]));
 }
 
 /// The least-squares gradient at cell c of the cell values `f(d)` over `stencil` (weights
 /// 1/|r|^2), in f64; zero where the stencil does not span space.
-pub fn stencil_gradient<R: Real>(m: &TetGeometry<R>, c: usize, stencil: &[u32], f: impl Fn(usize) -> f64) -> [f64; 3] {
+pub fn stencil_gradient<R: Real>(
+    m: &TetGeometry<R>,
+    c: usize,
+    stencil: &[Placed],
+    f: impl Fn(usize) -> f64,
+) -> [f64; 3] {
     let xc = m.centroids[c].map(|x| x.f64());
     let fc = f(c);
     let (mut a, mut b) = ([[0.0f64; 3]; 3], [0.0f64; 3]);
-    for &d in stencil {
-        let xd = m.centroids[d as usize];
-        let r: [f64; 3] = std::array::from_fn(|k| xd[k].f64() - xc[k]);
+    for &(d, s) in stencil {
+        let xd = m.centroids[d as usize].map(|x| x.f64());
+        let xd = if s == [0.0; 3] {
+            xd
+        } else {
+            std::array::from_fn(|k| xd[k] + s[k])
+        };
+        let r: [f64; 3] = std::array::from_fn(|k| xd[k] - xc[k]);
         let w = 1.0 / (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
         let df = f(d as usize) - fc;
         for i in 0..3 {

@@ -36,7 +36,7 @@
 //! the discrete flow, and it converges at second order in the wall spacing, where the formula
 //! above is first order (O(d) low on a curved profile).
 
-use super::derived::{stencil_gradient, vertex_neighbours};
+use super::derived::{stencil_gradient, vertex_neighbours, Placed};
 use super::geometry::TetGeometry;
 use crate::error::{Result, SolverError};
 use crate::numerics::sl::quadratic::{self, QuadFit, REC};
@@ -105,7 +105,7 @@ struct WallFace {
     area: f64,
     centroid: [f64; 3],
     verts: [u32; 3],
-    stencil: Vec<u32>,
+    stencil: Vec<Placed>,
 }
 
 /// The wall shear from vertex quadratic fits (`PatchForce::with_fits`).
@@ -203,7 +203,7 @@ impl PatchForce {
         let mut out: Vec<u32> = self
             .faces
             .iter()
-            .flat_map(|w| std::iter::once(w.cell).chain(w.stencil.iter().copied()))
+            .flat_map(|w| std::iter::once(w.cell).chain(w.stencil.iter().map(|p| p.0)))
             .collect();
         if let Some(wf) = &self.fits {
             out.extend(

@@ -10,6 +10,7 @@
 //! interior cells weigh in.
 
 use super::linalg3::arr;
+use super::periodic::PeriodicShifts;
 use crate::real::Real;
 use meshtool::dual::DualTables;
 use meshtool::mesh::vec3;
@@ -40,6 +41,9 @@ pub struct TetGeometry<R> {
     /// Per vertex: the Dirichlet value of a patch the vertex lies on, NaN if none (the linear
     /// interpolation pins such vertices to the wall value).
     pub node_bc: Vec<R>,
+    /// The periodic faces' shifts and the vertices' periodic images (`mesh::periodic`; empty
+    /// for a mesh without periodic faces).
+    pub periodic: PeriodicShifts<R>,
 }
 
 impl<R: Real> TetGeometry<R> {
@@ -58,6 +62,7 @@ impl<R: Real> TetGeometry<R> {
 impl TetGeometry<f64> {
     fn take_f64(m: &mut PreparedMesh, bc: &[f64]) -> Self {
         let (virt, node_bc) = dirichlet_mirrors(m, bc);
+        let periodic = PeriodicShifts::of(&m.topo, m.nodes.len());
         let t = &mut m.topo;
         // Before the face normals and areas move out.
         let locate = locate_records(&m.nodes, &t.cells, &t.face_normals, &t.face_areas, &t.volumes);
@@ -73,6 +78,7 @@ impl TetGeometry<f64> {
             dual: std::mem::take(&mut m.dual),
             virt,
             node_bc,
+            periodic,
         }
     }
 
@@ -90,6 +96,7 @@ impl TetGeometry<f64> {
             dual: tables(self.dual),
             virt: tables(self.virt),
             node_bc: convert(self.node_bc, R::of),
+            periodic: self.periodic.map(R::of),
         }
     }
 }

@@ -55,31 +55,37 @@ impl Locator {
     }
 
     pub fn locate<R: Real>(&self, m: &TetGeometry<R>, start: u32, p: [R; 3]) -> Location {
-        match walk(m, start, p, self.max_steps) {
-            Some(l) => l,
-            None => {
-                let nearest = self.tree.nearest_one::<SquaredEuclidean>(&p.map(|x| x.f64())).item as u32;
-                walk(m, nearest, p, 4 * self.max_steps).unwrap_or_else(|| {
-                    // Give up: treat as outside through the nearest cell's closest boundary face
-                    // if it has one, else as inside the nearest cell.
-                    let nb = m.neighbours[nearest as usize];
-                    match nb.iter().find(|&&d| is_boundary(d)) {
-                        Some(&d) => Location::Outside {
-                            cell: nearest,
-                            patch: patch_of(d),
-                        },
-                        None => Location::Inside(nearest),
-                    }
-                })
-            }
+        self.locate_point(m, start, p).0
+    }
+
+    /// Where p is, and p in the frame of the cell that holds it: moved by the shifts of the
+    /// periodic faces the walk crossed (`mesh::periodic`), p itself on other meshes.
+    pub fn locate_point<R: Real>(&self, m: &TetGeometry<R>, start: u32, p: [R; 3]) -> (Location, [R; 3]) {
+        if let Some(found) = walk(m, start, p, self.max_steps) {
+            return found;
         }
+        let nearest = self.tree.nearest_one::<SquaredEuclidean>(&p.map(|x| x.f64())).item as u32;
+        walk(m, nearest, p, 4 * self.max_steps).unwrap_or_else(|| {
+            // Give up: treat as outside through the nearest cell's closest boundary face
+            // if it has one, else as inside the nearest cell.
+            let nb = m.neighbours[nearest as usize];
+            let loc = match nb.iter().find(|&&d| is_boundary(d)) {
+                Some(&d) => Location::Outside {
+                    cell: nearest,
+                    patch: patch_of(d),
+                },
+                None => Location::Inside(nearest),
+            };
+            (loc, p)
+        })
     }
 }
 
-/// Walk from `start`; None if the step budget runs out.
-pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) -> Option<Location> {
+/// Walk from `start` (with p in the frame of the cell reached, see `Locator::locate_point`);
+/// None if the step budget runs out.
+pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) -> Option<(Location, [R; 3])> {
     let eps = eps::<R>();
-    let mut c = start as usize;
+    let (mut c, mut p) = (start as usize, p);
     let mut rng = 0x9E37_79B9u32 ^ start;
     for step in 0..max_steps {
         let l = barycentric(m, c, p);
@@ -91,7 +97,7 @@ pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) 
             }
         }
         if worst >= -eps {
-            return Some(Location::Inside(c as u32));
+            return Some((Location::Inside(c as u32), p));
         }
         if step > 16 {
             // Long walk: pick among the faces the point lies beyond, pseudo-randomly.
@@ -103,10 +109,15 @@ pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) 
         }
         let d = m.neighbours[c][f];
         if is_boundary(d) {
-            return Some(Location::Outside {
+            let out = Location::Outside {
                 cell: c as u32,
                 patch: patch_of(d),
-            });
+            };
+            return Some((out, p));
+        }
+        // Across a periodic face the neighbour sits at its coordinates + s: p there is p - s.
+        if let Some(s) = m.periodic.shift(c, f) {
+            p = [p[0] - s[0], p[1] - s[1], p[2] - s[2]];
         }
         c = d as usize;
     }

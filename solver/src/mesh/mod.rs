@@ -11,6 +11,7 @@ pub mod geometry;
 pub mod gradients;
 pub mod linalg3;
 pub mod locate;
+pub mod periodic;
 pub mod probes;
 
 pub use derived::{derived_fields, vertex_lsq_gradients};
@@ -18,6 +19,7 @@ pub use forces::{patch_id, FlowFields, Force, Normalisation, PatchForce};
 pub use geometry::{length_scale, TetGeometry};
 pub use gradients::{lsq_gradient, lsq_gradients, Gradients};
 pub use locate::{Location, Locator};
+pub use periodic::{periodic_box, PeriodicShifts};
 pub use probes::{Probe, Probes};
 
 /// A prepared Kuhn box of dims[0] x dims[1] x dims[2] x 6 tetrahedra on the unit cube, in RCM

@@ -91,7 +91,7 @@ impl Probes {
         for &c in &self.cells {
             vertex_neighbours(m, c as usize, &mut stencil);
             out.push(c);
-            out.extend_from_slice(&stencil);
+            out.extend(stencil.iter().map(|p| p.0));
         }
         out.sort_unstable();
         out.dedup();

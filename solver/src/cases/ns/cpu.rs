@@ -189,9 +189,9 @@ pub fn gradient(geo: &TetGeometry<f64>, faces: &Faces, values: &FaceValues, phi:
                 let f = f as usize;
                 let nb = faces.neigh[f];
                 let (r, d) = if nb != u32::MAX {
+                    // ±d: x_o - x_c exactly, the neighbour shifted across a periodic face.
                     let o = if own { nb as usize } else { faces.owner[f] as usize };
-                    let xo = geo.centroids[o];
-                    ([xo[0] - xc[0], xo[1] - xc[1], xo[2] - xc[2]], phi[o] - phi[c])
+                    (faces.to_other(f, own), phi[o] - phi[c])
                 } else if var.fixed_on(faces.role[f]) {
                     let x = faces.centre[f];
                     ([x[0] - xc[0], x[1] - xc[1], x[2] - xc[2]], boundary_value(faces, f, var) - phi[c])

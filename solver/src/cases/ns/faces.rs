@@ -88,6 +88,9 @@ pub struct Faces {
     pub pb: Vec<f64>,
     /// Per cell, the face index of each local face and whether the cell owns it.
     pub of_cell: Vec<[(u32, bool); 4]>,
+    /// Per face, the vector added to the neighbour's coordinates to place it next to the owner
+    /// (zero off periodic faces); empty when the mesh has no periodic faces (`mesh::periodic`).
+    pub shift: Vec<[f64; 3]>,
 }
 
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -108,6 +111,19 @@ fn face_centre(g: &TetGeometry<f64>, c: usize, f: usize) -> [f64; 3] {
         }
     }
     x
+}
+
+/// The local face of cell c's neighbour across face l that leads back: the one that points to c
+/// with the opposite shift (a cell can meet the same neighbour twice across a periodic box).
+fn back_face(g: &TetGeometry<f64>, c: usize, l: usize) -> usize {
+    let m = g.neighbours[c][l] as usize;
+    let s = g.periodic.shift(c, l).unwrap_or([0.0; 3]);
+    (0..4)
+        .find(|&j| {
+            let t = g.periodic.shift(m, j).unwrap_or([0.0; 3]);
+            g.neighbours[m][j] as usize == c && (0..3).all(|k| (s[k] + t[k]).abs() <= 1e-12 * (1.0 + s[k].abs()))
+        })
+        .expect("every interior face has its other side")
 }
 
 /// a and k of a face from A, n and d (see the module comment); n . d is kept above 5 % of |d|
@@ -145,6 +161,7 @@ impl Faces {
             ub: vec![],
             pb: vec![],
             of_cell: vec![[(0, true); 4]; n],
+            shift: vec![],
         };
         for c in 0..n {
             for l in 0..4 {
@@ -157,7 +174,7 @@ impl Faces {
                 f.push(g, c, l, roles, how);
                 if !is_boundary(nb) {
                     let m = nb as usize;
-                    let back = (0..4).find(|&j| g.neighbours[m][j] as usize == c).unwrap();
+                    let back = back_face(g, c, l);
                     f.of_cell[m][back] = (idx, false);
                 }
             }
@@ -171,11 +188,17 @@ impl Faces {
         let n = g.face_normals[c][l];
         let area = g.face_areas[c][l];
         let xp = g.centroids[c];
+        let shift = g.periodic.shift(c, l);
+        if g.periodic.is_periodic() {
+            self.shift.push(shift.unwrap_or([0.0; 3]));
+        }
         let (neigh, role, patch, d, w) = if is_boundary(nb) {
             let p = patch_of(nb);
             (u32::MAX, roles[p as usize], p, sub(xf, xp), 1.0)
         } else {
+            // Across a periodic face, the neighbour's centroid in the owner's frame.
             let xn = g.centroids[nb as usize];
+            let xn = shift.map_or(xn, |s| std::array::from_fn(|i| xn[i] + s[i]));
             let (dp, dn) = (dot(sub(xf, xp), n).abs(), dot(sub(xn, xf), n).abs());
             let w = if dp + dn > 0.0 { dn / (dp + dn) } else { 0.5 };
             (nb, Role::Interior, u32::MAX, sub(xn, xp), w.clamp(0.05, 0.95))
@@ -198,6 +221,18 @@ impl Faces {
 
     pub fn len(&self) -> usize {
         self.owner.len()
+    }
+
+    /// Cell c's vector to the other cell across its face (i, own): ±d, the neighbour's centroid
+    /// shifted across a periodic face (for an ordinary face exactly x_other - x_c).
+    #[inline]
+    pub fn to_other(&self, i: usize, own: bool) -> [f64; 3] {
+        let d = self.d[i];
+        if own {
+            d
+        } else {
+            [-d[0], -d[1], -d[2]]
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -62,15 +62,36 @@ pub fn filter_ratio2(geo: &TetGeometry<f64>, faces: &Faces) -> Vec<f64> {
     (0..geo.num_cells())
         .into_par_iter()
         .map(|c| {
-            let cells: Vec<usize> = std::iter::once(c).chain(neighbours(faces, c)).collect();
-            let vol: f64 = cells.iter().map(|&s| geo.volumes[s]).sum();
-            let mean: [f64; 3] =
-                std::array::from_fn(|k| cells.iter().map(|&s| geo.volumes[s] * geo.centroids[s][k]).sum::<f64>() / vol);
-            let spread = |s: usize| (0..3).map(|k| (geo.centroids[s][k] - mean[k]).powi(2)).sum::<f64>();
-            let union = cells.iter().map(|&s| geo.volumes[s] * (tet_moment(geo, s) + spread(s))).sum::<f64>() / vol;
+            let cells: Vec<(usize, [f64; 3])> = std::iter::once((c, geo.centroids[c])).chain(placed_neighbours(geo, faces, c)).collect();
+            let vol: f64 = cells.iter().map(|&(s, _)| geo.volumes[s]).sum();
+            let mean: [f64; 3] = std::array::from_fn(|k| cells.iter().map(|&(s, x)| geo.volumes[s] * x[k]).sum::<f64>() / vol);
+            let spread = |x: [f64; 3]| (0..3).map(|k| (x[k] - mean[k]).powi(2)).sum::<f64>();
+            let union = cells.iter().map(|&(s, x)| geo.volumes[s] * (tet_moment(geo, s) + spread(x))).sum::<f64>() / vol;
             union / tet_moment(geo, c)
         })
         .collect()
+}
+
+/// The face neighbours of cell c with their centroids in c's frame (shifted across periodic
+/// faces, `Faces::shift`).
+fn placed_neighbours<'a>(geo: &'a TetGeometry<f64>, faces: &'a Faces, c: usize) -> impl Iterator<Item = (usize, [f64; 3])> + 'a {
+    faces.of_cell[c].iter().filter_map(move |&(f, own)| {
+        let f = f as usize;
+        let nb = faces.neigh[f];
+        if nb == u32::MAX {
+            return None;
+        }
+        let o = if own { nb as usize } else { faces.owner[f] as usize };
+        let x = geo.centroids[o];
+        let x = match faces.shift.get(f) {
+            Some(s) if *s != [0.0; 3] => {
+                let sign = if own { 1.0 } else { -1.0 };
+                std::array::from_fn(|k| x[k] + sign * s[k])
+            }
+            _ => x,
+        };
+        Some((o, x))
+    })
 }
 
 /// The face neighbours of cell c.

@@ -4,6 +4,7 @@
 //! (`numerics::linalg`), on collocated cell-centred unknowns with Rhie-Chow face fluxes that
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
 //! the finite-volume faces with their boundary roles (`faces`), the LES models (`les`), the
+//! periodic meshes' case checks and built-in boxes (`periodic`), the
 //! running averages (`averages`), the force and energy history (`history`), the step written once over
 //! the backend's operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the simulation (`sim`),
 //! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
@@ -15,6 +16,7 @@ pub mod cuda;
 pub mod faces;
 pub mod history;
 pub mod les;
+pub mod periodic;
 pub mod section;
 pub mod setup;
 pub mod sim;
@@ -145,6 +147,20 @@ pub const CHECK_SOLVES_DYNAMIC: &[&str] = &[
     "navier-stokes.les=\"dynamic\"",
 ];
 
+/// The Taylor-Green template on the fully periodic box [0, 2 pi]^3 (builtin:periodic-box-8,
+/// 3072 tets; its boundary table emptied, the joined patches having no condition) at dt 0.2, so
+/// that departure points cross the periodic faces (issue 27 item 2): the face shifts, the walk
+/// across the seams and the vertex fits over the periodic images on the device.
+pub const CHECK_SOLVES_PERIODIC: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+    "mesh=\"builtin:periodic-box-8\"",
+    "navier-stokes.boundary={}",
+    "time.dt=0.2",
+];
+
 /// The DFG template on its built-in coarse channel, 10 steps from rest (its flow there is
 /// unsteady, and with the template's "wall-fits" the solves' last digits grow past 1e-10 by
 /// step 15, tests/ns.rs): u, p (and the derived fields), cd, cl and dp within 1e-10 in f64
@@ -159,7 +175,8 @@ pub const CHECK_SOLVES_DYNAMIC: &[&str] = &[
 /// history in the checkpoint), and with issue 27's `flux_memory` and `rest_correction` (its
 /// restart row carries the fluxes F^n). The Taylor-Green template on an 8^3 octant, 10 steps
 /// with each LES model (eddy viscosity, its test filter and the subgrid fluxes on the device;
-/// the field `eddy_viscosity` is compared with the others), the dynamic one with a restart row.
+/// the field `eddy_viscosity` is compared with the others), the dynamic one with a restart row;
+/// and again on the fully periodic box (`CHECK_SOLVES_PERIODIC`), with a restart row.
 static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
@@ -185,6 +202,7 @@ static CHECKS: &[CheckSpec] = &[
         .with_restart(),
     CheckSpec::new("tgv-3d-les smagorinsky", "tgv-3d-les", CHECK_SOLVES_SMAGORINSKY, 10, [1e-10, f64::NAN]),
     CheckSpec::new("tgv-3d-les dynamic", "tgv-3d-les", CHECK_SOLVES_DYNAMIC, 10, [1e-10, f64::NAN]).with_restart(),
+    CheckSpec::new("tgv-3d-les periodic", "tgv-3d-les", CHECK_SOLVES_PERIODIC, 10, [1e-10, f64::NAN]).with_restart(),
 ];
 
 /// Steps of the DFG template: on `solver bench --mesh` meshes (with the DFG patches, e.g.
@@ -207,6 +225,19 @@ mod tests {
     use crate::backend::Target;
     use crate::framework::specs::{spec_doc, Stepped};
     use crate::framework::Precision;
+
+    /// The periodic check row is a valid case and steps on the CPU, its departure points
+    /// crossing the periodic faces.
+    #[test]
+    fn the_periodic_check_row_runs_on_the_cpu() {
+        let spec = CHECKS.iter().find(|s| s.name == "tgv-3d-les periodic").unwrap();
+        let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
+        let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
+        let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+        let f = s.fields().unwrap();
+        let u = f.iter().find(|f| f.name == "velocity").unwrap();
+        assert!(u.values.iter().all(|v| v.is_finite()));
+    }
 
     /// The LES check rows are valid cases (their mesh is built in) and step on the CPU, with a
     /// non-negative eddy viscosity among their fields (what `solver check` compares on a device).

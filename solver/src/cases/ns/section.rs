@@ -380,6 +380,9 @@ pub enum Initial {
     /// times, so the octant [0, pi L]^3 with symmetry planes all round is exact for it.
     #[serde(rename = "taylor-green-3d")]
     TaylorGreen3d { velocity: f64, length: f64 },
+    /// A uniform velocity (p = 0): on a fully periodic box an exact steady solution, which the
+    /// periodic faces must keep to round-off (tests of issue 27 item 2).
+    Uniform { velocity: [f64; 3] },
     /// The `velocity` cell field of a previous run's output on the same .pmesh (a .vtu, or a
     /// .pvd for its latest file); the pressure starts at 0 and is rebuilt by the first steps.
     File { file: String },

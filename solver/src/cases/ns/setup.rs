@@ -93,10 +93,14 @@ fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
     if let Some(n) = name.strip_prefix("builtin:pi-box-") {
         return pi_box(doc, name, n);
     }
+    if let Some(m) = super::periodic::builtin(doc, name) {
+        return m;
+    }
     if let Some(b) = name.strip_prefix("builtin:") {
         let Some((_, bytes)) = BUILTIN.iter().find(|(n, _)| *n == b) else {
             let mut names: Vec<String> = BUILTIN.iter().map(|(n, _)| format!("builtin:{n}")).collect();
             names.push("builtin:pi-box-N (N = 2..128)".into());
+            names.push("builtin:periodic-box-N, builtin:periodic-slab-N (N = 2..128)".into());
             return Err(doc.error("mesh", format!("no built-in mesh `{name}` (there are: {})", names.join(", "))));
         };
         let raw = meshtool::msh::parse_msh(bytes, Path::new(name))?;
@@ -110,10 +114,8 @@ fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
         );
         return Err(doc.error("mesh", msg));
     }
-    let mesh = PreparedMesh::read(&path)?;
-    // Periodic faces would pass for interior faces without their shift: refuse them.
-    mesh.refuse_periodic("family ns")?;
-    Ok(mesh)
+    // Periodic faces are interior faces with a shift (mesh::periodic).
+    Ok(PreparedMesh::read(&path)?)
 }
 
 /// The mesh's patch names, for messages.
@@ -240,6 +242,7 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
         Initial::TaylorGreen3d { velocity, length } => Ok(std::array::from_fn(|k| {
             x_cells(mesh).map(|c| taylor_green_3d(c, *velocity, *length)[k]).collect()
         })),
+        Initial::Uniform { velocity } => Ok(std::array::from_fn(|k| vec![velocity[k]; n])),
         Initial::File { file } => {
             let path = doc.resolve(Path::new(file));
             let key = "navier-stokes.initial.file";
@@ -429,6 +432,8 @@ impl NsSetup {
             return Err(doc.error("mesh", msg));
         };
         let mut mesh = load_mesh(doc, &mesh_file)?;
+        super::periodic::check_boundary_names(doc, &mesh, section.boundary.keys())?;
+        super::periodic::check_case(doc, &mesh, section.interpolation)?;
         let (roles, sl_bc) = roles(doc, &section, &mesh)?;
         let u0 = initial_velocity(doc, &section, &mesh)?;
         let p0 = initial_pressure(&section, &mesh);

@@ -69,10 +69,9 @@ pub fn departures<R: Real, V: VelocityField<R> + ?Sized>(
         .into_par_iter()
         .map(|c| {
             let point = departure(vel, m.centroids[c], c, t, dt, span.step, sign);
-            Departure {
-                point,
-                loc: locator.locate(m, c as u32, point),
-            }
+            // In the frame of the cell found (moved across periodic faces).
+            let (loc, point) = locator.locate_point(m, c as u32, point);
+            Departure { point, loc }
         })
         .collect()
 }

@@ -181,12 +181,29 @@ fn cholesky(a: &[[f64; NQ]; NQ], n: usize) -> ([f64; 55], usize) {
     (l, n)
 }
 
+/// A stencil cell and the shift to add to its coordinates to place it in the vertex's frame
+/// (zero but across periodic faces, `mesh::periodic`).
+type Placed = (u32, [f64; 3]);
+
+/// x + s, x itself where s is zero (so that non-periodic meshes keep their arithmetic).
+#[inline]
+fn shifted(x: [f64; 3], s: [f64; 3]) -> [f64; 3] {
+    if s == [0.0; 3] {
+        x
+    } else {
+        [x[0] + s[0], x[1] + s[1], x[2] + s[2]]
+    }
+}
+
 /// The stencil points of `cells`: their centroids, then the centroids of their faces on
-/// Dirichlet patches (`bc` not NaN).
-fn points<R: Real>(m: &TetGeometry<R>, bc: &[R], cells: &[u32]) -> Vec<(u32, [f64; 3])> {
+/// Dirichlet patches (`bc` not NaN), each moved by its cell's shift.
+fn points<R: Real>(m: &TetGeometry<R>, bc: &[R], cells: &[Placed]) -> Vec<(u32, [f64; 3])> {
     let c64 = |x: [R; 3]| x.map(|v| v.f64());
-    let mut out: Vec<(u32, [f64; 3])> = cells.iter().map(|&c| (c, c64(m.centroids[c as usize]))).collect();
-    for &c in cells {
+    let mut out: Vec<(u32, [f64; 3])> = cells
+        .iter()
+        .map(|&(c, s)| (c, shifted(c64(m.centroids[c as usize]), s)))
+        .collect();
+    for &(c, s) in cells {
         for f in 0..4 {
             let nb = m.neighbours[c as usize][f];
             if nb & BOUNDARY == 0 {
@@ -203,10 +220,51 @@ fn points<R: Real>(m: &TetGeometry<R>, bc: &[R], cells: &[u32]) -> Vec<(u32, [f6
                     x[d] += n[d] / 3.0;
                 }
             }
-            out.push((BOUNDARY | patch, x));
+            out.push((BOUNDARY | patch, shifted(x, s)));
         }
     }
     out
+}
+
+/// The cells around vertex v: its own dual cells, and on a periodic mesh those of every
+/// periodic image w of v, shifted by x_v - x_w.
+fn seeds<R: Real>(m: &TetGeometry<R>, v: usize) -> Vec<Placed> {
+    let members = m.periodic.images(v);
+    if members.is_empty() {
+        return m.dual.cells_of(v).map(|e| (m.dual.cells[e], [0.0; 3])).collect();
+    }
+    let off = |w: usize| m.periodic.rep_offset[w].map(|x| x.f64());
+    let ov = off(v);
+    let mut out = Vec::new();
+    for &w in members {
+        let ow = off(w as usize);
+        let s = [ov[0] - ow[0], ov[1] - ow[1], ov[2] - ow[2]];
+        out.extend(m.dual.cells_of(w as usize).map(|e| (m.dual.cells[e], s)));
+    }
+    out
+}
+
+/// The face neighbours of `cells` not yet among them, with their shifts (the cell's plus the
+/// periodic face's), in order.
+fn widen<R: Real>(m: &TetGeometry<R>, cells: &[Placed]) -> Vec<Placed> {
+    let key = |c: u32, s: [f64; 3]| (c, s.map(|x| (x * 1e9).round() as i64));
+    let mut seen: std::collections::HashSet<(u32, [i64; 3])> = cells.iter().map(|&(c, s)| key(c, s)).collect();
+    let mut more = Vec::new();
+    for &(c, s) in cells {
+        for (f, &nb) in m.neighbours[c as usize].iter().enumerate() {
+            if nb & BOUNDARY != 0 {
+                continue;
+            }
+            let t = m
+                .periodic
+                .shift(c as usize, f)
+                .map_or(s, |t| shifted(s, t.map(|x| x.f64())));
+            if seen.insert(key(nb, t)) {
+                more.push((nb, t));
+            }
+        }
+    }
+    more
 }
 
 /// One vertex's stencil: entries (source, scaled offset and weight) and its `FAC` record.
@@ -217,7 +275,7 @@ fn vertex_fit<R: Real>(
     weighting: Weighting,
 ) -> (Vec<u32>, Vec<[f64; 4]>, [f64; FAC]) {
     let xv = m.nodes[v].map(|x| x.f64());
-    let mut cells: Vec<u32> = m.dual.cells_of(v).map(|e| m.dual.cells[e]).collect();
+    let mut cells = seeds(m, v);
     for round in 0..=MAX_WIDEN {
         let pts = points(m, bc, &cells);
         let last = round == MAX_WIDEN;
@@ -269,15 +327,7 @@ fn vertex_fit<R: Real>(
             }
         }
         // Widen by the face neighbours, keeping the cells found so far first.
-        let mut seen: std::collections::HashSet<u32> = cells.iter().copied().collect();
-        let mut more = Vec::new();
-        for &c in &cells {
-            for &nb in &m.neighbours[c as usize] {
-                if nb & BOUNDARY == 0 && seen.insert(nb) {
-                    more.push(nb);
-                }
-            }
-        }
+        let more = widen(m, &cells);
         cells.extend(more);
     }
     unreachable!("the last round always returns")
@@ -291,15 +341,23 @@ pub fn build<R: Real>(m: &TetGeometry<R>, bc: &[R]) -> QuadFit<R> {
 
 /// The fit tables of every vertex of m with the given weighting.
 pub fn build_weighted<R: Real>(m: &TetGeometry<R>, bc: &[R], weighting: Weighting) -> QuadFit<R> {
-    let per: Vec<_> = (0..m.nodes.len())
+    // A periodic vertex's images all take their representative's fit (`mesh::periodic`).
+    let rep = |v: usize| m.periodic.rep.get(v).map_or(v, |&r| r as usize);
+    let mut per: Vec<_> = (0..m.nodes.len())
         .into_par_iter()
-        .map(|v| vertex_fit(m, bc, v, weighting))
+        .map(|v| (rep(v) == v).then(|| vertex_fit(m, bc, v, weighting)))
         .collect();
+    for v in 0..per.len() {
+        if per[v].is_none() {
+            per[v] = per[rep(v)].clone();
+        }
+    }
+    let per = per.into_iter().map(|p| p.expect("every vertex has its fit"));
     let mut fit = QuadFit {
-        offsets: Vec::with_capacity(per.len() + 1),
+        offsets: Vec::with_capacity(m.nodes.len() + 1),
         src: Vec::new(),
         pts: Vec::new(),
-        fac: Vec::with_capacity(per.len() * FAC),
+        fac: Vec::with_capacity(m.nodes.len() * FAC),
         bounds: Bounds::Union,
     };
     fit.offsets.push(0);
