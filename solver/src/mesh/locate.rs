@@ -99,6 +99,11 @@ pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) 
         if worst >= -eps {
             return Some((Location::Inside(c as u32), p));
         }
+        if worst.is_nan() {
+            // A point with a NaN coordinate (a diverged velocity's departure point) lies in no
+            // cell: not found, for the caller's health check to report, instead of walking on.
+            return None;
+        }
         if step > 16 {
             // Long walk: pick among the faces the point lies beyond, pseudo-randomly.
             rng ^= rng << 13;
@@ -128,6 +133,13 @@ pub fn walk<R: Real>(m: &TetGeometry<R>, start: u32, p: [R; 3], max_steps: u32) 
 mod tests {
     use super::*;
     use crate::mesh::test_geometry;
+
+    /// A NaN point is not found (it used to panic choosing among no faces after 16 steps).
+    #[test]
+    fn a_nan_point_is_not_found() {
+        let m = test_geometry([3, 4, 2]);
+        assert!(walk(&m, 0, [f64::NAN, 0.5, 0.5], 100).is_none());
+    }
 
     /// The locate records give 1 at a cell's own vertex, 0 at the other three, and sum to 1.
     #[test]
