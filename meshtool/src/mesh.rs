@@ -38,6 +38,22 @@ pub struct PeriodicLink {
     pub pairs: Vec<[u32; 2]>,
 }
 
+impl PeriodicLink {
+    /// The sides of a generated Cartesian box along axis `a` (0 x, 1 y, 2 z): patch `{a}max`
+    /// (2a + 1) the slave of `{a}min` (2a), their surfaces tagged as the box generator tags
+    /// them; no node pairs, so the faces are matched by position.
+    pub fn box_sides(a: usize, affine: Option<[f64; 16]>) -> PeriodicLink {
+        PeriodicLink {
+            slave_entity: 2 * a as i32 + 2,
+            master_entity: 2 * a as i32 + 1,
+            slave_patch: 2 * a as u32 + 1,
+            master_patch: 2 * a as u32,
+            affine,
+            pairs: Vec::new(),
+        }
+    }
+}
+
 impl RawMesh {
     /// Index of the patch with this physical tag, adding it (named `name`) if it is new.
     pub fn patch_index(&mut self, tag: i32, name: impl FnOnce() -> String) -> u32 {

@@ -456,14 +456,7 @@ mod tests {
         })
         .unwrap();
         for &a in axes {
-            m.periodic.push(PeriodicLink {
-                slave_entity: 2 * a as i32 + 2,
-                master_entity: 2 * a as i32 + 1,
-                slave_patch: 2 * a as u32 + 1,
-                master_patch: 2 * a as u32,
-                affine: affine(a),
-                pairs: Vec::new(),
-            });
+            m.periodic.push(PeriodicLink::box_sides(a, affine(a)));
         }
         m
     }

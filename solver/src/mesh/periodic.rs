@@ -194,14 +194,8 @@ pub fn periodic_box(dims: [usize; 3], len: [f64; 3], axes: &[usize]) -> meshtool
             affine[5 * k] = 1.0;
         }
         affine[4 * a + 3] = len[a];
-        raw.periodic.push(meshtool::mesh::PeriodicLink {
-            slave_entity: 2 * a as i32 + 2,
-            master_entity: 2 * a as i32 + 1,
-            slave_patch: 2 * a as u32 + 1,
-            master_patch: 2 * a as u32,
-            affine: Some(affine),
-            pairs: Vec::new(),
-        });
+        raw.periodic
+            .push(meshtool::mesh::PeriodicLink::box_sides(a, Some(affine)));
     }
     Ok(meshtool::pmesh::prepare(&raw, meshtool::reorder::Reorder::Hilbert)?.0)
 }
