@@ -44,20 +44,9 @@ impl Probes {
         let locator = Locator::new(m, 1000);
         let mut cells = Vec::with_capacity(probes.len());
         for p in &probes {
-            let x = p.point.map(R::of);
-            // The walk starts at the nearest centroid: from afar it could run into a hole
-            // of the mesh (a body in the flow) and stop there.
-            let dist = |c: usize| {
-                (0..3)
-                    .map(|k| (m.centroids[c][k].f64() - p.point[k]).powi(2))
-                    .sum::<f64>()
-            };
-            let start = (0..m.num_cells())
-                .min_by(|&a, &b| dist(a).total_cmp(&dist(b)))
-                .unwrap_or(0);
-            match locator.locate(m, start as u32, x) {
-                Location::Inside(c) if inside(m, c as usize, x) => cells.push(c),
-                _ => {
+            match locate(m, &locator, p.point, None) {
+                Some(c) => cells.push(c),
+                None => {
                     return Err(SolverError::Other(format!(
                         "probe '{}' at ({}, {}, {}) lies outside the mesh; move it into the fluid",
                         p.name, p.point[0], p.point[1], p.point[2]
@@ -66,6 +55,23 @@ impl Probes {
             }
         }
         Ok(Probes { probes, cells })
+    }
+
+    /// The probes of a line, in order, up to the first one outside the mesh (the line ends
+    /// there). Each walk starts at the cell of the point before, a short walk where the points
+    /// are close, so a line of many points does not search the mesh for each.
+    pub fn along<R: Real>(m: &TetGeometry<R>, probes: Vec<Probe>) -> Probes {
+        let locator = Locator::new(m, 1000);
+        let mut cells: Vec<u32> = Vec::with_capacity(probes.len());
+        for p in &probes {
+            match locate(m, &locator, p.point, cells.last().copied()) {
+                Some(c) => cells.push(c),
+                None => break,
+            }
+        }
+        let mut probes = probes;
+        probes.truncate(cells.len());
+        Probes { probes, cells }
     }
 
     pub fn probes(&self) -> &[Probe] {
@@ -124,6 +130,32 @@ impl Probes {
     pub fn difference(&self, samples: &[f64], from: &str, to: &str) -> Result<f64> {
         let (a, b) = (self.index(from)?, self.index(to)?);
         Ok(samples[a] - samples[b])
+    }
+}
+
+/// The cell holding `point`: walked to from `near` where given (falling back to a search when
+/// that walk ends elsewhere), else from the nearest centroid (from afar a walk could run into a
+/// hole of the mesh, a body in the flow, and stop there); None outside the mesh.
+fn locate<R: Real>(m: &TetGeometry<R>, locator: &Locator, point: [f64; 3], near: Option<u32>) -> Option<u32> {
+    let x = point.map(R::of);
+    if let Some(start) = near {
+        if let Location::Inside(c) = locator.locate(m, start, x) {
+            if inside(m, c as usize, x) {
+                return Some(c);
+            }
+        }
+    }
+    let dist = |c: usize| {
+        (0..3)
+            .map(|k| (m.centroids[c][k].f64() - point[k]).powi(2))
+            .sum::<f64>()
+    };
+    let start = (0..m.num_cells())
+        .min_by(|&a, &b| dist(a).total_cmp(&dist(b)))
+        .unwrap_or(0);
+    match locator.locate(m, start as u32, x) {
+        Location::Inside(c) if inside(m, c as usize, x) => Some(c),
+        _ => None,
     }
 }
 

@@ -55,11 +55,12 @@ pub struct WakeSummary {
     pub recirculation_length: Option<f64>,
 }
 
-/// The located sample points: the base, the reference, then the line down the axis (as far as
-/// it stays in the mesh).
+/// The located sample points: the base followed by the line down the axis (as far as it stays
+/// in the mesh), and the reference.
 #[derive(Clone, Debug)]
 pub struct Wake {
-    probes: Probes,
+    line: Probes,
+    reference: Probes,
     axis: [f64; 3],
     spacing: f64,
     /// ρ U² / 2 and D.
@@ -81,22 +82,23 @@ impl Wake {
             return Err(("navier-stokes.wake", "axis must be non-zero, search positive and points at least 2".into()));
         }
         let axis = w.axis.map(|a| a / norm);
-        let one = |key, name, x| Probes::new(g, vec![Probe::new(name, x)]).map_err(|e| (key, e.to_string()));
-        one("navier-stokes.wake.base", "base", w.base)?;
-        one("navier-stokes.wake.reference", "reference", w.reference)?;
         let spacing = w.search * length / w.points as f64;
-        let mut all = vec![Probe::new("base", w.base), Probe::new("reference", w.reference)];
-        for i in 1..=w.points {
+        let reference = Probes::new(g, vec![Probe::new("reference", w.reference)])
+            .map_err(|e| ("navier-stokes.wake.reference", e.to_string()))?;
+        // The line ends where it leaves the mesh (an outlet, or the body's far side); each point
+        // is walked to from the one before.
+        let points = (0..=w.points).map(|i| {
             let x = std::array::from_fn(|k| w.base[k] + axis[k] * spacing * i as f64);
-            // The line ends where it leaves the mesh (an outlet, or the body's far side).
-            if one("navier-stokes.wake", "line", x).is_err() {
-                break;
-            }
-            all.push(Probe::new("line", x));
+            Probe::new(if i == 0 { "base" } else { "line" }, x)
+        });
+        let line = Probes::along(g, points.collect());
+        if line.cells().is_empty() {
+            let [x, y, z] = w.base;
+            return Err(("navier-stokes.wake.base", format!("probe 'base' at ({x}, {y}, {z}) lies outside the mesh; move it into the fluid")));
         }
-        let probes = Probes::new(g, all).map_err(|e| ("navier-stokes.wake", e.to_string()))?;
         Ok(Wake {
-            probes,
+            line,
+            reference,
             axis,
             spacing,
             dynamic_pressure: 0.5 * density * speed * speed,
@@ -106,16 +108,15 @@ impl Wake {
 
     /// The summary from the mean velocity (3 values a cell, interleaved) and mean pressure.
     pub fn measure(&self, g: &TetGeometry<f64>, u: &[f64], p: &[f64], time: f64, from: f64) -> Result<WakeSummary> {
-        let ps = self.probes.sample(g, p);
-        let along: Vec<f64> = {
-            let comp: [Vec<f64>; 3] = std::array::from_fn(|k| self.probes.sample_by(g, |c| u[3 * c + k]));
-            (0..ps.len()).map(|i| (0..3).map(|k| comp[k][i] * self.axis[k]).sum()).collect()
-        };
+        let p_base = self.line.sample(g, p)[0];
+        let p_ref = self.reference.sample(g, p)[0];
+        let comp: [Vec<f64>; 3] = std::array::from_fn(|k| self.line.sample_by(g, |c| u[3 * c + k]));
+        let along: Vec<f64> = (1..comp[0].len()).map(|i| (0..3).map(|k| comp[k][i] * self.axis[k]).sum()).collect();
         Ok(WakeSummary {
             time,
             averaged_from: from,
-            base_pressure_coefficient: (ps[0] - ps[1]) / self.dynamic_pressure,
-            recirculation_length: reversal_end(&along[2..], self.spacing).map(|l| l / self.length),
+            base_pressure_coefficient: (p_base - p_ref) / self.dynamic_pressure,
+            recirculation_length: reversal_end(&along, self.spacing).map(|l| l / self.length),
         })
     }
 }
