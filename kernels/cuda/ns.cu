@@ -571,21 +571,23 @@ extern "C" __global__ void ns_les_lm(u32 n, const REAL* filtered, const REAL* al
 
 // les::eddy_viscosity's last step: nu_t = (Cs Delta)^2 |S| without lmf (Smagorinsky), else
 // les::dynamic_coefficient of the filtered L:M and M:M (lmf, 2 per cell), bounded by
-// cs_delta2, times |S|.
+// cs_delta2, times |S|; then capped at cap / dt (the diffusion limit, LesTables::nut_dt_cap).
 extern "C" __global__ void ns_eddy_viscosity(u32 n, const REAL* g0, const REAL* g1, const REAL* g2,
-                                             const REAL* cs_delta2, const REAL* lmf, REAL* nut) {
+                                             const REAL* cs_delta2, const REAL* lmf, const REAL* cap, REAL dt,
+                                             REAL* nut) {
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     REAL s[6];
     les_strain(g0, g1, g2, c, s);
     const REAL ms = les_magnitude(s);
+    const REAL most = cap[c] / dt;
     if (!lmf) {
-        nut[c] = cs_delta2[c] * ms;
+        nut[c] = fmin(cs_delta2[c] * ms, most);
         return;
     }
     const REAL lm = lmf[2 * (u64)c], mm = lmf[2 * (u64)c + 1];
     const REAL cd = mm > K(0) ? fmin(fmax(lm / mm, K(0)), cs_delta2[c]) : K(0);
-    nut[c] = cd * ms;
+    nut[c] = fmin(cd * ms, most);
 }
 
 // les::sgs_face_flux of every face into o0, o1, o2 (one face array per component): the

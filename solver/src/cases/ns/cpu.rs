@@ -486,9 +486,9 @@ impl NsOps for CpuNs {
         Ok(out)
     }
 
-    fn eddy_viscosity(&mut self, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3]) -> Result<Vec<f64>> {
+    fn eddy_viscosity(&mut self, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3], dt: f64) -> Result<Vec<f64>> {
         let t = self.les.as_ref().ok_or_else(|| SolverError::Other("internal: no LES model".into()))?;
-        Ok(les::eddy_viscosity(t, &self.geo, &self.faces, u, gu))
+        Ok(les::eddy_viscosity(t, &self.geo, &self.faces, u, gu, dt))
     }
 
     fn sgs_flux(&mut self, u: &[Vec<f64>; 3], gu: &[Vec<[f64; 3]>; 3], nut: &Vec<f64>) -> Result<[Vec<f64>; 3]> {

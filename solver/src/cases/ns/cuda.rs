@@ -338,9 +338,11 @@ pub struct Inputs<'a> {
 }
 
 /// The LES model's tables on the device (`les::LesTables`): (Cs Delta)^2 per cell (the dynamic
-/// model's bound), and alpha^2 per cell for the dynamic model.
+/// model's bound), the diffusion limit's cap on nu_t dt, and alpha^2 per cell for the dynamic
+/// model.
 struct DeviceLes {
     cs_delta2: CudaSlice<f64>,
+    nut_dt_cap: CudaSlice<f64>,
     alpha2: Option<CudaSlice<f64>>,
 }
 
@@ -348,6 +350,7 @@ impl DeviceLes {
     fn new(dev: &Device, t: &LesTables) -> Result<Self> {
         Ok(DeviceLes {
             cs_delta2: dev.upload(&t.cs_delta2)?,
+            nut_dt_cap: dev.upload(&t.nut_dt_cap)?,
             alpha2: (t.model == Les::Dynamic).then(|| dev.upload(&t.alpha2)).transpose()?,
         })
     }
@@ -725,7 +728,7 @@ impl NsOps for CudaNs {
         Ok(out)
     }
 
-    fn eddy_viscosity(&mut self, u: &[CudaSlice<f64>; 3], gu: &[CudaSlice<f64>; 3]) -> Result<CudaSlice<f64>> {
+    fn eddy_viscosity(&mut self, u: &[CudaSlice<f64>; 3], gu: &[CudaSlice<f64>; 3], dt: f64) -> Result<CudaSlice<f64>> {
         let les = self.les.as_ref().ok_or_else(|| SolverError::Other("internal: no LES model".into()))?;
         let d = &self.dev;
         let up = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2])];
@@ -735,9 +738,11 @@ impl NsOps for CudaNs {
         let d = &self.dev;
         let n = self.n as u32;
         let (cp, lp, np) = (d.ptr(&les.cs_delta2), lmf.as_ref().map_or(0, |x| d.ptr(x)), d.ptr(&nut));
+        let kp = d.ptr(&les.nut_dt_cap);
         let mut b = d.stream.launch_builder(&self.fns.eddy_viscosity);
-        b.arg(&n).arg(&g[0]).arg(&g[1]).arg(&g[2]).arg(&cp).arg(&lp).arg(&np);
-        // SAFETY: the gradients hold 3 values per cell, cs_delta2 one, lmf (or null) 2, nut one.
+        b.arg(&n).arg(&g[0]).arg(&g[1]).arg(&g[2]).arg(&cp).arg(&lp).arg(&kp).arg(&dt).arg(&np);
+        // SAFETY: the gradients hold 3 values per cell, cs_delta2 and nut_dt_cap one, lmf (or
+        // null) 2, nut one; dt is the kernel's REAL (f64: the family runs in f64).
         unsafe { b.launch(self.cells())? };
         Ok(nut)
     }

@@ -28,15 +28,38 @@ pub struct LesTables {
     pub cs_delta2: Vec<f64>,
     /// alpha^2 per cell: the test filter's width over the grid's, squared (dynamic).
     pub alpha2: Vec<f64>,
+    /// Per cell, the sum of its faces' a (interior, and twice on symmetry planes, where the
+    /// subgrid flux is a mirror's) over its volume: dt nu_t times it is the explicit subgrid
+    /// term's diffusion number.
+    pub a_over_v: Vec<f64>,
+    /// Per cell, `les_diffusion_limit` / a_over_v: nu_t dt is capped there (nu_t at most this
+    /// over the step).
+    pub nut_dt_cap: Vec<f64>,
 }
 
 impl LesTables {
-    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, model: Les, cs: f64) -> LesTables {
+    pub fn new(geo: &TetGeometry<f64>, faces: &Faces, model: Les, cs: f64, limit: f64) -> LesTables {
         let cs = if model == Les::Dynamic { DYNAMIC_CS_MAX } else { cs };
         let cs_delta2 = geo.volumes.iter().map(|v| (cs * v.cbrt()).powi(2)).collect();
         let alpha2 = if model == Les::Dynamic { filter_ratio2(geo, faces) } else { Vec::new() };
-        LesTables { model, cs_delta2, alpha2 }
+        let a_over_v = diffusion_weights(geo, faces);
+        let nut_dt_cap = a_over_v.iter().map(|a| limit / a).collect();
+        LesTables { model, cs_delta2, alpha2, a_over_v, nut_dt_cap }
     }
+}
+
+/// Per cell, the sum of its faces' a over its volume (`LesTables::a_over_v`).
+fn diffusion_weights(geo: &TetGeometry<f64>, f: &Faces) -> Vec<f64> {
+    let mut sum = vec![0.0; geo.num_cells()];
+    for i in 0..f.len() {
+        if f.neigh[i] != u32::MAX {
+            sum[f.neigh[i] as usize] += f.a[i];
+            sum[f.owner[i] as usize] += f.a[i];
+        } else if f.role[i] == Role::Symmetry {
+            sum[f.owner[i] as usize] += 2.0 * f.a[i];
+        }
+    }
+    sum.iter().zip(&geo.volumes).map(|(a, v)| a / v).collect()
 }
 
 /// The dynamic model's bound on its coefficient as a Smagorinsky constant: C Delta^2 <=
@@ -195,13 +218,15 @@ fn cell_gradient(g: &[Vec<[f64; 3]>; 3], c: usize) -> [[f64; 3]; 3] {
     [g[0][c], g[1][c], g[2][c]]
 }
 
-/// nu_t per cell of the velocity u with gradients g (g[a][c] = grad u_a in cell c).
-pub fn eddy_viscosity(t: &LesTables, geo: &TetGeometry<f64>, faces: &Faces, u: &[Vec<f64>; 3], g: &[Vec<[f64; 3]>; 3]) -> Vec<f64> {
+/// nu_t per cell of the velocity u with gradients g (g[a][c] = grad u_a in cell c), capped at
+/// nut_dt_cap / dt (the diffusion limit over the step dt).
+pub fn eddy_viscosity(t: &LesTables, geo: &TetGeometry<f64>, faces: &Faces, u: &[Vec<f64>; 3], g: &[Vec<[f64; 3]>; 3], dt: f64) -> Vec<f64> {
     let n = geo.num_cells();
     let s: Vec<[f64; 6]> = (0..n).into_par_iter().map(|c| strain(cell_gradient(g, c))).collect();
+    let cap = |c: usize, nut: f64| nut.min(t.nut_dt_cap[c] / dt);
     match t.model {
         Les::None => vec![0.0; n],
-        Les::Smagorinsky => (0..n).into_par_iter().map(|c| t.cs_delta2[c] * magnitude(&s[c])).collect(),
+        Les::Smagorinsky => (0..n).into_par_iter().map(|c| cap(c, t.cs_delta2[c] * magnitude(&s[c]))).collect(),
         Les::Dynamic => {
             let cells: Vec<f64> = (0..n)
                 .into_par_iter()
@@ -215,7 +240,7 @@ pub fn eddy_viscosity(t: &LesTables, geo: &TetGeometry<f64>, faces: &Faces, u: &
             let lmf = test_filter(geo, faces, &lm, 2);
             (0..n)
                 .into_par_iter()
-                .map(|c| dynamic_coefficient(lmf[2 * c], lmf[2 * c + 1], t.cs_delta2[c]) * magnitude(&s[c]))
+                .map(|c| cap(c, dynamic_coefficient(lmf[2 * c], lmf[2 * c + 1], t.cs_delta2[c]) * magnitude(&s[c])))
                 .collect()
         }
     }
@@ -293,7 +318,7 @@ mod tests {
     }
 
     fn tables(geo: &TetGeometry<f64>, faces: &Faces, model: Les) -> LesTables {
-        LesTables::new(geo, faces, model, 0.17)
+        LesTables::new(geo, faces, model, 0.17, 0.5)
     }
 
     /// A uniform flow has nu_t = 0 in every cell, a rigid rotation in every cell whose gradient
@@ -305,10 +330,10 @@ mod tests {
         for model in [Les::Smagorinsky, Les::Dynamic] {
             let t = tables(&geo, &faces, model);
             let (u, g) = linear(&geo, &faces, [1.0, -0.5, 0.25], [[0.0; 3]; 3]);
-            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g);
+            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g, 0.0);
             assert!(nut.iter().all(|&v| v.abs() < 1e-15), "{model:?} uniform: {:e}", nut.iter().fold(0.0f64, |a, b| a.max(b.abs())));
             let (u, g) = linear(&geo, &faces, [0.3, 0.0, 0.0], rotation);
-            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g);
+            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g, 0.0);
             let deep = (0..nut.len()).filter(|&c| depth[c] >= 3);
             let worst = deep.map(|c| nut[c].abs()).fold(0.0, f64::max);
             assert!(worst < 1e-15, "{model:?} rotation: {worst:e}");
@@ -322,7 +347,7 @@ mod tests {
         let (geo, faces, depth) = mesh(4);
         let gamma = 3.0;
         let (u, g) = linear(&geo, &faces, [0.0; 3], [[0.0, gamma, 0.0], [0.0; 3], [0.0; 3]]);
-        let nut = eddy_viscosity(&tables(&geo, &faces, Les::Smagorinsky), &geo, &faces, &u, &g);
+        let nut = eddy_viscosity(&tables(&geo, &faces, Les::Smagorinsky), &geo, &faces, &u, &g, 0.0);
         let mut checked = 0;
         for c in (0..nut.len()).filter(|&c| depth[c] >= 1) {
             let want = (0.17 * geo.volumes[c].cbrt()).powi(2) * gamma;
@@ -330,6 +355,36 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 0);
+    }
+
+    /// The diffusion limit caps nu_t where dt nu_t sum(a) / V would pass it, exactly at the
+    /// limit there, and leaves the other cells as the model gives them: with Smagorinsky's nu_t
+    /// of a shear on the 4^3 box, no cell is capped at half the step that takes the largest
+    /// cell number to the limit 0.5, every cell at twice the step that takes the smallest there.
+    #[test]
+    fn the_diffusion_limit_caps_the_eddy_viscosity_at_large_steps() {
+        let (geo, faces, _) = mesh(4);
+        let (u, g) = linear(&geo, &faces, [0.0; 3], [[0.0, 3.0, 0.0], [0.0; 3], [0.0; 3]]);
+        let t = tables(&geo, &faces, Les::Smagorinsky);
+        let free = eddy_viscosity(&t, &geo, &faces, &u, &g, 0.0);
+        let rate: Vec<f64> = free.iter().zip(&t.a_over_v).map(|(n, a)| n * a).collect();
+        let (lo, hi) = rate.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+        assert!(lo > 0.0, "a shear strains every cell");
+        for (dt, capped) in [(0.5 * 0.5 / hi, 0), (2.0 * 0.5 / lo, free.len())] {
+            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g, dt);
+            let mut at_limit = 0;
+            for c in 0..nut.len() {
+                let number = dt * nut[c] * t.a_over_v[c];
+                assert!(number <= 0.5 * (1.0 + 1e-12), "cell {c}: diffusion number {number}");
+                if nut[c] < free[c] {
+                    assert!((number - 0.5).abs() < 1e-12, "cell {c}: capped at {number}, not at the limit");
+                    at_limit += 1;
+                } else {
+                    assert_eq!(nut[c], free[c]);
+                }
+            }
+            assert_eq!(at_limit, capped, "dt {dt}");
+        }
     }
 
     /// The volume-weighted covariance of the centroids over cell s and its face neighbours.
@@ -379,7 +434,7 @@ mod tests {
         for (omega, positive) in [(1.5, true), (0.0, false)] {
             let a = [[-0.5, -omega, 0.0], [omega, -0.5, 0.0], [0.0, 0.0, 1.0]];
             let (u, g) = linear(&geo, &faces, [0.0; 3], a);
-            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g);
+            let nut = eddy_viscosity(&t, &geo, &faces, &u, &g, 0.0);
             let ms = magnitude(&strain(a));
             for &c in &deep {
                 let want = expected_dynamic(&geo, &faces, &t.alpha2, a, c);
@@ -406,7 +461,7 @@ mod tests {
         let u: [Vec<f64>; 3] = std::array::from_fn(|_| (0..geo.num_cells()).map(|_| rand()).collect());
         let values = FaceValues::new(&faces);
         let g: [Vec<[f64; 3]>; 3] = std::array::from_fn(|k| gradient(&geo, &faces, &values, &u[k], Var::U(k)));
-        let nut = eddy_viscosity(&t, &geo, &faces, &u, &g);
+        let nut = eddy_viscosity(&t, &geo, &faces, &u, &g, 0.0);
         let s: Vec<[f64; 6]> = (0..geo.num_cells()).map(|c| strain(cell_gradient(&g, c))).collect();
         let cells: Vec<f64> = (0..geo.num_cells()).flat_map(|c| dynamic_cell([u[0][c], u[1][c], u[2][c]], &s[c])).collect();
         let f = test_filter(&geo, &faces, &cells, FILTERED);
@@ -428,7 +483,7 @@ mod tests {
         let values = FaceValues::new(&faces);
         let g: [Vec<[f64; 3]>; 3] = std::array::from_fn(|k| gradient(&geo, &faces, &values, &u[k], Var::U(k)));
         let t = tables(&geo, &faces, Les::Smagorinsky);
-        let nut = eddy_viscosity(&t, &geo, &faces, &u, &g);
+        let nut = eddy_viscosity(&t, &geo, &faces, &u, &g, 0.0);
         let flux = sgs_flux(&faces, &u, &g, &nut, &values.w);
         for f in &flux {
             let total: f64 = crate::cases::ns::cpu::outward_sum(&faces, f).iter().sum();

@@ -37,6 +37,11 @@ static TEMPLATES: &[Template] = &[
         include_str!("templates/dfg-2d-2.toml"),
     ),
     Template::new(
+        "cylinder-re3900-les",
+        "Flow past a cylinder at Re 3900 with the dynamic LES model in a periodic span (mean Cd, St, recirculation length and base pressure against experiment)",
+        include_str!("templates/cylinder-re3900-les.toml"),
+    ),
+    Template::new(
         "tgv-3d-les",
         "The 3D Taylor-Green vortex at Re 1600 on its symmetric octant with the dynamic LES model (kinetic energy and its dissipation rate against the DNS)",
         include_str!("templates/tgv-3d-les.toml"),
@@ -147,6 +152,18 @@ pub const CHECK_SOLVES_DYNAMIC: &[&str] = &[
     "navier-stokes.les=\"dynamic\"",
 ];
 
+/// The dynamic model with its diffusion limit at 0.02, under the octant's 0.11-0.24: the cap
+/// acts in many cells (`les_diffusion_limit`).
+pub const CHECK_SOLVES_CAPPED: &[&str] = &[
+    "navier-stokes.pressure_solver.tolerance=1e-14",
+    "navier-stokes.pressure_solver.max_iter=5000",
+    "navier-stokes.momentum_solver.tolerance=1e-15",
+    "navier-stokes.momentum_solver.max_iter=1000",
+    "mesh=\"builtin:pi-box-8\"",
+    "navier-stokes.les=\"dynamic\"",
+    "navier-stokes.les_diffusion_limit=0.02",
+];
+
 /// The Taylor-Green template on the fully periodic box [0, 2 pi]^3 (builtin:periodic-box-8,
 /// 3072 tets; its boundary table emptied, the joined patches having no condition) at dt 0.2, so
 /// that departure points cross the periodic faces (issue 27 item 2): the face shifts, the walk
@@ -176,7 +193,10 @@ pub const CHECK_SOLVES_PERIODIC: &[&str] = &[
 /// restart row carries the fluxes F^n). The Taylor-Green template on an 8^3 octant, 10 steps
 /// with each LES model (eddy viscosity, its test filter and the subgrid fluxes on the device;
 /// the field `eddy_viscosity` is compared with the others), the dynamic one with a restart row;
-/// and again on the fully periodic box (`CHECK_SOLVES_PERIODIC`), with a restart row.
+/// and again on the fully periodic box (`CHECK_SOLVES_PERIODIC`), with a restart row; with the
+/// LES diffusion limit acting (`CHECK_SOLVES_CAPPED`). The Re 3900 cylinder template on its
+/// built-in span (the periodic span, the dynamic model, walls and slip sides together), with
+/// a restart row.
 static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-3d-1z coarse", "dfg-3d-1z", CHECK_SOLVES, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
@@ -203,6 +223,10 @@ static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("tgv-3d-les smagorinsky", "tgv-3d-les", CHECK_SOLVES_SMAGORINSKY, 10, [1e-10, f64::NAN]),
     CheckSpec::new("tgv-3d-les dynamic", "tgv-3d-les", CHECK_SOLVES_DYNAMIC, 10, [1e-10, f64::NAN]).with_restart(),
     CheckSpec::new("tgv-3d-les periodic", "tgv-3d-les", CHECK_SOLVES_PERIODIC, 10, [1e-10, f64::NAN]).with_restart(),
+    CheckSpec::new("tgv-3d-les capped", "tgv-3d-les", CHECK_SOLVES_CAPPED, 10, [1e-10, f64::NAN]),
+    CheckSpec::new("cylinder-re3900-les coarse", "cylinder-re3900-les", CHECK_SOLVES, 10, [1e-10, f64::NAN])
+        .with_scalars(&["cd", "cl"])
+        .with_restart(),
 ];
 
 /// Steps of the DFG template: on `solver bench --mesh` meshes (with the DFG patches, e.g.

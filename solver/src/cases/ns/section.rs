@@ -109,6 +109,15 @@ pub struct NsSection {
     /// 1970's channel). At least 0.
     #[serde(default = "smagorinsky_constant", skip_serializing_if = "is_default_cs")]
     pub smagorinsky_constant: f64,
+    /// The largest explicit diffusion number dt nu_t sum(a) / V a cell's eddy viscosity may
+    /// reach [0.5, the explicit viscous limit]: above it nu_t is capped there. The subgrid
+    /// stress is explicit, and an impulsive start's strain at the wall (|S| ~ U / the first
+    /// cell) gives the dynamic model nu_t far beyond it for a few steps: the Re 3900 cylinder
+    /// on a 2.0 M-tet mesh diverged at step 12 without the cap and ran with it (VALIDATION.md,
+    /// issue 27). Settled turbulence stays under it (0.11-0.33 measured), where the cap does
+    /// nothing; summary.json `les.limited_cells` counts the cells at it at the last output.
+    #[serde(default = "half", skip_serializing_if = "is_half")]
+    pub les_diffusion_limit: f64,
     /// Viscous term: "implicit" [default, CG, unconditionally stable] or "explicit" (stable
     /// for nu dt sum(a_f) / V < 1/2 per cell: the CFL step is cut to that; a larger fixed
     /// `time.dt` diverges and the health check stops the run).
@@ -470,6 +479,12 @@ fn smagorinsky_constant() -> f64 {
 }
 fn is_default_cs(x: &f64) -> bool {
     *x == smagorinsky_constant()
+}
+fn half() -> f64 {
+    0.5
+}
+fn is_half(x: &f64) -> bool {
+    *x == 0.5
 }
 fn is_zero(x: &f64) -> bool {
     *x == 0.0

@@ -41,9 +41,12 @@ struct View {
 /// The coarse DFG channels shipped with the solver (`mesh = "builtin:NAME"`): the 3D one
 /// (`gmsh -3 meshes/channel.geo -setnumber size 0.2`, 3269 tetrahedra) and the 2D slab
 /// (`gmsh -3 meshes/channel2d.geo -setnumber size 0.05`, 4383 tetrahedra).
+/// The cylinder in a periodic span (`gmsh -3 meshes/cylinder-span.geo -setnumber size 0.2
+/// -setnumber far 1.5 -setnumber layers 8 -format msh41 -bin`, 34,368 tetrahedra, gzipped).
 const BUILTIN: &[(&str, &[u8])] = &[
     ("dfg-3d-1z-coarse", include_bytes!("data/dfg-3d-1z-coarse.msh")),
     ("dfg-2d-coarse", include_bytes!("data/dfg-2d-coarse.msh")),
+    ("cylinder-span-coarse", include_bytes!("data/cylinder-span-coarse.msh.gz")),
 ];
 
 pub struct NsSetup {
@@ -88,6 +91,17 @@ fn pi_box(doc: &CaseDoc, name: &str, n: &str) -> Result<PreparedMesh> {
     Ok(meshtool::pmesh::prepare(&raw, meshtool::reorder::Reorder::Hilbert)?.0)
 }
 
+/// A built-in mesh's bytes, inflated when they are gzipped (their first two bytes 1f 8b).
+fn gunzipped(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes.into());
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut out)
+        .map_err(|e| SolverError::Other(format!("internal: a built-in mesh does not inflate: {e}")))?;
+    Ok(out.into())
+}
+
 /// The mesh a case names: `builtin:NAME` or a .pmesh relative to the case file.
 fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
     if let Some(n) = name.strip_prefix("builtin:pi-box-") {
@@ -103,7 +117,7 @@ fn load_mesh(doc: &CaseDoc, name: &str) -> Result<PreparedMesh> {
             names.push("builtin:periodic-box-N, builtin:periodic-slab-N (N = 2..128)".into());
             return Err(doc.error("mesh", format!("no built-in mesh `{name}` (there are: {})", names.join(", "))));
         };
-        let raw = meshtool::msh::parse_msh(bytes, Path::new(name))?;
+        let raw = meshtool::msh::parse_msh(&gunzipped(bytes)?, Path::new(name))?;
         return Ok(meshtool::pmesh::prepare(&raw, meshtool::reorder::Reorder::Hilbert)?.0);
     }
     let path = doc.resolve(Path::new(name));
@@ -317,6 +331,10 @@ fn validate(doc: &CaseDoc, s: &NsSection) -> Result<()> {
         let msg = format!("{}: must be a finite number >= 0 (0.17 is the default, about 0.1 for channels)", s.smagorinsky_constant);
         return Err(doc.error("navier-stokes.smagorinsky_constant", msg));
     }
+    if !(s.les_diffusion_limit > 0.0 && s.les_diffusion_limit.is_finite()) {
+        let msg = format!("{}: must be a finite number > 0 (0.5 is the default, the explicit viscous limit)", s.les_diffusion_limit);
+        return Err(doc.error("navier-stokes.les_diffusion_limit", msg));
+    }
     if let Initial::TaylorGreen { velocity, length } | Initial::TaylorGreen3d { velocity, length } = s.initial {
         if !(velocity.is_finite() && length > 0.0 && length.is_finite()) {
             let msg = format!("velocity {velocity}, length {length}: give a finite velocity and a positive length");
@@ -468,7 +486,7 @@ impl NsSetup {
             }
             _ => None,
         };
-        let les = (section.les != Les::None).then(|| Arc::new(LesTables::new(&geo, &faces, section.les, section.smagorinsky_constant)));
+        let les = (section.les != Les::None).then(|| Arc::new(LesTables::new(&geo, &faces, section.les, section.smagorinsky_constant, section.les_diffusion_limit)));
         Ok(NsSetup {
             les,
             section,
@@ -528,25 +546,17 @@ impl NsSetup {
         self.u_ref * volume.powf(2.0 / 3.0)
     }
 
-    /// What the simulation reports of the LES model: its name, Cs, nu and each cell's sum of
-    /// its faces' a over its volume (the explicit diffusion number's, `LesSpec`).
+    /// What the simulation reports of the LES model: its name, Cs, nu, the diffusion limit and
+    /// each cell's sum of its faces' a over its volume (the explicit diffusion number's, `LesSpec`).
     fn les_spec(&self) -> LesSpec {
-        let f = &self.faces;
-        let mut sum = vec![0.0; self.geo.num_cells()];
-        for i in 0..f.len() {
-            if f.neigh[i] != u32::MAX {
-                sum[f.neigh[i] as usize] += f.a[i];
-                sum[f.owner[i] as usize] += f.a[i];
-            } else if f.role[i] == Role::Symmetry {
-                sum[f.owner[i] as usize] += 2.0 * f.a[i];
-            }
-        }
         let s = &self.section;
+        let t = self.les.as_ref().expect("with a model");
         LesSpec {
             model: s.les,
             cs: (s.les == Les::Smagorinsky).then_some(s.smagorinsky_constant),
             nu: s.viscosity,
-            a_over_v: sum.iter().zip(&self.geo.volumes).map(|(a, v)| a / v).collect(),
+            limit: s.les_diffusion_limit,
+            a_over_v: t.a_over_v.clone(),
             volumes: self.geo.volumes.clone(),
         }
     }

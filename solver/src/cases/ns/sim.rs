@@ -95,6 +95,8 @@ pub struct LesSpec {
     /// Cs (smagorinsky).
     pub cs: Option<f64>,
     pub nu: f64,
+    /// `les_diffusion_limit`: the largest dt nu_t a_over_v the cap lets a cell reach.
+    pub limit: f64,
     /// Per cell, the sum of its faces' a (interior, and twice on symmetry planes) over its
     /// volume: dt nu_t times it is the explicit subgrid term's diffusion number.
     pub a_over_v: Vec<f64>,
@@ -115,6 +117,9 @@ pub struct LesSummary {
     /// max over cells of dt nu_t sum(a) / V with the last step's dt: the explicit subgrid
     /// term is stable below about 1 (Gershgorin's bound for forward Euler).
     pub max_diffusion_number: f64,
+    /// `les_diffusion_limit`, and the cells whose nu_t it capped (at the last output).
+    pub diffusion_limit: f64,
+    pub limited_cells: usize,
 }
 
 impl LesSpec {
@@ -123,7 +128,10 @@ impl LesSpec {
         let vol: f64 = self.volumes.iter().sum();
         let mean = nut.iter().zip(&self.volumes).map(|(n, v)| n * v).sum::<f64>() / vol;
         let max = nut.iter().copied().fold(0.0, f64::max);
-        let number = nut.iter().zip(&self.a_over_v).map(|(n, a)| dt * n * a).fold(0.0, f64::max);
+        let numbers = nut.iter().zip(&self.a_over_v).map(|(n, a)| dt * n * a);
+        let number = numbers.clone().fold(0.0, f64::max);
+        // At the cap to rounding (the cap is limit / a / dt, times dt times a again).
+        let limited_cells = numbers.filter(|&x| x >= self.limit * (1.0 - 1e-12)).count();
         LesSummary {
             model: self.model.name(),
             smagorinsky_constant: self.cs,
@@ -131,6 +139,8 @@ impl LesSpec {
             mean_nut_over_nu: mean / self.nu,
             max_nut_over_nu: max / self.nu,
             max_diffusion_number: number,
+            diffusion_limit: self.limit,
+            limited_cells,
         }
     }
 }
@@ -526,7 +536,8 @@ impl<O: NsOps> NsSim<O> {
         // The symmetry planes' face values of this u (the next step refreshes them again).
         ops.symmetry(u)?;
         let gu = [ops.gradient(&u[0], Var::U(0))?, ops.gradient(&u[1], Var::U(1))?, ops.gradient(&u[2], Var::U(2))?];
-        let nut = ops.eddy_viscosity(u, &gu)?;
+        // The last step's dt: the field is the nu_t that step used, capped as it was.
+        let nut = ops.eddy_viscosity(u, &gu, self.last_dt)?;
         Ok(Some(ops.download(&nut)?))
     }
 

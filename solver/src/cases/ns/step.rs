@@ -100,7 +100,7 @@ pub trait NsOps {
     ) -> Result<[Self::Cells; 3]>;
     /// The eddy viscosity nu_t per cell of u with gradients gu (`les::eddy_viscosity`, the
     /// backend's model and tables; symmetry planes from the last `symmetry` call).
-    fn eddy_viscosity(&mut self, u: &[Self::Cells; 3], gu: &[Self::Vectors; 3]) -> Result<Self::Cells>;
+    fn eddy_viscosity(&mut self, u: &[Self::Cells; 3], gu: &[Self::Vectors; 3], dt: f64) -> Result<Self::Cells>;
     /// The subgrid stress's face fluxes of each component (`les::sgs_flux`).
     fn sgs_flux(&mut self, u: &[Self::Cells; 3], gu: &[Self::Vectors; 3], nut: &Self::Cells) -> Result<[Self::Faces; 3]>;
     /// The volume-averaged kinetic energy sum V |u|^2 / 2 / sum V.
@@ -274,13 +274,15 @@ fn transport<O: NsOps>(
 }
 
 /// The subgrid stress's face fluxes of u^n (gradients gu): explicit, like the deferred viscous
-/// parts, and split with them by theta. Stable: its diffusion number nu_t dt / Delta^2 is
-/// Cs^2 |S| dt, Cs^2 = 0.03 times about the Courant number of the grid-scale motions
-/// (summary.json `les.max_diffusion_number` reports the cells' worst of dt nu_t sum(a) / V:
-/// 0.11-0.24 on the Taylor-Green octant at Courant 0.25-0.5). Implicit, it would change the
-/// momentum matrices every step, which are built once with their preconditioners.
-fn subgrid<O: NsOps>(ops: &mut O, u: &[O::Cells; 3], gu: &[O::Vectors; 3]) -> Result<[O::Faces; 3]> {
-    let nut = ops.eddy_viscosity(u, gu)?;
+/// parts, and split with them by theta. Its diffusion number nu_t dt / Delta^2 is Cs^2 |S| dt,
+/// Cs^2 = 0.03 times about the Courant number of the grid-scale motions (summary.json
+/// `les.max_diffusion_number` reports the cells' worst of dt nu_t sum(a) / V: 0.11-0.24 on the
+/// Taylor-Green octant at Courant 0.25-0.5, 0.24-0.33 behind the cylinder); an impulsive start
+/// drives it far higher at the wall for a few steps, so nu_t is capped at
+/// `les_diffusion_limit`. Implicit, it would change the momentum matrices every step, which are
+/// built once with their preconditioners.
+fn subgrid<O: NsOps>(ops: &mut O, u: &[O::Cells; 3], gu: &[O::Vectors; 3], dt: f64) -> Result<[O::Faces; 3]> {
+    let nut = ops.eddy_viscosity(u, gu, dt)?;
     ops.sgs_flux(u, gu, &nut)
 }
 
@@ -295,7 +297,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         ops.gradient(&st.u[2], Var::U(2))?,
     ];
     let gp = ops.gradient(&st.p, Var::P)?;
-    let sgs = if how.les { Some(subgrid(ops, &st.u, &gu)?) } else { None };
+    let sgs = if how.les { Some(subgrid(ops, &st.u, &gu, span.dt)?) } else { None };
     let half = if how.transient { departure_velocity(ops, st)? } else { None };
     let (uv, gv) = match &half {
         Some((u, g)) => (u, g),
