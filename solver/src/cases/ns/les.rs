@@ -219,7 +219,7 @@ fn cell_gradient(g: &[Vec<[f64; 3]>; 3], c: usize) -> [[f64; 3]; 3] {
 }
 
 /// nu_t per cell of the velocity u with gradients g (g[a][c] = grad u_a in cell c), capped at
-/// nut_dt_cap / dt (the diffusion limit over the step dt).
+/// nut_dt_cap / dt (the diffusion limit over the step dt; dt 0, before any step: uncapped).
 pub fn eddy_viscosity(t: &LesTables, geo: &TetGeometry<f64>, faces: &Faces, u: &[Vec<f64>; 3], g: &[Vec<[f64; 3]>; 3], dt: f64) -> Vec<f64> {
     let n = geo.num_cells();
     let s: Vec<[f64; 6]> = (0..n).into_par_iter().map(|c| strain(cell_gradient(g, c))).collect();

@@ -114,7 +114,7 @@ pub struct NsSection {
     /// stress is explicit, and an impulsive start's strain at the wall (|S| ~ U / the first
     /// cell) gives the dynamic model nu_t far beyond it for a few steps: the Re 3900 cylinder
     /// on a 2.0 M-tet mesh diverged at step 12 without the cap and ran with it (VALIDATION.md,
-    /// issue 27). Settled turbulence stays under it (0.11-0.33 measured), where the cap does
+    /// issue 27). Settled turbulence stays under it (0.11-0.41 measured), where the cap does
     /// nothing; summary.json `les.limited_cells` counts the cells at it at the last output.
     #[serde(default = "half", skip_serializing_if = "is_half")]
     pub les_diffusion_limit: f64,

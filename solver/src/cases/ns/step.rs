@@ -277,7 +277,7 @@ fn transport<O: NsOps>(
 /// parts, and split with them by theta. Its diffusion number nu_t dt / Delta^2 is Cs^2 |S| dt,
 /// Cs^2 = 0.03 times about the Courant number of the grid-scale motions (summary.json
 /// `les.max_diffusion_number` reports the cells' worst of dt nu_t sum(a) / V: 0.11-0.24 on the
-/// Taylor-Green octant at Courant 0.25-0.5, 0.24-0.33 behind the cylinder); an impulsive start
+/// Taylor-Green octant at Courant 0.25-0.5, 0.20-0.41 behind the cylinder); an impulsive start
 /// drives it far higher at the wall for a few steps, so nu_t is capped at
 /// `les_diffusion_limit`. Implicit, it would change the momentum matrices every step, which are
 /// built once with their preconditioners.
