@@ -14,11 +14,17 @@ use std::sync::Arc;
 
 const MAX_COMPONENTS: usize = 8;
 
-/// `CFD_PARTS_EXCHANGE=off`: parts skip the exchange (timing only, wrong results): the step
-/// time with it against without is the exchange's exposed cost.
+/// Timing knobs (wrong results): `CFD_PARTS_EXCHANGE=off`: parts skip the exchange, so the
+/// step time with it against without is the exchange's exposed cost; `=hollow`: the same, but a
+/// family that hides the exchange still splits its work around it (the split's own cost);
+/// `=nowait`: the exchange runs but nothing waits for it (what waiting for it costs).
+fn exchange_knob() -> &'static str {
+    static KNOB: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KNOB.get_or_init(|| std::env::var("CFD_PARTS_EXCHANGE").unwrap_or_default())
+}
+
 fn exchange_off() -> bool {
-    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *OFF.get_or_init(|| std::env::var("CFD_PARTS_EXCHANGE").as_deref() == Ok("off"))
+    matches!(exchange_knob(), "off" | "hollow")
 }
 
 /// Mirrors `struct Layout` in grid.cuh.
@@ -139,7 +145,7 @@ impl<T: Real> DeviceHalo<T> {
     /// devices of this process joined by copy engines (`peer`); NCCL's exchange is done when
     /// it begins.
     pub fn overlaps(&self) -> bool {
-        !exchange_off() && self.link.as_ref().is_some_and(|l| l.peer.is_some())
+        exchange_knob() != "off" && self.link.as_ref().is_some_and(|l| l.peer.is_some())
     }
 
     /// The first half of an exchange on `stream`: after the work queued so far (which wrote
@@ -173,6 +179,9 @@ impl<T: Real> DeviceHalo<T> {
     /// The second half: `stream` waits until the ghost planes have arrived. (The owned planes
     /// may be overwritten once the next exchange has ended: `grid::peer`.)
     pub fn end_exchange_on(&self, begun: Option<Begun>, stream: &CudaStream) -> Result<()> {
+        if exchange_knob() == "nowait" {
+            return Ok(());
+        }
         match (begun, &self.link) {
             (
                 Some(begun),
@@ -284,6 +293,11 @@ impl<T: Real> DeviceHalo<T> {
 
     /// grid_halo over `layout` (this grid's storage) for one axis.
     fn launch(&self, layout: &LayoutC, ptr: u64, axis: usize) -> Result<()> {
+        // Both faces another part's: the exchange fills them, the kernel would do nothing (a
+        // launch a stage saved on a part between two neighbours).
+        if self.faces[axis].iter().all(|f| f.kind == FaceBc::Neighbour.code()) {
+            return Ok(());
+        }
         let n = layout.n.map(|v| v as u64);
         let threads = n[(axis + 1) % 3] * n[(axis + 2) % 3] * layout.halo[axis] as u64;
         let cfg = LaunchConfig {
