@@ -3,6 +3,10 @@
 //! the mean, and a value at a given time. What a shedding benchmark reports (Schäfer & Turek's
 //! Cd max, Cl max, Strouhal number, Δp half a period after the lift maximum).
 
+/// The smallest swing (max - min, relative to the largest |value|) taken for an oscillation:
+/// a steady solution's force still wobbles in its last digits from step to step.
+pub const ROUNDOFF_SWING: f64 = 1e-9;
+
 /// A sampled signal: times ascending, one value each.
 #[derive(Clone, Debug, Default)]
 pub struct Signal<'a> {
@@ -73,9 +77,14 @@ impl<'a> Signal<'a> {
 
     /// The oscillation's frequency from its upward crossings of its mean: (whole periods
     /// between the first and the last crossing) / (the time between them). None with fewer
-    /// than two crossings.
+    /// than two crossings, and for a steady signal: one whose swing is within
+    /// `ROUNDOFF_SWING` of its magnitude crosses its mean at every wobble of the rounding (a
+    /// steady DFG 3D-2Z lift, constant to 1e-12, read as St 6.1 over 105 "periods").
     pub fn frequency(&self) -> Option<(f64, usize)> {
-        let mean = self.summary()?.mean;
+        let Summary { mean, min, max } = self.summary()?;
+        if max - min <= ROUNDOFF_SWING * max.abs().max(min.abs()) {
+            return None;
+        }
         let c = self.upward_crossings(mean);
         (c.len() >= 2).then(|| ((c.len() - 1) as f64 / (c[c.len() - 1] - c[0]), c.len() - 1))
     }
@@ -149,5 +158,22 @@ mod tests {
         let x = [1.0; 3];
         assert_eq!(Signal::new(&t, &x).frequency(), None);
         assert_eq!(Signal::new(&t[..1], &x[..1]).summary(), None);
+    }
+
+    #[test]
+    fn rounding_noise_on_a_steady_value_is_not_an_oscillation() {
+        // A steady lift of -0.0154 wobbling in its 13th digit every step: no frequency; the
+        // same wobble scaled up to 1e-6 of the value is a (tiny) oscillation again.
+        let t: Vec<f64> = (0..2000).map(|k| k as f64 * 0.002).collect();
+        let wobble = |a: f64| -> Vec<f64> {
+            t.iter()
+                .map(|&t| -0.0154 * (1.0 + a * (2.0 * std::f64::consts::PI * 3.0 * t).sin()))
+                .collect()
+        };
+        let steady = wobble(5e-12);
+        assert_eq!(Signal::new(&t, &steady).frequency(), None);
+        let small = wobble(1e-6);
+        let (f, periods) = Signal::new(&t, &small).frequency().unwrap();
+        assert!((f - 3.0).abs() < 1e-3 && periods == 11, "{f} {periods}");
     }
 }

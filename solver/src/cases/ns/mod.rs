@@ -37,6 +37,11 @@ static TEMPLATES: &[Template] = &[
         include_str!("templates/dfg-2d-2.toml"),
     ),
     Template::new(
+        "dfg-3d-2z",
+        "Schaefer & Turek's 3D-2Z: periodic shedding behind a cylinder in the 3D channel at Re 100 (cd max, cl max, St against the quoted intervals)",
+        include_str!("templates/dfg-3d-2z.toml"),
+    ),
+    Template::new(
         "cylinder-re3900-les",
         "Flow past a cylinder at Re 3900 with the dynamic LES model in a periodic span (mean Cd, St, recirculation length and base pressure against experiment)",
         include_str!("templates/cylinder-re3900-les.toml"),
@@ -210,6 +215,7 @@ static CHECKS: &[CheckSpec] = &[
     CheckSpec::new("dfg-2d-2 coarse memory", "dfg-2d-2", CHECK_SOLVES_MEMORY, 10, [1e-10, f64::NAN])
         .with_scalars(&["cd", "cl", "dp"])
         .with_restart(),
+    CheckSpec::new("dfg-3d-2z coarse", "dfg-3d-2z", CHECK_SOLVES, 10, [1e-10, f64::NAN]).with_scalars(&["cd", "cl", "dp"]),
     CheckSpec::new("tgv-3d-les smagorinsky", "tgv-3d-les", CHECK_SOLVES_SMAGORINSKY, 10, [1e-10, f64::NAN]),
     CheckSpec::new("tgv-3d-les dynamic", "tgv-3d-les", CHECK_SOLVES_DYNAMIC, 10, [1e-10, f64::NAN]).with_restart(),
     CheckSpec::new("tgv-3d-les periodic", "tgv-3d-les", CHECK_SOLVES_PERIODIC, 10, [1e-10, f64::NAN]).with_restart(),
