@@ -104,6 +104,25 @@ fn sigint_mid_write_leaves_every_listed_file_readable() {
     assert_eq!(o.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted at step"), "{stderr}");
     let n = assert_series_opens(&out, &pvd, 320 * 320);
+    // The steps run so far are summarised, marked as interrupted at the step the message names.
+    let step: u64 = stderr
+        .split("interrupted at step ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary.json written"))
+            .unwrap();
+    assert_eq!(summary["interrupted_at_step"], step, "{summary}");
+    assert_eq!(summary["steps"], step, "{summary}");
+    assert!(
+        summary["stop_reason"].as_str().unwrap().contains("--restart"),
+        "{summary}"
+    );
     eprintln!(
         "interrupted {} a write; {n} frames listed, all readable",
         if sent_mid_write { "during" } else { "outside" }
@@ -126,6 +145,10 @@ fn sigint_mid_write_leaves_every_listed_file_readable() {
         .unwrap();
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert!(assert_series_opens(&out, &pvd, 320 * 320) > n);
+    // The finished run's summary replaces the interrupted one's.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(summary.get("interrupted_at_step").is_none(), "{summary}");
 }
 
 #[test]

@@ -474,7 +474,15 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     // Every queued frame is written before the run ends, also when it stops on an error or
     // an interrupt; an error of the writer (naming the file) comes first.
     let written = out.finish_writer();
-    result?;
+    // An interrupt has written its checkpoint; the summary of the steps run so far follows
+    // (a long run stopped early keeps its statistics), then the interrupt's exit.
+    let interrupted = match result {
+        Err(e @ SolverError::Interrupted { .. }) => Some(e),
+        other => {
+            other?;
+            None
+        }
+    };
     let written = written?;
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
@@ -499,8 +507,12 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         out.pieces.is_some(),
     )?;
     add_totals(&mut summary, &initial_totals, &case.sim.totals()?);
+    if let Some(SolverError::Interrupted { step, .. }) = &interrupted {
+        summary["stop_reason"] = json!(format!("interrupted at step {step} (continue with --restart)"));
+        summary["interrupted_at_step"] = json!(step);
+    }
     if !root {
-        return Ok(summary);
+        return interrupted.map_or(Ok(summary), Err);
     }
     let stepping = (wall - loop_output - loop_kernels).max(0.0);
     summary["timing"] = timing_json(pre_wall - pre_kernels, stepping, out.seconds, &written, &finish);
@@ -509,7 +521,7 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
         &serde_json::to_string_pretty(&summary).unwrap(),
     )
     .map_err(|e| out.stopped(e, &clock))?;
-    Ok(summary)
+    interrupted.map_or(Ok(summary), Err)
 }
 
 /// summary.json's `timing`: the start-up and set-up recorded by [`run`], the run's own set-up
