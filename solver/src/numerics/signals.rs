@@ -89,6 +89,45 @@ impl<'a> Signal<'a> {
         (c.len() >= 2).then(|| ((c.len() - 1) as f64 / (c[c.len() - 1] - c[0]), c.len() - 1))
     }
 
+    /// The standard error of the window's mean by batch means: the window cut into `batches`
+    /// spans of equal time, the spread (sample standard deviation) of their means over
+    /// sqrt(batches). Neighbouring batches count as independent, which holds when a batch spans
+    /// several correlation times of the signal (a few shedding periods). None for fewer than
+    /// two batches or samples.
+    pub fn mean_standard_error(&self, batches: usize) -> Option<f64> {
+        if batches < 2 || self.len() < 2 {
+            return None;
+        }
+        let (t0, t1) = (self.t[0], self.t[self.len() - 1]);
+        let means: Vec<f64> = (0..batches)
+            .map(|b| {
+                let (a, z) = (
+                    t0 + (t1 - t0) * b as f64 / batches as f64,
+                    t0 + (t1 - t0) * (b + 1) as f64 / batches as f64,
+                );
+                let lo = self.t.partition_point(|&t| t < a);
+                let hi = self.t.partition_point(|&t| t <= z).max(lo + 1).min(self.len());
+                Signal::new(&self.t[lo..hi], &self.x[lo..hi])
+                    .summary()
+                    .map_or(self.x[lo], |s| s.mean)
+            })
+            .collect();
+        Some(standard_deviation(&means) / (batches as f64).sqrt())
+    }
+
+    /// The oscillation's mean period between upward crossings of its mean and that mean's
+    /// standard error (the periods' spread over the square root of their count); None with
+    /// fewer than three crossings or for a steady signal (as `frequency`).
+    pub fn period_and_standard_error(&self) -> Option<(f64, f64)> {
+        self.frequency()?;
+        let c = self.upward_crossings(self.summary()?.mean);
+        let periods: Vec<f64> = c.windows(2).map(|w| w[1] - w[0]).collect();
+        (periods.len() >= 2).then(|| {
+            let mean = (c[c.len() - 1] - c[0]) / periods.len() as f64;
+            (mean, standard_deviation(&periods) / (periods.len() as f64).sqrt())
+        })
+    }
+
     /// The time of the largest sample (the last one if several are equal).
     pub fn time_of_max(&self) -> Option<f64> {
         let k = (0..self.len()).max_by(|&a, &b| self.x[a].total_cmp(&self.x[b]).then(a.cmp(&b)))?;
@@ -108,6 +147,12 @@ impl<'a> Signal<'a> {
         let w = (t - self.t[k - 1]) / (self.t[k] - self.t[k - 1]);
         Some(self.x[k - 1] + w * (self.x[k] - self.x[k - 1]))
     }
+}
+
+/// The sample standard deviation (n - 1 in the denominator) of at least two values.
+fn standard_deviation(v: &[f64]) -> f64 {
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
 }
 
 #[cfg(test)]
@@ -158,6 +203,45 @@ mod tests {
         let x = [1.0; 3];
         assert_eq!(Signal::new(&t, &x).frequency(), None);
         assert_eq!(Signal::new(&t[..1], &x[..1]).summary(), None);
+    }
+
+    #[test]
+    fn the_standard_errors_follow_the_spread_of_batches_and_periods() {
+        // A sine whose period alternates between 0.9 and 1.1 (the phase advances by 2 pi over
+        // each): mean period 1 with a spread of 0.1, so the standard error of the mean period
+        // over n periods is 0.1 sqrt(n / (n - 1)) / sqrt(n).
+        let dt = 1e-4;
+        let t: Vec<f64> = (0..=399_500).map(|k| k as f64 * dt).collect();
+        let phase = |t: f64| {
+            let (whole, frac) = ((t / 2.0).floor(), t / 2.0 - (t / 2.0).floor());
+            // 2 time units hold one period of 0.9 then one of 1.1.
+            let p = if frac * 2.0 < 0.9 {
+                frac * 2.0 / 0.9
+            } else {
+                1.0 + (frac * 2.0 - 0.9) / 1.1
+            };
+            2.0 * std::f64::consts::PI * (2.0 * whole + p)
+        };
+        let x: Vec<f64> = t.iter().map(|&t| phase(t).sin()).collect();
+        // From t = 0.5: no crossing at the start.
+        let s = Signal::new(&t, &x).since(0.5);
+        let (period, se) = s.period_and_standard_error().unwrap();
+        // Upward crossings at 0.9, 2, 2.9, ..., 38.9: 38 periods, alternately 1.1 and 0.9.
+        let n = 38.0_f64;
+        assert!((period - 1.0).abs() < 1e-3, "{period}");
+        let expected = 0.1 * (n / (n - 1.0)).sqrt() / n.sqrt();
+        assert!((se - expected).abs() < 0.05 * expected, "{se} against {expected}");
+        // Batch means of a constant plus a steady sine over whole periods: no spread.
+        let (t2, x2) = sine(2.0, 3.0, 0.5, 1e-3, 21.0);
+        let steady = Signal::new(&t2, &x2).since(1.0);
+        assert!(steady.mean_standard_error(10).unwrap() < 1e-3);
+        // Batches alternating between two levels 0 and 1: means 0, 1, 0, 1 ...: sd ~0.527 for
+        // 10 of them, over sqrt(10).
+        let t3: Vec<f64> = (0..=10_000).map(|k| k as f64 * 1e-3).collect();
+        let x3: Vec<f64> = t3.iter().map(|&t| ((t.floor() as i64) % 2) as f64).collect();
+        let se3 = Signal::new(&t3, &x3).mean_standard_error(10).unwrap();
+        assert!((se3 - 0.527 / 10f64.sqrt()).abs() < 0.01, "{se3}");
+        assert_eq!(Signal::new(&t3, &x3).mean_standard_error(1), None);
     }
 
     #[test]

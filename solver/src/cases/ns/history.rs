@@ -87,6 +87,11 @@ pub struct Signals {
     pub frequency: Option<f64>,
     pub periods: usize,
     pub st: Option<f64>,
+    /// St's standard error from the spread of the periods between the lift's crossings.
+    pub st_standard_error: Option<f64>,
+    /// The mean Cd's standard error by batch means (batches of about two shedding periods, at
+    /// most 20; 8 without a frequency).
+    pub cd_mean_standard_error: Option<f64>,
     /// Δp at t_0 + 1 / (2 f), t_0 the lift's last maximum in the window (where it falls inside).
     pub dp_half_period_after_cl_max: Option<f64>,
 }
@@ -191,13 +196,22 @@ impl History {
             let t0 = cl.time_of_max()?;
             finite(&dp).then(|| dp.at(t0 + 0.5 / f)).flatten()
         });
+        let periods = lift.map_or(0, |l| l.1);
+        let batches = if periods >= 4 { (periods / 2).min(20) } else { 8 };
+        let st_error = finite(&cl)
+            .then(|| cl.period_and_standard_error())
+            .flatten()
+            .zip(length_and_speed)
+            .map(|((period, se), (d, u))| se / period * d / (period * u));
         Some(Signals {
             window: [cl.t[0], cl.t[cl.len() - 1]],
+            st_standard_error: st_error,
+            cd_mean_standard_error: finite(&cd).then(|| cd.mean_standard_error(batches)).flatten(),
             cd: summary(&cd),
             cl: summary(&cl),
             dp: summary(&dp),
             frequency: lift.map(|l| l.0),
-            periods: lift.map_or(0, |l| l.1),
+            periods,
             st: lift.zip(length_and_speed).map(|((f, _), (d, u))| f * d / u),
             dp_half_period_after_cl_max: half_after_max,
         })
