@@ -474,15 +474,7 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     // Every queued frame is written before the run ends, also when it stops on an error or
     // an interrupt; an error of the writer (naming the file) comes first.
     let written = out.finish_writer();
-    // An interrupt has written its checkpoint; the summary of the steps run so far follows
-    // (a long run stopped early keeps its statistics), then the interrupt's exit.
-    let interrupted = match result {
-        Err(e @ SolverError::Interrupted { .. }) => Some(e),
-        other => {
-            other?;
-            None
-        }
-    };
+    let interrupted = interruption(result)?;
     let written = written?;
     bar.finish_and_clear();
     let wall = loop_start.elapsed().as_secs_f64();
@@ -522,6 +514,16 @@ pub fn run_case(mut case: Case, doc: &CaseDoc, opts: &RunOptions) -> Result<serd
     )
     .map_err(|e| out.stopped(e, &clock))?;
     interrupted.map_or(Ok(summary), Err)
+}
+
+/// The time loop's outcome: an interrupt (it has written its checkpoint) is kept for after the
+/// summary of the steps run so far (a long run stopped early keeps its statistics); any other
+/// error stops the run here.
+fn interruption(result: Result<()>) -> Result<Option<SolverError>> {
+    match result {
+        Err(e @ SolverError::Interrupted { .. }) => Ok(Some(e)),
+        other => other.map(|()| None),
+    }
 }
 
 /// summary.json's `timing`: the start-up and set-up recorded by [`run`], the run's own set-up
