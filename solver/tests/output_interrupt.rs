@@ -60,29 +60,17 @@ fn assert_series_opens(out: &Path, pvd: &Path, cells: usize) -> usize {
     files.len()
 }
 
-#[test]
-fn sigint_mid_write_leaves_every_listed_file_readable() {
-    let dir = tempfile::tempdir().unwrap();
-    let case = case(dir.path());
-    let out = dir.path().join("out");
-    let pvd = out.join("euler-riemann-2d.pvd");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_solver"))
-        .args(["run", case.to_str().unwrap(), "--backend", "cpu", "-q", "-o"])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait for a few frames, then interrupt while a frame is being written (its temporary file
-    // is there), or at the latest after 60 s.
+/// Wait for a few frames, then interrupt the run (SIGINT) while a frame is being written (its
+/// temporary file is there), or at the latest after 60 s; whether it was mid-write.
+fn interrupt_mid_write(child: &mut std::process::Child, out: &Path, pvd: &Path) -> bool {
     let t = Instant::now();
     let mut sent_mid_write = false;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("the run ended before it was interrupted: {status}");
         }
-        let frames = listed(&pvd).len();
-        let writing = std::fs::read_dir(&out)
+        let frames = listed(pvd).len();
+        let writing = std::fs::read_dir(out)
             .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with(".tmp")))
             .unwrap_or(false);
         if frames >= 3 && writing {
@@ -99,6 +87,23 @@ fn sigint_mid_write_leaves_every_listed_file_readable() {
         .status()
         .unwrap();
     assert!(kill.success());
+    sent_mid_write
+}
+
+#[test]
+fn sigint_mid_write_leaves_every_listed_file_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = case(dir.path());
+    let out = dir.path().join("out");
+    let pvd = out.join("euler-riemann-2d.pvd");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(["run", case.to_str().unwrap(), "--backend", "cpu", "-q", "-o"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sent_mid_write = interrupt_mid_write(&mut child, &out, &pvd);
     let o = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{stderr}");
@@ -114,9 +119,7 @@ fn sigint_mid_write_leaves_every_listed_file_readable() {
         .unwrap()
         .parse()
         .unwrap();
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary.json written"))
-            .unwrap();
+    let summary = common::summary(&out);
     assert_eq!(summary["interrupted_at_step"], step, "{summary}");
     assert_eq!(summary["steps"], step, "{summary}");
     assert!(
@@ -146,9 +149,8 @@ fn sigint_mid_write_leaves_every_listed_file_readable() {
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert!(assert_series_opens(&out, &pvd, 320 * 320) > n);
     // The finished run's summary replaces the interrupted one's.
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert!(summary.get("interrupted_at_step").is_none(), "{summary}");
+    let finished = common::summary(&out);
+    assert!(finished.get("interrupted_at_step").is_none(), "{finished}");
 }
 
 #[test]

@@ -81,12 +81,15 @@ impl<'a> Signal<'a> {
     /// `ROUNDOFF_SWING` of its magnitude crosses its mean at every wobble of the rounding (a
     /// steady DFG 3D-2Z lift, constant to 1e-12, read as St 6.1 over 105 "periods").
     pub fn frequency(&self) -> Option<(f64, usize)> {
-        let Summary { mean, min, max } = self.summary()?;
-        if max - min <= ROUNDOFF_SWING * max.abs().max(min.abs()) {
-            return None;
-        }
-        let c = self.upward_crossings(mean);
+        let c = self.oscillation_crossings()?;
         (c.len() >= 2).then(|| ((c.len() - 1) as f64 / (c[c.len() - 1] - c[0]), c.len() - 1))
+    }
+
+    /// The upward crossings of the mean of a signal that oscillates; None for fewer than two
+    /// samples or a steady signal (its swing within `ROUNDOFF_SWING` of its magnitude).
+    fn oscillation_crossings(&self) -> Option<Vec<f64>> {
+        let Summary { mean, min, max } = self.summary()?;
+        (max - min > ROUNDOFF_SWING * max.abs().max(min.abs())).then(|| self.upward_crossings(mean))
     }
 
     /// The standard error of the window's mean by batch means: the window cut into `batches`
@@ -119,8 +122,7 @@ impl<'a> Signal<'a> {
     /// standard error (the periods' spread over the square root of their count); None with
     /// fewer than three crossings or for a steady signal (as `frequency`).
     pub fn period_and_standard_error(&self) -> Option<(f64, f64)> {
-        self.frequency()?;
-        let c = self.upward_crossings(self.summary()?.mean);
+        let c = self.oscillation_crossings()?;
         let periods: Vec<f64> = c.windows(2).map(|w| w[1] - w[0]).collect();
         (periods.len() >= 2).then(|| {
             let mean = (c[c.len() - 1] - c[0]) / periods.len() as f64;
