@@ -73,13 +73,7 @@ extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL 
     vel_eval(v, x, c, t + dt, step, 1, v1, j1);
     // The Jacobian at the departure time: t forward, t + dt for BFECC's backward step.
     REAL (*jac)[3] = sign > K(0) ? j0 : j1;
-    REAL h = K(0.5) * dt * sign;
-    REAL rhs[3], mat[3][3], d[3];
-    for (int a = 0; a < 3; ++a) {
-        rhs[a] = h * (v0[a] + v1[a]);
-        for (int b = 0; b < 3; ++b) mat[a][b] = (a == b ? K(1) : K(0)) + h * jac[a][b];
-    }
-    solve3(mat, rhs, d);
-    REAL p[3] = {x[0] - d[0], x[1] - d[1], x[2] - d[2]};
+    REAL p[3];
+    trapezoid_departure(x, K(0.5) * dt * sign, v0, v1, jac, p);
     record_departure(m, c, p, max_walk, px, lcell, lpatch, sink);
 }

@@ -155,15 +155,13 @@ extern "C" __global__ void BOUNDS ns_departures(Mesh m, const REAL* u0, const RE
     const REAL* x = m.centroids + 3 * (u64)c;
     const REAL* u[3] = {u0, u1, u2};
     const REAL* gu[3] = {g0, g1, g2};
-    REAL h = K(0.5) * dt * sign;
-    REAL rhs[3], mat[3][3], d[3];
+    REAL v[3], jac[3][3];
     for (int a = 0; a < 3; ++a) {
-        REAL v = u[a][c];
-        rhs[a] = h * (v + v);
-        for (int b = 0; b < 3; ++b) mat[a][b] = (a == b ? K(1) : K(0)) + h * gu[a][3 * (u64)c + b];
+        v[a] = u[a][c];
+        for (int b = 0; b < 3; ++b) jac[a][b] = gu[a][3 * (u64)c + b];
     }
-    solve3(mat, rhs, d);
-    REAL p[3] = {x[0] - d[0], x[1] - d[1], x[2] - d[2]};
+    REAL p[3];
+    trapezoid_departure(x, K(0.5) * dt * sign, v, v, jac, p);
     record_departure(m, c, p, max_walk, px, lcell, lpatch, sink);
 }
 

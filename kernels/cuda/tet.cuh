@@ -32,9 +32,14 @@ struct Mesh {
     const REAL* node_bc;    // per node: Dirichlet value, NaN if none
     const u32* pcode;       // periodic faces: per cell 4 bytes, byte f face f's index into pshift (0 none)
     const REAL* pshift;     // 3 per entry: the shift to add to the neighbour's coordinates
+    const u32* gstart;      // centroid buckets (mesh::centroid_grid): CSR offsets (buckets + 1)
+    const u32* gcells;      // the cells of each bucket, in cell order
     u32 ncells;
     u32 nnodes;
     u32 periodic;           // 1: pcode and pshift hold the periodic faces (mesh::periodic)
+    u32 gdims[3];           // buckets along x, y, z
+    double glo[3];          // the buckets' low corner
+    double ginv;            // one over a bucket's edge
 };
 
 #define BOUNDARY 0x80000000u
@@ -188,14 +193,57 @@ __device__ int walk(const Mesh& m, u32 start, REAL* q, u32 max_steps, u32* cell,
     return 0;
 }
 
-// Nearest centroid by brute force (the CPU uses a kd-tree; the answer is the same).
+// The bucket of the centroid grid holding coordinate x along axis k, clamped into the grid.
+__device__ inline int grid_bucket(const Mesh& m, int k, double x) {
+    const double i = floor((x - m.glo[k]) * m.ginv);
+    return (int)fmin(fmax(i, 0.0), (double)(m.gdims[k] - 1));
+}
+
+// The cells of bucket (x, y, z) against the best so far: the lowest-numbered cell at the least
+// distance, in the CPU's arithmetic.
+__device__ inline void nearest_in_bucket(const Mesh& m, int x, int y, int z, const REAL* p, REAL* best, u32* bi) {
+    const u32 b = (u32)x + m.gdims[0] * ((u32)y + m.gdims[1] * (u32)z);
+    for (u32 j = m.gstart[b]; j < m.gstart[b + 1]; ++j) {
+        const u32 c = m.gcells[j];
+        const REAL* q = m.centroids + 3 * (u64)c;
+        const REAL d = (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) + (q[2] - p[2]) * (q[2] - p[2]);
+        if (d < *best || (d == *best && c < *bi)) { *best = d; *bi = c; }
+    }
+}
+
+// The nearest centroid as CentroidGrid::nearest (solver/src/mesh/centroid_grid.rs): shells of
+// buckets of growing Chebyshev radius around p's bucket until the unvisited ones are farther
+// than the best (by a margin above f32 rounding); the same cell as a scan of every centroid.
 __device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
+    if (isnan(p[0]) || isnan(p[1]) || isnan(p[2])) return 0;
+    const double pd[3] = {(double)p[0], (double)p[1], (double)p[2]};
+    int c[3], dims[3];
+    for (int k = 0; k < 3; ++k) { c[k] = grid_bucket(m, k, pd[k]); dims[k] = (int)m.gdims[k]; }
+    const int rmax = max(dims[0], max(dims[1], dims[2]));
+    const double edge = 1.0 / m.ginv;
     REAL best = BIG;
     u32 bi = 0;
-    for (u32 c = 0; c < m.ncells; ++c) {
-        const REAL* x = m.centroids + 3 * (u64)c;
-        REAL d = (x[0] - p[0]) * (x[0] - p[0]) + (x[1] - p[1]) * (x[1] - p[1]) + (x[2] - p[2]) * (x[2] - p[2]);
-        if (d < best) { best = d; bi = c; }
+    for (int r = 0; r <= rmax; ++r) {
+        for (int z = max(c[2] - r, 0); z <= min(c[2] + r, dims[2] - 1); ++z) {
+            for (int y = max(c[1] - r, 0); y <= min(c[1] + r, dims[1] - 1); ++y) {
+                if (abs(z - c[2]) == r || abs(y - c[1]) == r) {
+                    for (int x = max(c[0] - r, 0); x <= min(c[0] + r, dims[0] - 1); ++x) nearest_in_bucket(m, x, y, z, p, &best, &bi);
+                } else {
+                    if (c[0] - r >= 0) nearest_in_bucket(m, c[0] - r, y, z, p, &best, &bi);
+                    if (c[0] + r < dims[0]) nearest_in_bucket(m, c[0] + r, y, z, p, &best, &bi);
+                }
+            }
+        }
+        // A lower bound on p's distance to the buckets outside the box visited so far.
+        double bound = 1e300;
+        bool more = false;
+        for (int k = 0; k < 3; ++k) {
+            const int lo = max(c[k] - r, 0), hi = min(c[k] + r, dims[k] - 1);
+            if (lo > 0) { bound = fmin(bound, pd[k] - (m.glo[k] + lo * edge)); more = true; }
+            if (hi < dims[k] - 1) { bound = fmin(bound, m.glo[k] + (hi + 1) * edge - pd[k]); more = true; }
+        }
+        bound = fmax(bound - 1e-6 * edge, 0.0);
+        if (!more || bound * bound * (1.0 - 1e-4) > (double)best) break;
     }
     return bi;
 }
@@ -213,6 +261,27 @@ __device__ void locate_departure(const Mesh& m, u32 c, REAL* p, u32 max_walk, u3
         const u32 d = m.nbrs[4 * (u64)n + f];
         if (d & BOUNDARY) { *patch = (int)(d & ~BOUNDARY); break; }
     }
+}
+
+// The departure point p of x by the trapezoidal rule with the velocity linearised about x
+// (numerics::sl::departure): (I + hj J) d = h (v0 + v1), p = x - d, where hj is h, or h scaled
+// so that |hj J| (Frobenius) is 1/2 where |h J| is larger (linearisation_step: I + h J near
+// singular in thin wall cells at a large step).
+__device__ void trapezoid_departure(const REAL* x, REAL h, const REAL* v0, const REAL* v1, REAL (*jac)[3], REAL* p) {
+    REAL norm2 = K(0);
+    for (int a = 0; a < 3; ++a) for (int b = 0; b < 3; ++b) norm2 = norm2 + jac[a][b] * jac[a][b];
+    REAL hj = h;
+    if (h * h * norm2 > K(0.25)) {
+        hj = K(0.5) / sqrt(norm2);
+        if (h < K(0)) hj = -hj;
+    }
+    REAL rhs[3], mat[3][3], d[3];
+    for (int a = 0; a < 3; ++a) {
+        rhs[a] = h * (v0[a] + v1[a]);
+        for (int b = 0; b < 3; ++b) mat[a][b] = (a == b ? K(1) : K(0)) + hj * jac[a][b];
+    }
+    solve3(mat, rhs, d);
+    for (int k = 0; k < 3; ++k) p[k] = x[k] - d[k];
 }
 
 // Departure point p of cell c: located, stored, and handed to the sink (if any).

@@ -1,22 +1,26 @@
 //! The geometry on a CUDA device: one upload at start, then kernels read it through `MeshC`
 //! (`struct Mesh` of the kernel sources), which holds the buffers' device addresses.
 
+use super::centroid_grid::CentroidGrid;
 use super::geometry::TetGeometry;
 use crate::backend::cuda::Device;
 use crate::error::Result;
 use crate::real::Real;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig};
 
-/// Mirrors `struct Mesh` of kernels/cuda/advect.cu: device addresses of the geometry's
-/// arrays, in the order of `DeviceMesh::upload`, then the cell and node counts and whether the
-/// periodic tables are there.
+/// Mirrors `struct Mesh` of kernels/cuda/tet.cuh: device addresses of the geometry's arrays,
+/// in the order of `DeviceMesh::upload`, then the cell and node counts, whether the periodic
+/// tables are there, and the centroid grid's shape (`CentroidGrid`).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct MeshC {
-    p: [u64; 15],
+    p: [u64; 17],
     pub ncells: u32,
     pub nnodes: u32,
     pub periodic: u32,
+    grid_dims: [u32; 3],
+    grid_lo: [f64; 3],
+    grid_inv_edge: f64,
 }
 // SAFETY: plain-old-data with the C layout.
 unsafe impl DeviceRepr for MeshC {}
@@ -62,6 +66,7 @@ impl<R: Real> DeviceMesh<R> {
     pub fn upload(dev: &Device, g: &TetGeometry<R>) -> Result<Self> {
         use Host::{Index, Real};
         let flat = |v: &[[R; 3]]| v.as_flattened().to_vec();
+        let grid = CentroidGrid::new(&g.centroids);
         // In the order of `struct Mesh`.
         let arrays = [
             Real(flat(&g.nodes)),
@@ -79,6 +84,8 @@ impl<R: Real> DeviceMesh<R> {
             Real(g.node_bc.clone()),
             Index(g.periodic.code.clone()),
             Real(flat(&g.periodic.table)),
+            Index(grid.start),
+            Index(grid.cells),
         ];
         let buffers: Vec<Buffer<R>> = arrays.into_iter().map(|a| a.upload(dev)).collect::<Result<_>>()?;
         let p = std::array::from_fn(|i| match &buffers[i] {
@@ -91,6 +98,9 @@ impl<R: Real> DeviceMesh<R> {
                 ncells: g.num_cells() as u32,
                 nnodes: g.nodes.len() as u32,
                 periodic: g.periodic.is_periodic() as u32,
+                grid_dims: grid.dims,
+                grid_lo: grid.lo,
+                grid_inv_edge: grid.inv_edge,
             },
             _buffers: buffers,
             dual_offsets: g.dual.offsets.clone(),

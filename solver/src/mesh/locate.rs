@@ -1,14 +1,13 @@
 //! Element location: walk from a start cell towards the point through the face it lies beyond,
 //! with a bounded number of steps, a randomised choice among the faces it lies beyond once the
 //! walk has taken long (which breaks the cycles a deterministic walk can fall into on points
-//! through edges and vertices — the paper's dead-lock cycling), and a kd-tree (kiddo) restart
-//! from the nearest centroid as the last resort.
+//! through edges and vertices — the paper's dead-lock cycling), and a restart from the nearest
+//! centroid (`CentroidGrid`, the same search the CUDA walk restarts with) as the last resort.
 
+use super::centroid_grid::CentroidGrid;
 use super::geometry::TetGeometry;
 use super::linalg3::{dot, sub};
 use crate::real::Real;
-use kiddo::float::distance::SquaredEuclidean;
-use kiddo::KdTree;
 use meshtool::topology::{is_boundary, patch_of};
 
 /// Where a departure point is.
@@ -34,7 +33,7 @@ pub fn barycentric<R: Real>(m: &TetGeometry<R>, c: usize, p: [R; 3]) -> [R; 4] {
 }
 
 pub struct Locator {
-    tree: KdTree<f64, 3>,
+    grid: CentroidGrid,
     pub max_steps: u32,
 }
 
@@ -47,11 +46,10 @@ pub fn eps<R: Real>() -> R {
 
 impl Locator {
     pub fn new<R: Real>(m: &TetGeometry<R>, max_steps: u32) -> Self {
-        let mut tree: KdTree<f64, 3> = KdTree::with_capacity(m.num_cells().max(1));
-        for (i, c) in m.centroids.iter().enumerate() {
-            tree.add(&c.map(|x| x.f64()), i as u64);
+        Locator {
+            grid: CentroidGrid::new(&m.centroids),
+            max_steps,
         }
-        Locator { tree, max_steps }
     }
 
     pub fn locate<R: Real>(&self, m: &TetGeometry<R>, start: u32, p: [R; 3]) -> Location {
@@ -64,7 +62,7 @@ impl Locator {
         if let Some(found) = walk(m, start, p, self.max_steps) {
             return found;
         }
-        let nearest = self.tree.nearest_one::<SquaredEuclidean>(&p.map(|x| x.f64())).item as u32;
+        let nearest = self.grid.nearest(&m.centroids, p);
         walk(m, nearest, p, 4 * self.max_steps).unwrap_or_else(|| {
             // Give up: treat as outside through the nearest cell's closest boundary face
             // if it has one, else as inside the nearest cell.

@@ -1,9 +1,11 @@
 //! The unstructured (tetrahedral) layer shared by the families that run on prepared meshes
 //! (advection today, projection Navier-Stokes next): the mesh arrays in the run's precision
 //! with the Voronoi-dual tables and the Dirichlet virtual cells (`geometry`), their device
-//! copies (`cuda`), point location (`locate`), least-squares cell gradients (`gradients`) and
-//! the small 3x3 algebra they share (`linalg3`). Nothing here knows a family.
+//! copies (`cuda`), point location (`locate`, restarted from `centroid_grid`), least-squares
+//! cell gradients (`gradients`) and the small 3x3 algebra they share (`linalg3`). Nothing here
+//! knows a family.
 
+pub mod centroid_grid;
 pub mod cuda;
 pub mod derived;
 pub mod forces;

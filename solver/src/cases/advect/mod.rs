@@ -117,6 +117,18 @@ static CHECKS: &[CheckSpec] = &[
         "bfecc+voronoi",
         &["mesh=\"{mesh}\"", "advect.conserve=false", "advect.scheme=bfecc", "advect.interpolation=voronoi"],
     ),
+    // Walks of two steps: most departure points restart from the nearest centroid, which the
+    // CPU and the device find through the same buckets (mesh::centroid_grid).
+    check(
+        "bfecc+quadratic (restarts)",
+        &[
+            "mesh=\"{mesh}\"",
+            "advect.conserve=false",
+            "advect.scheme=bfecc",
+            "advect.interpolation=quadratic",
+            "advect.max_walk=2",
+        ],
+    ),
     check(
         "bfecc+voronoi-grad",
         &[
