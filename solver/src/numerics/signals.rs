@@ -85,11 +85,35 @@ impl<'a> Signal<'a> {
         (c.len() >= 2).then(|| ((c.len() - 1) as f64 / (c[c.len() - 1] - c[0]), c.len() - 1))
     }
 
-    /// The upward crossings of the mean of a signal that oscillates; None for fewer than two
-    /// samples or a steady signal (its swing within `ROUNDOFF_SWING` of its magnitude).
+    /// The upward crossings of the mean of a signal that oscillates, read on the signal without
+    /// its two-step wobble (`without_two_step_wobble`); None for fewer than two samples or a
+    /// steady signal (its swing within `ROUNDOFF_SWING` of its magnitude).
     fn oscillation_crossings(&self) -> Option<Vec<f64>> {
         let Summary { mean, min, max } = self.summary()?;
-        (max - min > ROUNDOFF_SWING * max.abs().max(min.abs())).then(|| self.upward_crossings(mean))
+        if max - min <= ROUNDOFF_SWING * max.abs().max(min.abs()) {
+            return None;
+        }
+        if self.len() < 3 {
+            return Some(self.upward_crossings(mean));
+        }
+        let x = self.without_two_step_wobble();
+        let smooth = Signal::new(self.t, &x);
+        Some(smooth.upward_crossings(smooth.summary()?.mean))
+    }
+
+    /// The signal filtered by [1, 2, 1] / 4 over neighbouring samples, which removes an oscillation from step to step (the sampling's Nyquist
+    /// frequency) and leaves slower ones nearly as they are (a shedding period of 250 steps
+    /// loses 0.02 % of its amplitude, in phase). A projection's pressure rings that way at a
+    /// large step: on the 4.4 M-tet Re 3900 span it puts a 2-step wobble on the lift, which
+    /// crossed the mean 256 times in 24 shedding periods (St 2.2 instead of 0.21).
+    /// The first and last samples stay as they are (no crossing at the window's edges is lost).
+    fn without_two_step_wobble(&self) -> Vec<f64> {
+        let n = self.len();
+        let inner = self.x.windows(3).map(|w| 0.25 * w[0] + 0.5 * w[1] + 0.25 * w[2]);
+        std::iter::once(self.x[0])
+            .chain(inner)
+            .chain(std::iter::once(self.x[n - 1]))
+            .collect()
     }
 
     /// The standard error of the window's mean by batch means: the window cut into `batches`
@@ -197,6 +221,28 @@ mod tests {
         assert!(s.at(0.5).is_none() && s.at(12.0).is_none());
         // The transient before t = 1 is out of the window; over the whole run it would spoil the mean.
         assert!((Signal::new(&t, &x).summary().unwrap().mean - 1.5).abs() > 0.1);
+    }
+
+    /// A step-to-step wobble of a fifth of the amplitude (a ringing pressure's) on a sine
+    /// sampled 250 times a period: its crossings of the mean are the sine's.
+    #[test]
+    fn a_two_step_wobble_does_not_add_crossings() {
+        let (t, clean) = sine(0.2, 1.0, 0.3, 0.02, 160.0);
+        let x: Vec<f64> = clean
+            .iter()
+            .enumerate()
+            .map(|(k, v)| v + 0.06 * if k % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let s = Signal::new(&t, &x).since(40.3);
+        assert!(s.upward_crossings(s.summary().unwrap().mean).len() > 100);
+        let (f, periods) = s.frequency().unwrap();
+        assert_eq!(
+            Some((f, periods)).map(|(_, n)| n),
+            Signal::new(&t, &clean).since(40.3).frequency().map(|(_, n)| n)
+        );
+        assert!((f - 0.2).abs() < 1e-4 && periods == 23, "{f} over {periods} periods");
+        let (period, error) = s.period_and_standard_error().unwrap();
+        assert!((period - 5.0).abs() < 2e-3 && error < 1e-3, "{period} +- {error}");
     }
 
     #[test]
