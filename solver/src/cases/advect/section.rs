@@ -42,7 +42,7 @@ pub struct AdvectSection {
     /// run copies F there and back each step).
     #[serde(default = "yes")]
     pub conserve: bool,
-    /// Step budget of the walk before the kd-tree restart.
+    /// Step budget of the walk before the restart from the nearest centroid.
     #[serde(default = "walk_steps")]
     pub max_walk: u32,
     /// The advected scalar's name in the output files and summary.json (the paper's F).
