@@ -103,9 +103,9 @@ impl<'a> Signal<'a> {
 
     /// The signal filtered by [1, 2, 1] / 4 over neighbouring samples, which removes an oscillation from step to step (the sampling's Nyquist
     /// frequency) and leaves slower ones nearly as they are (a shedding period of 250 steps
-    /// loses 0.02 % of its amplitude, in phase). A projection's pressure rings that way at a
-    /// large step: on the 4.4 M-tet Re 3900 span it puts a 2-step wobble on the lift, which
-    /// crossed the mean 256 times in 24 shedding periods (St 2.2 instead of 0.21).
+    /// loses 0.02 % of its amplitude, in phase). The lift of the 4.4 M-tet Re 3900 span
+    /// carries such a 2-step wobble (rms 0.023; its cause is not isolated, VALIDATION.md),
+    /// which crossed the mean 256 times in 24 shedding periods (St 2.2 instead of 0.21).
     /// The first and last samples stay as they are (no crossing at the window's edges is lost).
     fn without_two_step_wobble(&self) -> Vec<f64> {
         let n = self.len();
