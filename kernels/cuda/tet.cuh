@@ -39,7 +39,7 @@ struct Mesh {
     u32 periodic;           // 1: pcode and pshift hold the periodic faces (mesh::periodic)
     u32 gdims[3];           // buckets along x, y, z
     double glo[3];          // the buckets' low corner
-    double ginv;            // one over a bucket's edge
+    double ginv[3];         // one over a bucket's edge along x, y, z
 };
 
 #define BOUNDARY 0x80000000u
@@ -195,7 +195,7 @@ __device__ int walk(const Mesh& m, u32 start, REAL* q, u32 max_steps, u32* cell,
 
 // The bucket of the centroid grid holding coordinate x along axis k, clamped into the grid.
 __device__ inline int grid_bucket(const Mesh& m, int k, double x) {
-    const double i = floor((x - m.glo[k]) * m.ginv);
+    const double i = floor((x - m.glo[k]) * m.ginv[k]);
     return (int)fmin(fmax(i, 0.0), (double)(m.gdims[k] - 1));
 }
 
@@ -220,7 +220,6 @@ __device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
     int c[3], dims[3];
     for (int k = 0; k < 3; ++k) { c[k] = grid_bucket(m, k, pd[k]); dims[k] = (int)m.gdims[k]; }
     const int rmax = max(dims[0], max(dims[1], dims[2]));
-    const double edge = 1.0 / m.ginv;
     REAL best = BIG;
     u32 bi = 0;
     for (int r = 0; r <= rmax; ++r) {
@@ -234,15 +233,16 @@ __device__ u32 nearest_centroid(const Mesh& m, const REAL* p) {
                 }
             }
         }
-        // A lower bound on p's distance to the buckets outside the box visited so far.
+        // A lower bound on p's distance to the buckets outside the box visited so far, less a
+        // slack for the rounding of the buckets' planes.
         double bound = 1e300;
         bool more = false;
         for (int k = 0; k < 3; ++k) {
+            const double edge = 1.0 / m.ginv[k], slack = 1e-6 * edge;
             const int lo = max(c[k] - r, 0), hi = min(c[k] + r, dims[k] - 1);
-            if (lo > 0) { bound = fmin(bound, pd[k] - (m.glo[k] + lo * edge)); more = true; }
-            if (hi < dims[k] - 1) { bound = fmin(bound, m.glo[k] + (hi + 1) * edge - pd[k]); more = true; }
+            if (lo > 0) { bound = fmin(bound, fmax(pd[k] - (m.glo[k] + lo * edge) - slack, 0.0)); more = true; }
+            if (hi < dims[k] - 1) { bound = fmin(bound, fmax(m.glo[k] + (hi + 1) * edge - pd[k] - slack, 0.0)); more = true; }
         }
-        bound = fmax(bound - 1e-6 * edge, 0.0);
         if (!more || bound * bound * (1.0 - 1e-4) > (double)best) break;
     }
     return bi;

@@ -8,13 +8,15 @@
 
 use crate::real::Real;
 
-/// Cubic buckets over the centroids' bounding box, about one centroid a bucket, and the cells
-/// sorted by bucket (a CSR table: bucket b holds `cells[start[b]..start[b + 1]]`, in cell order).
+/// Buckets over the centroids' bounding box, about one centroid a bucket, and the cells sorted
+/// by bucket (a CSR table: bucket b holds `cells[start[b]..start[b + 1]]`, in cell order). The
+/// buckets are cubes but along an axis that would need more than `MAX_DIM` of them (a long
+/// pipe), where they are longer.
 pub struct CentroidGrid {
     /// The box's low corner.
     pub lo: [f64; 3],
-    /// One over the buckets' edge.
-    pub inv_edge: f64,
+    /// One over the buckets' edge along x, y and z.
+    pub inv_edge: [f64; 3],
     pub dims: [u32; 3],
     pub start: Vec<u32>,
     pub cells: Vec<u32>,
@@ -29,6 +31,9 @@ const BUCKETS_PER_CENTROID: f64 = 1.0;
 /// margin, relative: larger than the rounding of a distance in f32, so that no cell the
 /// scan would choose is left unvisited.
 const MARGIN: f64 = 1e-4;
+
+/// The most buckets along one axis.
+const MAX_DIM: u32 = 1 << 10;
 
 impl CentroidGrid {
     pub fn new<R: Real>(centroids: &[[R; 3]]) -> Self {
@@ -49,11 +54,12 @@ impl CentroidGrid {
         let largest = extent.iter().cloned().fold(0.0, f64::max).max(1e-300);
         let thick: [f64; 3] = extent.map(|e| e.max(largest * 1e-3));
         let volume = thick[0] * thick[1] * thick[2];
-        let edge = (volume / (BUCKETS_PER_CENTROID * n as f64)).cbrt();
-        let dims: [u32; 3] = std::array::from_fn(|k| ((extent[k] / edge).floor() as u32 + 1).min(1 << 10));
+        let cube = (volume / (BUCKETS_PER_CENTROID * n as f64)).cbrt();
+        let edge: [f64; 3] = thick.map(|t| cube.max(t / (MAX_DIM - 1) as f64));
+        let dims: [u32; 3] = std::array::from_fn(|k| (extent[k] / edge[k]).floor() as u32 + 1);
         let grid = CentroidGrid {
             lo,
-            inv_edge: 1.0 / edge,
+            inv_edge: edge.map(|e| 1.0 / e),
             dims,
             start: vec![],
             cells: vec![],
@@ -94,7 +100,7 @@ impl CentroidGrid {
     /// nearest bucket).
     fn bucket(&self, p: [f64; 3]) -> [i64; 3] {
         std::array::from_fn(|k| {
-            let i = ((p[k] - self.lo[k]) * self.inv_edge).floor();
+            let i = ((p[k] - self.lo[k]) * self.inv_edge[k]).floor();
             i.clamp(0.0, (self.dims[k] - 1) as f64) as i64
         })
     }
@@ -107,10 +113,14 @@ impl CentroidGrid {
     /// A lower bound on p's distance to every bucket outside the box lo..=hi (bucket indices),
     /// None when the box covers the grid.
     fn beyond(&self, p: [f64; 3], lo: [i64; 3], hi: [i64; 3]) -> Option<f64> {
-        let edge = 1.0 / self.inv_edge;
         let mut bound: Option<f64> = None;
         for k in 0..3 {
-            let mut side = |d: f64| bound = Some(bound.map_or(d, |b| b.min(d)));
+            let edge = 1.0 / self.inv_edge[k];
+            // Less a slack for the rounding of the buckets' planes.
+            let mut side = |d: f64| {
+                let d = (d - 1e-6 * edge).max(0.0);
+                bound = Some(bound.map_or(d, |b| b.min(d)))
+            };
             if lo[k] > 0 {
                 side(p[k] - (self.lo[k] + lo[k] as f64 * edge));
             }
@@ -118,8 +128,7 @@ impl CentroidGrid {
                 side(self.lo[k] + (hi[k] + 1) as f64 * edge - p[k]);
             }
         }
-        // Slack for the rounding of the buckets' planes.
-        bound.map(|b| (b - 1e-6 * edge).max(0.0))
+        bound
     }
 
     /// The lowest-numbered cell whose centroid is nearest p (0 for a point with a NaN
@@ -235,6 +244,28 @@ mod tests {
             assert_eq!(grid32.nearest(&g32, p32), scan(&g32, p32), "{p:?} f32");
         }
         assert_eq!(grid.nearest(&g.centroids, [f64::NAN, 0.0, 0.0]), 0);
+    }
+
+    /// A long thin cloud (a pipe 3000 long and 1 wide), which cubic buckets would need 1400
+    /// of along its length: the buckets there are longer instead, so no bucket takes the
+    /// cells beyond the cap (all of them but a thousand), and the search stays exact.
+    #[test]
+    fn a_long_pipe_spreads_its_cells_over_the_buckets() {
+        let cloud: Vec<[f64; 3]> = (0..6000)
+            .map(|i| [i as f64 * 0.5, (i % 7) as f64 / 7.0, (i % 5) as f64 / 5.0])
+            .collect();
+        let grid = CentroidGrid::new(&cloud);
+        assert!(grid.dims[0] <= MAX_DIM, "{:?}", grid.dims);
+        let fullest = grid.start.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+        assert!(fullest <= 16, "{fullest} centroids in one bucket, dims {:?}", grid.dims);
+        for p in [
+            [2999.9, 0.5, 0.5],
+            [1234.3, 0.1, 0.9],
+            [-5.0, 3.0, 0.0],
+            [4000.0, 0.0, 0.0],
+        ] {
+            assert_eq!(grid.nearest(&cloud, p), scan(&cloud, p), "{p:?}");
+        }
     }
 
     proptest! {

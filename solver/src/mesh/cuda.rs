@@ -20,7 +20,7 @@ pub struct MeshC {
     pub periodic: u32,
     grid_dims: [u32; 3],
     grid_lo: [f64; 3],
-    grid_inv_edge: f64,
+    grid_inv_edge: [f64; 3],
 }
 // SAFETY: plain-old-data with the C layout.
 unsafe impl DeviceRepr for MeshC {}

@@ -89,24 +89,22 @@ impl<'a> Signal<'a> {
     /// its two-step wobble (`without_two_step_wobble`); None for fewer than two samples or a
     /// steady signal (its swing within `ROUNDOFF_SWING` of its magnitude).
     fn oscillation_crossings(&self) -> Option<Vec<f64>> {
-        let Summary { mean, min, max } = self.summary()?;
+        let Summary { min, max, .. } = self.summary()?;
         if max - min <= ROUNDOFF_SWING * max.abs().max(min.abs()) {
             return None;
-        }
-        if self.len() < 3 {
-            return Some(self.upward_crossings(mean));
         }
         let x = self.without_two_step_wobble();
         let smooth = Signal::new(self.t, &x);
         Some(smooth.upward_crossings(smooth.summary()?.mean))
     }
 
-    /// The signal filtered by [1, 2, 1] / 4 over neighbouring samples, which removes an oscillation from step to step (the sampling's Nyquist
-    /// frequency) and leaves slower ones nearly as they are (a shedding period of 250 steps
-    /// loses 0.02 % of its amplitude, in phase). The lift of the 4.4 M-tet Re 3900 span
-    /// carries such a 2-step wobble (rms 0.023; its cause is not isolated, VALIDATION.md),
-    /// which crossed the mean 256 times in 24 shedding periods (St 2.2 instead of 0.21).
-    /// The first and last samples stay as they are (no crossing at the window's edges is lost).
+    /// The signal filtered by [1, 2, 1] / 4 over neighbouring samples, which removes an
+    /// oscillation from step to step (the sampling's Nyquist frequency) and leaves slower ones
+    /// nearly as they are (a shedding period of 250 steps loses 0.02 % of its amplitude, in
+    /// phase). The lift of the 4.4 M-tet Re 3900 span carries such a 2-step wobble (rms 0.023;
+    /// its cause is not isolated, VALIDATION.md), which crossed the mean 256 times in 24
+    /// shedding periods (St 2.2 instead of 0.21). The first and last samples stay as they are
+    /// (no crossing at the window's edges is lost; two samples come back unchanged).
     fn without_two_step_wobble(&self) -> Vec<f64> {
         let n = self.len();
         let inner = self.x.windows(3).map(|w| 0.25 * w[0] + 0.5 * w[1] + 0.25 * w[2]);
