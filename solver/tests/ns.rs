@@ -1112,9 +1112,10 @@ log_every = 0
 /// O(dt^2) + O(h^(p+1) / dt) (the interpolation's error once a step), so its order is measured
 /// at a fixed Courant number, the mesh and the step halved together (12^2 at dt 0.2, 24^2 at
 /// 0.1, 48^2 at 0.05), against the exact vortex at t = 1: with the predicted fluxes' memory
-/// (`flux_memory = "full"`, theta = 0.5, "fits-full") the errors 9.22e-3, 1.99e-3, 4.60e-4
-/// fall at orders 2.21 and 2.11 (without the memory 0.82: the grid-scale pressure's summed
-/// sources took a fixed fraction of the vortex every step; VALIDATION.md).
+/// (`flux_memory = "full"`, theta = 0.5, "fits-full") the errors 7.91e-3, 1.97e-3, 5.10e-4
+/// fall at orders 2.00 and 1.95 (session 20, the mid-step pressure; 2.21 and 2.11 before it;
+/// without the memory 0.82: the grid-scale pressure's summed sources took a fixed fraction of
+/// the vortex every step; VALIDATION.md).
 #[test]
 fn the_transient_projection_converges_at_second_order_at_a_fixed_courant_number() {
     let dir = tempfile::tempdir().unwrap();
