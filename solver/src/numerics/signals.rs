@@ -101,9 +101,9 @@ impl<'a> Signal<'a> {
     /// The signal filtered by [1, 2, 1] / 4 over neighbouring samples, which removes an
     /// oscillation from step to step (the sampling's Nyquist frequency) and leaves slower ones
     /// nearly as they are (a shedding period of 250 steps loses 0.02 % of its amplitude, in
-    /// phase). The lift of the 4.4 M-tet Re 3900 span carries such a 2-step wobble (rms 0.023;
-    /// its cause is not isolated, VALIDATION.md), which crossed the mean 256 times in 24
-    /// shedding periods (St 2.2 instead of 0.21). The first and last samples stay as they are
+    /// phase). The lift of the 4.4 M-tet Re 3900 span carried such a 2-step wobble (rms 0.023,
+    /// the projection's two-step pressure mode: `cases::ns::step`), which crossed the mean 256
+    /// times in 24 shedding periods (St 2.2 instead of 0.21). The first and last samples stay as they are
     /// (no crossing at the window's edges is lost; two samples come back unchanged).
     fn without_two_step_wobble(&self) -> Vec<f64> {
         let n = self.len();
@@ -112,6 +112,22 @@ impl<'a> Signal<'a> {
             .chain(inner)
             .chain(std::iter::once(self.x[n - 1]))
             .collect()
+    }
+
+    /// The root mean square of the signal's step-to-step oscillation: of the second difference
+    /// (x[k-1] - 2 x[k] + x[k+1]) / 4 over the interior samples, which is the amplitude of an
+    /// oscillation at the sampling's Nyquist frequency and nearly nothing of a slow one (a
+    /// sine of 250 samples a period gives 1.6e-4 of its amplitude). A time scheme's two-step
+    /// mode shows here before anywhere else. None for fewer than three samples.
+    pub fn two_step_rms(&self) -> Option<f64> {
+        (self.len() >= 3).then(|| {
+            let sum: f64 = self
+                .x
+                .windows(3)
+                .map(|w| (0.25 * (w[0] - 2.0 * w[1] + w[2])).powi(2))
+                .sum();
+            (sum / (self.len() - 2) as f64).sqrt()
+        })
     }
 
     /// The standard error of the window's mean by batch means: the window cut into `batches`
@@ -241,6 +257,27 @@ mod tests {
         assert!((f - 0.2).abs() < 1e-4 && periods == 23, "{f} over {periods} periods");
         let (period, error) = s.period_and_standard_error().unwrap();
         assert!((period - 5.0).abs() < 2e-3 && error < 1e-3, "{period} +- {error}");
+    }
+
+    #[test]
+    fn the_two_step_rms_is_the_wobbles_amplitude_and_ignores_the_shedding() {
+        let (t, clean) = sine(0.2, 1.0, 0.3, 0.02, 160.0);
+        let wobbly: Vec<f64> = clean
+            .iter()
+            .enumerate()
+            .map(|(k, v)| v + 0.06 * if k % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        let rms = |x: &[f64]| Signal::new(&t, x).since(40.3).two_step_rms().unwrap();
+        // A period of 250 samples: (1 - cos(2 pi / 250)) / 2 / sqrt(2) of the amplitude (to
+        // 1 %: the window holds 23.94 periods, not a whole number).
+        let slow = 0.3 * (1.0 - (2.0 * std::f64::consts::PI / 250.0).cos()) / 2.0 / 2f64.sqrt();
+        assert!(
+            (rms(&clean) - slow).abs() < 1e-2 * slow,
+            "{} against {slow}",
+            rms(&clean)
+        );
+        assert!((rms(&wobbly) - 0.06).abs() < 1e-4, "{}", rms(&wobbly));
+        assert_eq!(Signal::new(&t[..2], &clean[..2]).two_step_rms(), None);
     }
 
     #[test]

@@ -94,6 +94,11 @@ pub struct Signals {
     pub cd_mean_standard_error: Option<f64>,
     /// Δp at t_0 + 1 / (2 f), t_0 the lift's last maximum in the window (where it falls inside).
     pub dp_half_period_after_cl_max: Option<f64>,
+    /// The root mean square of cd's and cl's oscillation from step to step
+    /// (`Signal::two_step_rms`): near zero in a healthy run; of the order of the signal's own
+    /// swing where the time scheme rings.
+    pub cd_two_step_rms: Option<f64>,
+    pub cl_two_step_rms: Option<f64>,
 }
 
 impl History {
@@ -214,6 +219,8 @@ impl History {
             periods,
             st: lift.zip(length_and_speed).map(|((f, _), (d, u))| f * d / u),
             dp_half_period_after_cl_max: half_after_max,
+            cd_two_step_rms: finite(&cd).then(|| cd.two_step_rms()).flatten(),
+            cl_two_step_rms: finite(&cl).then(|| cl.two_step_rms()).flatten(),
         })
     }
 
