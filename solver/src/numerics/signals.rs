@@ -237,16 +237,20 @@ mod tests {
         assert!((Signal::new(&t, &x).summary().unwrap().mean - 1.5).abs() > 0.1);
     }
 
+    /// x plus a step-to-step wobble of amplitude a: +a, -a, +a, ...
+    fn with_wobble(x: &[f64], a: f64) -> Vec<f64> {
+        x.iter()
+            .enumerate()
+            .map(|(k, v)| v + a * if k % 2 == 0 { 1.0 } else { -1.0 })
+            .collect()
+    }
+
     /// A step-to-step wobble of a fifth of the amplitude (a ringing pressure's) on a sine
     /// sampled 250 times a period: its crossings of the mean are the sine's.
     #[test]
     fn a_two_step_wobble_does_not_add_crossings() {
         let (t, clean) = sine(0.2, 1.0, 0.3, 0.02, 160.0);
-        let x: Vec<f64> = clean
-            .iter()
-            .enumerate()
-            .map(|(k, v)| v + 0.06 * if k % 2 == 0 { 1.0 } else { -1.0 })
-            .collect();
+        let x = with_wobble(&clean, 0.06);
         let s = Signal::new(&t, &x).since(40.3);
         assert!(s.upward_crossings(s.summary().unwrap().mean).len() > 100);
         let (f, periods) = s.frequency().unwrap();
@@ -262,11 +266,7 @@ mod tests {
     #[test]
     fn the_two_step_rms_is_the_wobbles_amplitude_and_ignores_the_shedding() {
         let (t, clean) = sine(0.2, 1.0, 0.3, 0.02, 160.0);
-        let wobbly: Vec<f64> = clean
-            .iter()
-            .enumerate()
-            .map(|(k, v)| v + 0.06 * if k % 2 == 0 { 1.0 } else { -1.0 })
-            .collect();
+        let wobbly = with_wobble(&clean, 0.06);
         let rms = |x: &[f64]| Signal::new(&t, x).since(40.3).two_step_rms().unwrap();
         // A period of 250 samples: (1 - cos(2 pi / 250)) / 2 / sqrt(2) of the amplitude (to
         // 1 %: the window holds 23.94 periods, not a whole number).
