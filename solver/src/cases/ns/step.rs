@@ -290,7 +290,7 @@ fn subgrid<O: NsOps>(ops: &mut O, u: &[O::Cells; 3], gu: &[O::Vectors; 3], dt: f
 
 /// One step of the fractional-step scheme from `st` over `span`.
 pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping) -> Result<StepReport> {
-    let (nonorth, theta) = (how.nonorth, how.theta);
+    let theta = how.theta;
     // The symmetry planes' normal velocity, for the step's velocity gradients and viscous fluxes.
     ops.symmetry(&st.u)?;
     let gu = [
@@ -340,6 +340,29 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         };
         report.momentum.push(ops.predict(p, &mut us[k])?);
     }
+    let flux = project(ops, st, &mut us, &gp, span, how, &mut report)?;
+    report.change = ops.change(&us, &st.u)?;
+    let un = std::mem::replace(&mut st.u, us);
+    if how.transient {
+        st.u_prev = Some(un);
+    }
+    st.flux = flux;
+    Ok(report)
+}
+
+/// Steps 3-5: the predicted face fluxes of u*, the pressure correction, and the projection of
+/// u* (in place) and of the fluxes (returned); st.p advanced by the correction.
+fn project<O: NsOps>(
+    ops: &mut O,
+    st: &mut State<O>,
+    us: &mut [O::Cells; 3],
+    gp: &O::Vectors,
+    span: Span,
+    how: Stepping,
+    report: &mut StepReport,
+) -> Result<O::Faces> {
+    let (nonorth, theta) = (how.nonorth, how.theta);
+    let dt = theta * span.dt;
     let memory = match (&st.u_prev, how.flux_memory) {
         (Some(_), Some(tau)) => {
             let c = if tau.is_finite() { tau / (tau + span.dt) } else { 1.0 };
@@ -347,7 +370,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         }
         _ => None,
     };
-    let mut flux = ops.predicted_flux(dt, &us, &st.p, &gp, memory)?;
+    let mut flux = ops.predicted_flux(dt, us, &st.p, gp, memory)?;
     let mut pc = ops.zeros()?;
     let mut gc = None;
     for pass in 0..=nonorth {
@@ -358,7 +381,7 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
     }
     ops.correct_flux(dt, &mut flux, &pc, gc.as_ref())?;
     let gcell = ops.gradient(&pc, Var::Correction)?;
-    ops.correct_cells(dt, &mut us, &mut st.p, &pc, &gcell)?;
+    ops.correct_cells(dt, us, &mut st.p, &pc, &gcell)?;
     if how.transient && theta < 1.0 {
         // The step's pressure impulse is (1 - theta) dt grad(p^n) at the departure point plus
         // theta dt grad(p^n + p') at the arrival: the pressure the step needed is
@@ -368,11 +391,5 @@ pub fn step<O: NsOps>(ops: &mut O, st: &mut State<O>, span: Span, how: Stepping)
         // down (a 2 dt wobble in the forces on a fine Re 3900 mesh, VALIDATION.md).
         st.p = ops.axpby(1.0, &st.p, theta - 1.0, &pc)?;
     }
-    report.change = ops.change(&us, &st.u)?;
-    let un = std::mem::replace(&mut st.u, us);
-    if how.transient {
-        st.u_prev = Some(un);
-    }
-    st.flux = flux;
-    Ok(report)
+    Ok(flux)
 }
