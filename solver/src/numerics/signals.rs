@@ -103,8 +103,9 @@ impl<'a> Signal<'a> {
     /// nearly as they are (a shedding period of 250 steps loses 0.02 % of its amplitude, in
     /// phase). The lift of the 4.4 M-tet Re 3900 span carried such a 2-step wobble (rms 0.023,
     /// the projection's two-step pressure mode: `cases::ns::step`), which crossed the mean 256
-    /// times in 24 shedding periods (St 2.2 instead of 0.21). The first and last samples stay as they are
-    /// (no crossing at the window's edges is lost; two samples come back unchanged).
+    /// times in 24 shedding periods (St 2.2 instead of 0.21). The first and last samples stay
+    /// as they are (no crossing at the window's edges is lost; two samples come back
+    /// unchanged).
     fn without_two_step_wobble(&self) -> Vec<f64> {
         let n = self.len();
         let inner = self.x.windows(3).map(|w| 0.25 * w[0] + 0.5 * w[1] + 0.25 * w[2]);
