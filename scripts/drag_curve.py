@@ -10,8 +10,9 @@ thick, `thick` 0.1; `gmsh -3 meshes/cylinder2d.geo -setnumber size 0.025 -format
 then `meshtool prepare`). U = D = 1 and nu = 1 / Re; the far sides y = +-15 are slip walls.
 Each Re writes OUT/re<Re>/ (summary.json, forces.csv). Re 20-200 are laminar runs on the slab
 (no subgrid model). Re 1000 and 3900 are 3D LES: the template cylinder-re3900-les (dynamic
-model, span pi D periodic) at nu = 1 / Re on SPAN.pmesh (meshes/cylinder-span.geo, e.g. size
-0.04 far 0.5 layers 24: 1.07 M tets, about 5.5 min each on an H100). summary.json `wake` gives
+model, span pi D periodic) at nu = 1 / Re on SPAN.pmesh (meshes/cylinder-span.geo as the
+template names it: size 0.04 far 0.5 layers 24 half_height 20, 1.55 M tets, about 8 min each on
+an H100). summary.json `wake` gives
 the mean base pressure coefficient and the recirculation length L / D.
 """
 import json, os, subprocess, sys
@@ -23,8 +24,8 @@ import json, os, subprocess, sys
 # t ~ 60-100 at Re 100, sooner at 200; the window then holds >= 10 periods.
 RUNS = {20: (0.01, 60.0, 40.0), 40: (0.01, 60.0, 40.0), 100: (0.02, 220.0, 140.0), 200: (0.01, 160.0, 100.0)}
 
-# The LES points: the template cylinder-re3900-les as it ships (dt 0.02 to t = 160, statistics
-# from t = 40: >= 20 shedding periods) with nu = 1 / Re.
+# The LES points: the template cylinder-re3900-les as it ships (dt 0.02 to t = 180, statistics
+# from t = 60: about 24 shedding periods) with nu = 1 / Re.
 LES = (1000, 3900)
 
 # Published values: (Cd, source), (St, source). Experiments where they exist at that Re; the 2D

@@ -25,6 +25,9 @@ enum Command {
     Check(check::CheckOptions),
     /// Throughput of every family's benchmarks (or one family's) against the copy bandwidth.
     Bench(bench::BenchOptions),
+    /// A run's force statistics (summary.json `signals`) over another window, from its
+    /// forces.csv.
+    Signals(solver::framework::rewindow::SignalsOptions),
 }
 
 fn main() {
@@ -93,5 +96,6 @@ fn dispatch(command: Command) -> Result<(), SolverError> {
         }
         Command::Check(opts) => check::check(&opts),
         Command::Bench(opts) => bench::bench(&opts),
+        Command::Signals(opts) => solver::framework::rewindow::signals_command(&opts),
     }
 }

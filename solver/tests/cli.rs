@@ -264,3 +264,54 @@ fn validation_templates_match_their_exact_solutions() {
         assert!(linf < bound, "{name}: {linf}");
     }
 }
+
+/// `solver signals` on a forces.csv that is not one: the file, the line and what is wrong,
+/// exit 2; a window with no rows says how to choose one.
+#[test]
+fn signals_of_a_bad_forces_file_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("forces.csv");
+    let head = "time,step,cd,cl\n0,0,1,0\n0.5,1,1.1,0.1\n";
+    let cases = [
+        ("time,step,cl\n0,0,1\n", "line 1: no 'cd' column"),
+        (&*format!("{head}1,2,x,0\n"), "line 4: 'x' in column cd is not a number"),
+        (
+            &*format!("{head}1,2,1\n"),
+            "line 4: 3 values where the header has 4 columns",
+        ),
+        (
+            &*format!("{head}0.5,2,1,0\n"),
+            "line 4: time 0.5 does not follow the previous row's 0.5",
+        ),
+    ];
+    for (text, needle) in cases {
+        std::fs::write(&f, text).unwrap();
+        let o = solver(&["signals", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{needle}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(needle) && stderr(&o).contains("forces.csv"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    std::fs::write(&f, head).unwrap();
+    let o = solver(&["signals", f.to_str().unwrap(), "--from", "3"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("choose --from and --to inside the series"),
+        "{}",
+        stderr(&o)
+    );
+    let o = solver(&["signals", f.to_str().unwrap(), "--length", "0"]);
+    assert!(
+        o.status.code() == Some(2) && stderr(&o).contains("--length"),
+        "{}",
+        stderr(&o)
+    );
+    let o = solver(&["signals", dir.path().join("none.csv").to_str().unwrap()]);
+    assert!(
+        o.status.code() != Some(0) && stderr(&o).contains("none.csv"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -932,6 +932,12 @@ fn an_impulsive_start_does_not_ring_from_step_to_step() {
     assert!(mean > 0.3 && ring < 1e-2 * mean, "{s}");
     // The first steps after the start fall without changing sign (then the drag builds up).
     assert!(cd[1..5].windows(2).all(|w| w[1] < w[0] && w[1] > 0.0), "{cd:?}");
+    // `solver signals` reads the same statistics back from forces.csv (the run's window).
+    let f = out.join("forces.csv");
+    let o = common::solver(&["signals", f.to_str().unwrap(), "--from", "0.2"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let again: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(again, s["signals"], "read back: {again}");
 }
 
 /// The Kuhn box of `box_mesh` with the patch pairs (max side the translate of the min side)

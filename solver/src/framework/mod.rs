@@ -16,6 +16,7 @@ pub mod config;
 pub mod family;
 pub mod faults;
 pub mod ranks;
+pub mod rewindow;
 pub mod run;
 pub mod specs;
 pub mod timing;

@@ -23,6 +23,21 @@ pub struct Summary {
     pub max: f64,
 }
 
+/// The fewest batches `Signal::warmup` reads a transient from.
+pub const MIN_WARMUP_BATCHES: usize = 8;
+
+/// The end of a signal's start-up transient (`Signal::warmup`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Warmup {
+    /// The time of the first sample kept (the window's first where nothing is dropped).
+    pub end: f64,
+    /// The mean from `end` on (trapezoidal in time, as `Signal::summary`).
+    pub mean: f64,
+    /// False where the rule drops the most it may, half the window: the signal still drifts
+    /// through the first half, and the window is too short to tell its level.
+    pub settled: bool,
+}
+
 impl<'a> Signal<'a> {
     pub fn new(t: &'a [f64], x: &'a [f64]) -> Self {
         assert_eq!(t.len(), x.len(), "a signal has one value per time");
@@ -140,8 +155,13 @@ impl<'a> Signal<'a> {
         if batches < 2 || self.len() < 2 {
             return None;
         }
+        Some(standard_deviation(&self.batch_means(batches)) / (batches as f64).sqrt())
+    }
+
+    /// The means of the window cut into `batches` spans of equal time (at least two samples).
+    fn batch_means(&self, batches: usize) -> Vec<f64> {
         let (t0, t1) = (self.t[0], self.t[self.len() - 1]);
-        let means: Vec<f64> = (0..batches)
+        (0..batches)
             .map(|b| {
                 let (a, z) = (
                     t0 + (t1 - t0) * b as f64 / batches as f64,
@@ -153,8 +173,40 @@ impl<'a> Signal<'a> {
                     .summary()
                     .map_or(self.x[lo], |s| s.mean)
             })
-            .collect();
-        Some(standard_deviation(&means) / (batches as f64).sqrt())
+            .collect()
+    }
+
+    /// Where the signal's start-up transient ends, by the marginal standard error rule (MSER:
+    /// White 1997, White, Cobb & Spratt 2000; the warm-up rule of steady-state simulation
+    /// output). The window is cut into batches of about `batch` time (one shedding period
+    /// averages the oscillation out) and the first d batches are dropped where d minimises
+    /// the squared deviations of the remaining batch means over (n - d)^2, the truncation that
+    /// leaves the most precise mean; d is searched up to half the batches. None for fewer than
+    /// `MIN_WARMUP_BATCHES` batches.
+    pub fn warmup(&self, batch: f64) -> Option<Warmup> {
+        if self.len() < 2 || batch.is_nan() || batch <= 0.0 {
+            return None;
+        }
+        let span = self.t[self.len() - 1] - self.t[0];
+        let n = (span / batch).floor() as usize;
+        if n < MIN_WARMUP_BATCHES {
+            return None;
+        }
+        let z = self.batch_means(n);
+        let statistic = |d: usize| {
+            let rest = &z[d..];
+            let mean = rest.iter().sum::<f64>() / rest.len() as f64;
+            rest.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (rest.len() as f64).powi(2)
+        };
+        let d = (0..=n / 2)
+            .min_by(|&a, &b| statistic(a).total_cmp(&statistic(b)).then(a.cmp(&b)))
+            .unwrap_or(0);
+        let kept = self.since(self.t[0] + span * d as f64 / n as f64);
+        Some(Warmup {
+            end: kept.t[0],
+            mean: kept.summary()?.mean,
+            settled: d < n / 2,
+        })
     }
 
     /// The oscillation's mean period between upward crossings of its mean and that mean's
@@ -343,5 +395,54 @@ mod tests {
         let small = wobble(1e-6);
         let (f, periods) = Signal::new(&t, &small).frequency().unwrap();
         assert!((f - 3.0).abs() < 1e-3 && periods == 11, "{f} {periods}");
+    }
+
+    /// A shedding-like drag: mean 1, a sine of period 5 sampled every 0.02, a level that
+    /// wanders from period to period by up to `wander` (a fixed pseudo-random sequence), and
+    /// a start-up excess `excess` e^(-t/5) on top.
+    fn drag_like(excess: f64, wander: f64, drift: f64) -> (Vec<f64>, Vec<f64>) {
+        let t: Vec<f64> = (0..=10_000).map(|k| k as f64 * 0.02).collect();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let levels: Vec<f64> = (0..41)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                wander * ((state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+            })
+            .collect();
+        let x = t
+            .iter()
+            .map(|&t| {
+                1.0 + excess * (-t / 5.0).exp()
+                    + drift * t
+                    + 0.2 * (2.0 * std::f64::consts::PI * 0.2 * t).sin()
+                    + levels[(t / 5.0) as usize]
+            })
+            .collect();
+        (t, x)
+    }
+
+    #[test]
+    fn the_warmup_rule_drops_the_start_up_transient_and_little_else() {
+        // The excess falls under the wander (0.05) by t = 5 ln 10 = 11.5.
+        let (t, x) = drag_like(0.5, 0.05, 0.0);
+        let s = Signal::new(&t, &x);
+        let w = s.warmup(5.0).unwrap();
+        assert!(w.settled && (5.0..=30.0).contains(&w.end), "{w:?}");
+        assert!((w.mean - 1.0).abs() < 0.02, "{w:?}");
+        // The whole window's mean carries the transient's area, 0.5 * 5 / 200.
+        assert!(s.summary().unwrap().mean - w.mean > 0.008, "{w:?}");
+        // Without a transient the rule keeps nearly everything.
+        let (t, x) = drag_like(0.0, 0.05, 0.0);
+        let w = Signal::new(&t, &x).warmup(5.0).unwrap();
+        assert!(w.settled && w.end <= 20.0, "{w:?}");
+        // A drift that never settles takes the rule to its limit, half the window.
+        let (t, x) = drag_like(0.0, 0.05, 0.002);
+        let w = Signal::new(&t, &x).warmup(5.0).unwrap();
+        assert!(!w.settled && (w.end - 100.0).abs() < 0.05, "{w:?}");
+        // Too few batches to tell; no batch length.
+        assert_eq!(Signal::new(&t, &x).warmup(30.0), None);
+        assert_eq!(Signal::new(&t, &x).warmup(0.0), None);
     }
 }

@@ -6,7 +6,8 @@
 
 use crate::error::{Result, SolverError};
 use crate::mesh::Force;
-use crate::numerics::signals::{Signal, Summary};
+pub use crate::numerics::force_signals::Signals;
+use crate::numerics::force_signals::ForceSeries;
 use crate::output::CsvLog;
 use serde::Serialize;
 use std::path::Path;
@@ -72,33 +73,6 @@ pub struct EnergySummary {
     pub initial: f64,
     pub max_dissipation_rate: Option<f64>,
     pub max_dissipation_time: Option<f64>,
-}
-
-/// A transient run's signal statistics over its window (summary.json `signals`).
-#[derive(Clone, Debug, Serialize)]
-pub struct Signals {
-    /// The window [from, to] the statistics cover.
-    pub window: [f64; 2],
-    pub cd: Option<Summary>,
-    pub cl: Option<Summary>,
-    pub dp: Option<Summary>,
-    /// The lift's frequency (whole periods between its first and last upward crossings of its
-    /// mean, over the time between them), the periods it rests on, and St = f D / U.
-    pub frequency: Option<f64>,
-    pub periods: usize,
-    pub st: Option<f64>,
-    /// St's standard error from the spread of the periods between the lift's crossings.
-    pub st_standard_error: Option<f64>,
-    /// The mean Cd's standard error by batch means (batches of about two shedding periods, at
-    /// most 20; 8 without a frequency).
-    pub cd_mean_standard_error: Option<f64>,
-    /// Δp at t_0 + 1 / (2 f), t_0 the lift's last maximum in the window (where it falls inside).
-    pub dp_half_period_after_cl_max: Option<f64>,
-    /// The root mean square of cd's and cl's oscillation from step to step
-    /// (`Signal::two_step_rms`): near zero in a healthy run; of the order of the signal's own
-    /// swing where the time scheme rings.
-    pub cd_two_step_rms: Option<f64>,
-    pub cl_two_step_rms: Option<f64>,
 }
 
 impl History {
@@ -186,42 +160,8 @@ impl History {
     /// The statistics over t >= from (None with fewer than two samples there); St with the
     /// reference length and speed.
     pub fn signals(&self, from: f64, length_and_speed: Option<(f64, f64)>) -> Option<Signals> {
-        let (cd, cl, dp) = (
-            Signal::new(&self.t, &self.cd).since(from),
-            Signal::new(&self.t, &self.cl).since(from),
-            Signal::new(&self.t, &self.dp).since(from),
-        );
-        if cl.len() < 2 {
-            return None;
-        }
-        let finite = |s: &Signal| s.x.iter().all(|v| v.is_finite());
-        let summary = |s: &Signal| if finite(s) { s.summary() } else { None };
-        let lift = finite(&cl).then(|| cl.frequency()).flatten();
-        let half_after_max = lift.and_then(|(f, _)| {
-            let t0 = cl.time_of_max()?;
-            finite(&dp).then(|| dp.at(t0 + 0.5 / f)).flatten()
-        });
-        let periods = lift.map_or(0, |l| l.1);
-        let batches = if periods >= 4 { (periods / 2).min(20) } else { 8 };
-        let st_error = finite(&cl)
-            .then(|| cl.period_and_standard_error())
-            .flatten()
-            .zip(length_and_speed)
-            .map(|((period, se), (d, u))| se / period * d / (period * u));
-        Some(Signals {
-            window: [cl.t[0], cl.t[cl.len() - 1]],
-            st_standard_error: st_error,
-            cd_mean_standard_error: finite(&cd).then(|| cd.mean_standard_error(batches)).flatten(),
-            cd: summary(&cd),
-            cl: summary(&cl),
-            dp: summary(&dp),
-            frequency: lift.map(|l| l.0),
-            periods,
-            st: lift.zip(length_and_speed).map(|((f, _), (d, u))| f * d / u),
-            dp_half_period_after_cl_max: half_after_max,
-            cd_two_step_rms: finite(&cd).then(|| cd.two_step_rms()).flatten(),
-            cl_two_step_rms: finite(&cl).then(|| cl.two_step_rms()).flatten(),
-        })
+        let series = ForceSeries { t: &self.t, cd: &self.cd, cl: &self.cl, dp: &self.dp };
+        series.signals(from, length_and_speed)
     }
 
     /// The checkpoint's part: the sample count, then the times and the three signals; then the
@@ -264,3 +204,4 @@ impl History {
         Ok(1 + 4 * m + 1 + 2 * k)
     }
 }
+

@@ -8,7 +8,7 @@ use super::faces::{patch_box, Faces, InletProfile, Role};
 use super::les::LesTables;
 use super::wake::Wake;
 use super::section::{Bc, FaceGradients, FluxMemory, Initial, Les, Mode, NsSection, Preconditioner, Profile, Viscous, WallShear};
-use super::history::PROBE_NAMES;
+use super::history::{Signals, PROBE_NAMES};
 use super::sim::{Common, ForceSpec, LesSpec, NsSim, Report};
 use crate::backend::cuda::Device;
 use crate::backend::Target;
@@ -823,6 +823,9 @@ impl Setup for NsSetup {
             out["wake"] = json!(w);
         }
         let mut ours = vec![("cd", r.cd), ("cl", r.cl), ("dp", r.dp)];
+        if let Some(warning) = r.signals.as_ref().and_then(Signals::warmup_warning) {
+            eprintln!("warning: {warning}");
+        }
         if let Some(sig) = &r.signals {
             // A transient benchmark's dp is the one half a period after the lift maximum.
             if let Some(dp) = sig.dp_half_period_after_cl_max {
