@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Session 19 (one H100), reused in session 21 with the binaries in .gpu: the cylinder-re3900-les template as it ships on a span mesh carried as
-# MSH.xz (MESH: f4 = 4.44 M tets, m24 = 1.07 M), run or continued (--restart) in /tmp/ck/MESH
-# until LIMIT_S; at the limit Ctrl-C writes the checkpoint and the summary so far.
-# bash benchmarks/s21/re.sh MESH LIMIT_S
+# On the device (one GPU): the cylinder-re3900-les template on a span mesh carried as MSH.xz in
+# $D (default .gpu; MESH names it: D/MESH.msh.xz), prepared once into /tmp/ck, run or continued
+# (--restart from /tmp/ck/MESH/checkpoint.bin, which lives only while the machine stays lent)
+# until LIMIT_S seconds; at the limit Ctrl-C writes the checkpoint and the summary so far.
+# RE_SET: more --set overrides ("time.end_time=180 navier-stokes.statistics.start=60").
+# Results in $OUT (or /tmp/out): final.txt, run-MESH.log, summary-MESH.json, forces-MESH.csv.gz.
+#   bash scripts/gpu_les_run.sh MESH LIMIT_S   (sessions 19 and 21: benchmarks/s19, s21)
 set -uo pipefail
 M=$1; LIMIT=$2
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
