@@ -34,7 +34,8 @@ pub struct Warmup {
     /// The mean from `end` on (trapezoidal in time, as `Signal::summary`).
     pub mean: f64,
     /// False where the rule drops the most it may, half the window: the signal still drifts
-    /// through the first half, and the window is too short to tell its level.
+    /// through the first half, and the window is too short to tell its level. A noise-free
+    /// periodic signal with any drift at all ends here too: compare `mean` with the window's.
     pub settled: bool,
 }
 
@@ -155,18 +156,17 @@ impl<'a> Signal<'a> {
         if batches < 2 || self.len() < 2 {
             return None;
         }
-        Some(standard_deviation(&self.batch_means(batches)) / (batches as f64).sqrt())
+        let width = (self.t[self.len() - 1] - self.t[0]) / batches as f64;
+        Some(standard_deviation(&self.batch_means(width, batches)) / (batches as f64).sqrt())
     }
 
-    /// The means of the window cut into `batches` spans of equal time (at least two samples).
-    fn batch_means(&self, batches: usize) -> Vec<f64> {
-        let (t0, t1) = (self.t[0], self.t[self.len() - 1]);
+    /// The means of `batches` consecutive spans of `width` time from the first sample on (at
+    /// least two samples, or the first one, each).
+    fn batch_means(&self, width: f64, batches: usize) -> Vec<f64> {
+        let t0 = self.t[0];
         (0..batches)
             .map(|b| {
-                let (a, z) = (
-                    t0 + (t1 - t0) * b as f64 / batches as f64,
-                    t0 + (t1 - t0) * (b + 1) as f64 / batches as f64,
-                );
+                let (a, z) = (t0 + width * b as f64, t0 + width * (b + 1) as f64);
                 let lo = self.t.partition_point(|&t| t < a);
                 let hi = self.t.partition_point(|&t| t <= z).max(lo + 1).min(self.len());
                 Signal::new(&self.t[lo..hi], &self.x[lo..hi])
@@ -178,8 +178,9 @@ impl<'a> Signal<'a> {
 
     /// Where the signal's start-up transient ends, by the marginal standard error rule (MSER:
     /// White 1997, White, Cobb & Spratt 2000; the warm-up rule of steady-state simulation
-    /// output). The window is cut into batches of about `batch` time (one shedding period
-    /// averages the oscillation out) and the first d batches are dropped where d minimises
+    /// output). The window is cut into batches of `batch` time from its start (one shedding
+    /// period, exactly, averages the oscillation out; the remainder at the end counts in the
+    /// mean after but not in the rule) and the first d batches are dropped where d minimises
     /// the squared deviations of the remaining batch means over (n - d)^2, the truncation that
     /// leaves the most precise mean; d is searched up to half the batches. None for fewer than
     /// `MIN_WARMUP_BATCHES` batches.
@@ -192,7 +193,7 @@ impl<'a> Signal<'a> {
         if n < MIN_WARMUP_BATCHES {
             return None;
         }
-        let z = self.batch_means(n);
+        let z = self.batch_means(batch, n);
         let statistic = |d: usize| {
             let rest = &z[d..];
             let mean = rest.iter().sum::<f64>() / rest.len() as f64;
@@ -201,7 +202,7 @@ impl<'a> Signal<'a> {
         let d = (0..=n / 2)
             .min_by(|&a, &b| statistic(a).total_cmp(&statistic(b)).then(a.cmp(&b)))
             .unwrap_or(0);
-        let kept = self.since(self.t[0] + span * d as f64 / n as f64);
+        let kept = self.since(self.t[0] + batch * d as f64);
         Some(Warmup {
             end: kept.t[0],
             mean: kept.summary()?.mean,
