@@ -46,10 +46,12 @@ fn main() {
             String::new()
         };
         eprint!("{line}");
-        if world.rank() != 0 && e.exit_code() == 2 {
-            // Rank 0 refuses the same input and says why; an abort from here first would kill
-            // it before it has written the message.
-            std::thread::sleep(std::time::Duration::from_millis(500));
+        if world.rank() != 0 {
+            // Rank 0 refuses the same input, or stops at the same collective check, and says
+            // why; an abort from here first would kill it before it has written its message (a
+            // loaded machine lost rank 0's line of a divergence). Its own abort ends this wait;
+            // an error of this rank alone waits for nothing but this.
+            std::thread::sleep(std::time::Duration::from_secs(3));
         }
         // Under mpirun, one rank's error ends them all (the others may wait in a collective).
         world.abort(e.exit_code())
