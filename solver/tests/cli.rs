@@ -295,6 +295,18 @@ fn signals_of_a_bad_forces_file_name_the_line() {
         );
     }
     std::fs::write(&f, head).unwrap();
+    // A gzipped copy reads the same.
+    let gz = dir.path().join("forces.csv.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), Default::default());
+    std::io::Write::write_all(&mut enc, head.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let read = |p: &Path| solver(&["signals", p.to_str().unwrap(), "--from", "0"]);
+    let (plain, zipped) = (read(&f), read(&gz));
+    assert!(
+        plain.status.success() && plain.stdout == zipped.stdout,
+        "{}",
+        stderr(&zipped)
+    );
     let o = solver(&["signals", f.to_str().unwrap(), "--from", "3"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
 pub struct SignalsOptions {
-    /// A run's forces.csv (its time, cd and cl columns are read).
+    /// A run's forces.csv, or forces.csv.gz (its time, cd and cl columns are read).
     pub forces: PathBuf,
     /// The window's start time [default: half the window's end, as a run without
     /// navier-stokes.statistics].
@@ -65,10 +65,23 @@ pub fn signals_command(o: &SignalsOptions) -> Result<()> {
     Ok(())
 }
 
+/// A text file, gunzipped where its name ends in .gz (runs kept as forces.csv.gz).
+fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    let file = std::fs::File::open(path)?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(file).read_to_string(&mut text)?;
+    } else {
+        std::io::BufReader::new(file).read_to_string(&mut text)?;
+    }
+    Ok(text)
+}
+
 /// The time, cd and cl columns of a forces.csv, found by name; every row complete, numeric and
 /// later than the one before.
 fn read_forces(path: &Path) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
-    let text = std::fs::read_to_string(path).map_err(|e| SolverError::io(path, e))?;
+    let text = read_text(path).map_err(|e| SolverError::io(path, e))?;
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = lines
         .next()
