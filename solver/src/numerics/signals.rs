@@ -194,13 +194,22 @@ impl<'a> Signal<'a> {
             return None;
         }
         let z = self.batch_means(batch, n);
+        // Suffix sums of the batch means (about their overall mean, against cancellation) and
+        // of their squares: each truncation's statistic in O(1), so a signal of many short
+        // batches costs O(n), not O(n^2).
+        let centre = z.iter().sum::<f64>() / n as f64;
+        let (mut s1, mut s2) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+        for i in (0..n).rev() {
+            let y = z[i] - centre;
+            (s1[i], s2[i]) = (s1[i + 1] + y, s2[i + 1] + y * y);
+        }
         let statistic = |d: usize| {
-            let rest = &z[d..];
-            let mean = rest.iter().sum::<f64>() / rest.len() as f64;
-            rest.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (rest.len() as f64).powi(2)
+            let m = (n - d) as f64;
+            (s2[d] - s1[d] * s1[d] / m) / (m * m)
         };
+        // The first of equal minima: the least truncation.
         let d = (0..=n / 2)
-            .min_by(|&a, &b| statistic(a).total_cmp(&statistic(b)).then(a.cmp(&b)))
+            .min_by(|&a, &b| statistic(a).total_cmp(&statistic(b)))
             .unwrap_or(0);
         let kept = self.since(self.t[0] + batch * d as f64);
         Some(Warmup {

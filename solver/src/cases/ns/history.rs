@@ -204,4 +204,3 @@ impl History {
         Ok(1 + 4 * m + 1 + 2 * k)
     }
 }
-
