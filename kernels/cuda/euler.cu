@@ -155,6 +155,62 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
     }
 }
 
+// The stable step of one cell (cpu.rs, stable_dt): over the active axes (bit a of `active`),
+// h_a / (|u_a| + c), the speed in REAL and the quotient in double, their minimum; unsplit (PLM +
+// RK3) 1 / sum_a (|u_a| + c) / h_a. `frame_of(a, v)` gives the cell's state in the frame of
+// axis a. +inf where every quotient is NaN (fmin passes over NaN, as f64::min on the CPU).
+template <typename FrameOf>
+__device__ __forceinline__ double cell_stable_dt(const Params& s, FrameOf frame_of) {
+    double m = __longlong_as_double(0x7ff0000000000000LL), sum = 0.0;
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        if (!((s.active >> a) & 1)) continue;
+        REAL v[5];
+        frame_of(a, v);
+        const REAL speed = fabs(v[1] / v[0]) + sqrt(s.gamma * pressure(v, s.gamma) / v[0]);
+        const double h = a == 0 ? s.hx : (a == 1 ? s.hy : s.hz);
+        if (s.unsplit) {
+            sum = sum + (double)speed / h;
+        } else {
+            m = fmin(m, h / (double)speed);
+        }
+    }
+    return s.unsplit ? fmin(m, 1.0 / sum) : m;
+}
+
+// The block's minimum of m folded into *minimum by atomicMin on the bits (positive doubles
+// order as their bits; a NaN's lie above +inf's). Every thread of the block calls it.
+__device__ __forceinline__ void block_min_into(double m, u64* minimum) {
+    __shared__ double warps[32];
+    for (int o = 16; o > 0; o >>= 1) m = fmin(m, __shfl_down_sync(0xffffffffu, m, o));
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warps[warp] = m;
+    __syncthreads();
+    if (warp == 0) {
+        m = lane < (int)((blockDim.x + 31) >> 5) ? warps[lane] : __longlong_as_double(0x7ff0000000000000LL);
+        for (int o = 16; o > 0; o >>= 1) m = fmin(m, __shfl_down_sync(0xffffffffu, m, o));
+        if (lane == 0) atomicMin(minimum, (u64)__double_as_longlong(m));
+    }
+}
+
+// The stable step of a sweep's written cell (`updated`; its state v in the frame of s.axis),
+// folded by the block into *fold. The frame of axis a is that of s.axis rotated: its momenta are
+// v[1 + (k + m) % 3] for k = (a - s.axis) mod 3 (picked, not indexed: no local memory).
+__device__ __forceinline__ void fold_written(const Params& s, bool updated, const REAL* v, u64* fold) {
+    double m = __longlong_as_double(0x7ff0000000000000LL);
+    if (updated) {
+        m = cell_stable_dt(s, [&](int a, REAL* w) {
+            const int k = (a - s.axis + 3) % 3;
+            w[0] = v[0];
+            w[1] = k == 0 ? v[1] : (k == 1 ? v[2] : v[3]);
+            w[2] = k == 0 ? v[2] : (k == 1 ? v[3] : v[1]);
+            w[3] = k == 0 ? v[3] : (k == 1 ? v[1] : v[2]);
+            w[4] = v[4];
+        });
+    }
+    block_min_into(m, fold);
+}
+
 // One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
 // their neighbours write), lambda = dt / h. A block is a tile of W lines x P cells; thread
 // (w, p) owns cell C = s0 + p - 1 of its line: it evolves C's boundary-extrapolated values
@@ -164,8 +220,15 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
 // block (the cells at both ends of a tile are evolved twice, once by each tile). Along x the
 // P cells are consecutive threads (W lines in y or z); along y and z the W lines are
 // consecutive x (coalesced), P cells along the axis. Dynamic shared memory: 10 blockDim.x REAL.
-extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) euler_sweep(Params s, const REAL* __restrict__ u, REAL* __restrict__ out,
-                                       const double* __restrict__ clock) {
+// euler_sweep_fold (the step's last sweep): also the stable step of the cells written, folded into
+// *fold as euler_stable_dt does, so that the next step needs no pass over the state of its own
+// (19 us of the 85 a step of the paper's 1000^2 benchmark on an H100; session 22). Tried there and
+// not kept, each made the sweep slower by the code it adds: the clock advanced by the last block
+// to finish instead of euler_clock (+1.5 us a step), the axis's ghosts found from the interior
+// instead of a fill launch before the sweep (+40 %).
+template <bool FOLD>
+__device__ __forceinline__ void sweep(const Params& s, const REAL* __restrict__ u, REAL* __restrict__ out,
+                                      const double* __restrict__ clock, u64* fold) {
     const Layout& g = s.g;
     const int axis = s.axis, P = s.P, W = s.W, limiter = LIMITER_OF(s);
     const double dt = clock[CLOCK_DT];
@@ -190,12 +253,17 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) eul
     u64 off[5];
     frame_offsets(axis, g.cstride, off);
     const bool updated = live && p >= 1 && p <= P - 2 && C <= N - 1;
+    REAL v[5];  // the updated cell's new state in the frame of `axis`
     if (!(dt > 0.0)) {  // past the batch's end (clock.cuh): the state stays
         if (updated) {
             const u64 at = grid_at(g, i, j, k);
 #pragma unroll
-            for (int c = 0; c < 5; ++c) out[at + off[c]] = u[at + off[c]];
+            for (int c = 0; c < 5; ++c) {
+                v[c] = u[at + off[c]];
+                out[at + off[c]] = v[c];
+            }
         }
+        if (FOLD) fold_written(s, updated, v, fold);
         return;
     }
     REAL l[5] = {0, 0, 0, 0, 0}, r[5] = {0, 0, 0, 0, 0};
@@ -224,8 +292,28 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(REAL) == 4 ? 4 : 2) eul
     __syncthreads();
     if (updated) {
 #pragma unroll
-        for (int c = 0; c < 5; ++c) out[(u64)base + off[c]] = u[(u64)base + off[c]] - lambda * (F[c * nt + t + d] - f[c]);
+        for (int c = 0; c < 5; ++c) {
+            v[c] = u[(u64)base + off[c]] - lambda * (F[c * nt + t + d] - f[c]);
+            out[(u64)base + off[c]] = v[c];
+        }
     }
+    if (FOLD) fold_written(s, updated, v, fold);
+}
+
+// Blocks an SM (the register cap): measured on an H100 and an H200 in session 22 (4 and 2 before).
+#ifndef EULER_SWEEP_MINB
+#define EULER_SWEEP_MINB (sizeof(REAL) == 4 ? 7 : 3)
+#endif
+extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep(Params s, const REAL* __restrict__ u,
+    REAL* __restrict__ out, const double* __restrict__ clock) {
+    sweep<false>(s, u, out, clock, nullptr);
+}
+
+// The step's last sweep: the same, and the fold (a kernel of its own: the fold's code in every
+// sweep cost the others registers, f64 3D 28 % slower; session 22).
+extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep_fold(Params s, const REAL* __restrict__ u,
+    REAL* __restrict__ out, const double* __restrict__ clock, u64* fold) {
+    sweep<true>(s, u, out, clock, fold);
 }
 
 
@@ -539,21 +627,7 @@ extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u,
     double m = __longlong_as_double(0x7ff0000000000000LL);  // +inf
     for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
         const u64 at = cell_at(g, q);
-        double sum = 0.0;  // unsplit: 1 / sum_a (|u_a| + c) / h_a (cpu.rs, stable_dt)
-#pragma unroll
-        for (int a = 0; a < 3; ++a) {
-            if (!((s.active >> a) & 1)) continue;
-            REAL v[5];
-            load_frame(g, u, at, a, v);
-            const REAL speed = fabs(v[1] / v[0]) + sqrt(s.gamma * pressure(v, s.gamma) / v[0]);
-            const double h = a == 0 ? s.hx : (a == 1 ? s.hy : s.hz);
-            if (s.unsplit) {
-                sum = sum + (double)speed / h;
-            } else {
-                m = fmin(m, h / (double)speed);
-            }
-        }
-        if (s.unsplit) m = fmin(m, 1.0 / sum);
+        m = fmin(m, cell_stable_dt(s, [&](int a, REAL* v) { load_frame(g, u, at, a, v); }));
     }
     sm[threadIdx.x] = m;
     __syncthreads();

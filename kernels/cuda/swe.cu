@@ -320,7 +320,7 @@ constexpr int TY = SWE_TY;
 // Blocks an SM should hold at once (registers capped to fit them: 48 in single precision, 72
 // in double, no spills; measured faster than the compiler's own choice of 56 and 82).
 #ifndef SWE_MINB
-#define SWE_MINB (sizeof(REAL) == 4 ? 5 : 7)
+#define SWE_MINB (sizeof(REAL) == 4 ? 6 : 7)
 #endif
 
 // One step of clock[CLOCK_DT] from w (ghosts filled) into out, and the rate of what it wrote

@@ -284,6 +284,8 @@ pub mod euler {
     kernels! { Euler:
         /// One MUSCL-Hancock sweep along an axis with the exact Riemann solver (out of place).
         SWEEP = "euler_sweep",
+        /// The same sweep, and the stable step of what it writes folded into one atomic minimum.
+        SWEEP_FOLD = "euler_sweep_fold",
         /// One unsplit PLM + SSP-RK3 stage with gravity, all axes fused (out of place).
         RK_STAGE = "euler_rk_stage",
         /// The same stage on a 3D grid, each block a tile of columns marching along z.

@@ -299,7 +299,8 @@ impl<T: Real> DeviceHalo<T> {
             return Ok(());
         }
         let n = layout.n.map(|v| v as u64);
-        let threads = n[(axis + 1) % 3] * n[(axis + 2) % 3] * layout.halo[axis] as u64;
+        // A thread per component, ghost layer and row (grid.cu).
+        let threads = n[(axis + 1) % 3] * n[(axis + 2) % 3] * layout.halo[axis] as u64 * self.grid.components as u64;
         let cfg = LaunchConfig {
             grid_dim: (threads.div_ceil(256) as u32, 1, 1),
             block_dim: (256, 1, 1),

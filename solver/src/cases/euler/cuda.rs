@@ -75,11 +75,18 @@ pub struct CudaEuler<R: Real> {
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
     f_sweep: CudaFunction,
+    f_sweep_fold: CudaFunction,
     stage: StageKernel,
     f_hydrostatic: CudaFunction,
     f_dt: CudaFunction,
     f_clock: CudaFunction,
     f_unsound: CudaFunction,
+}
+
+/// `CFD_EULER_FOLD=kernel` (`queue_step`).
+fn fold_knob_off() -> bool {
+    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(|| std::env::var("CFD_EULER_FOLD").is_ok_and(|v| v == "kernel"))
 }
 
 /// The bits of +inf: the stable step's reduction starts from them (euler.cu, euler_stable_dt).
@@ -109,13 +116,13 @@ fn riemann_code(r: Riemann) -> i32 {
 /// Along x the cells are consecutive threads; along y and z the lines are: 16 consecutive x,
 /// a whole 128-byte line of doubles.
 /// `CFD_EULER_SWEEP=P,W` sets the tile of the y and z sweeps instead (a tuning knob; P >= 3,
-/// P W <= 1024).
+/// P W a multiple of 32 up to 256: the kernel's launch bound and its warp-wide fold).
 fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
     let knob = || -> Option<(u32, u32)> {
         let v = std::env::var("CFD_EULER_SWEEP").ok()?;
         let (p, w) = v.split_once(',')?;
         let (p, w) = (p.trim().parse().ok()?, w.trim().parse().ok()?);
-        (p >= 3 && w >= 1 && p * w <= 1024).then_some((p, w))
+        (p >= 3 && w >= 1 && p * w <= 256 && (p * w) % 32 == 0).then_some((p, w))
     };
     match axis {
         0 if n[1] > 1 => (128, 2),
@@ -261,6 +268,11 @@ impl<R: Real> CudaEuler<R> {
         if setup.math == Math::Fast {
             defines.push(kernels::FAST_MATH);
         }
+        // `CFD_EULER_SWEEP_MINB=k`: the sweep's blocks an SM (its register cap), a timing knob.
+        let sweep_minb = std::env::var("CFD_EULER_SWEEP_MINB").ok().filter(|v| v.parse::<u32>().is_ok_and(|k| (1..=8).contains(&k)));
+        if let Some(k) = &sweep_minb {
+            defines.push(("EULER_SWEEP_MINB", k.as_str()));
+        }
         let defines = defines.as_slice();
         let stage = StageKernel::new::<R>(&dev, setup.grid.cells, defines)?;
         let rk = setup.scheme == Scheme::PlmRk3;
@@ -290,6 +302,7 @@ impl<R: Real> CudaEuler<R> {
             },
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
             f_sweep: dev.function::<R>(kernels::euler::SWEEP, defines)?,
+            f_sweep_fold: dev.function::<R>(kernels::euler::SWEEP_FOLD, defines)?,
             stage,
             f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
             f_dt: dev.function::<R>(kernels::euler::STABLE_DT, defines)?,
@@ -343,21 +356,29 @@ impl<R: Real> CudaEuler<R> {
         self.clock.queue_tick(&self.dev.stream, &self.f_clock, minimum, cfl, until)
     }
 
-    /// One step of the device clock's dt (none once it is 0: the state stays).
-    fn queue_step(&mut self, step: u64) -> Result<()> {
+    /// One step of the device clock's dt (none once it is 0: the state stays), and with `fold`
+    /// the stable step of its result folded into `minimum` (+inf beforehand: the clock kernel
+    /// leaves it so). Returns whether it folded: the MUSCL-Hancock sweeps fold in their last
+    /// sweep, the RK3 stage does not (`CFD_EULER_FOLD=kernel`: nor do the sweeps, for comparison;
+    /// the same steps).
+    fn queue_step(&mut self, step: u64, fold: bool) -> Result<bool> {
         if self.setup.scheme == Scheme::PlmRk3 {
-            return self.rk3_step();
+            self.rk3_step()?;
+            return Ok(false);
         }
-        for a in sweep_order(&self.setup, step) {
+        let fold = fold && !fold_knob_off();
+        let order = sweep_order(&self.setup, step);
+        for (k, &a) in order.iter().enumerate() {
             self.fill_ghosts(std::array::from_fn(|b| b == a))?;
-            self.sweep(a)?;
+            self.sweep(a, fold && k + 1 == order.len())?;
             std::mem::swap(&mut self.u, &mut self.u2);
         }
-        Ok(())
+        Ok(fold)
     }
 
     /// One MUSCL-Hancock sweep along `axis` from `u` into `u2`; the ghosts of `u` are filled.
-    fn sweep(&self, axis: usize) -> Result<()> {
+    /// `fold`: the stable step of what it writes folded into `minimum`.
+    fn sweep(&self, axis: usize, fold: bool) -> Result<()> {
         let g = &self.setup.grid;
         let (p, w) = tile(g.n, axis);
         let (wide, other) = (if axis == 0 { 1 } else { 0 }, if axis == 2 { 1 } else { 2 });
@@ -378,18 +399,16 @@ impl<R: Real> CudaEuler<R> {
             ..self.params
         };
         let (u, out, clock) = (self.dev.ptr(&self.u), self.dev.ptr(&self.u2), self.dev.ptr(&self.clock.buf));
+        let minimum = self.dev.ptr(&self.minimum);
+        let mut launch = self.dev.stream.launch_builder(if fold { &self.f_sweep_fold } else { &self.f_sweep });
+        launch.arg(&params).arg(&u).arg(&out).arg(&clock);
+        if fold {
+            launch.arg(&minimum);
+        }
         // SAFETY: u and out are distinct padded 5-component arrays of this grid, clock the
-        // device clock's 5 doubles; block and shared memory as the kernel indexes them.
-        unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f_sweep)
-                .arg(&params)
-                .arg(&u)
-                .arg(&out)
-                .arg(&clock)
-                .launch(cfg)?
-        };
+        // device clock's 5 doubles, minimum one u64; block and shared memory as the kernel
+        // indexes them (whole warps: `tile`).
+        unsafe { launch.launch(cfg)? };
         Ok(())
     }
 
@@ -475,7 +494,8 @@ impl<R: Real> Simulation for CudaEuler<R> {
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         self.clock.set(&self.dev.stream, clock, dt)?;
-        self.queue_step(clock.step)
+        self.queue_step(clock.step, false)?;
+        Ok(())
     }
 
     /// Up to `max_steps` steps, each found on the device (no round trip to the host a step);
@@ -489,8 +509,9 @@ impl<R: Real> Simulation for CudaEuler<R> {
         self.fold_stable_dt()?;
         self.queue_clock(cfl, until)?;
         for i in 0..self.clock.batch_steps(clock, until, max_steps) {
-            self.queue_step(clock.step + i)?;
-            self.fold_stable_dt()?;
+            if !self.queue_step(clock.step + i, true)? {
+                self.fold_stable_dt()?;
+            }
             self.queue_clock(cfl, until)?;
         }
         Ok(Some(self.clock.reached(&self.dev.stream, clock)?))
