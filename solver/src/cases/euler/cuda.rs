@@ -66,6 +66,9 @@ pub struct CudaEuler<R: Real> {
     u0: CudaSlice<R>,
     /// The stable step's reduction: the bits of the minimum over cells and axes of h / speed.
     minimum: CudaSlice<u64>,
+    /// `minimum` holds the fold of the current state, made by the last step's last sweep
+    /// (`step`): `stable_dt` reads it instead of folding again.
+    folded: bool,
     /// Blocks of the reductions.
     reduce_blocks: u32,
     /// Where the run is and the step the kernels take (set by the host, or advanced on the
@@ -281,6 +284,7 @@ impl<R: Real> CudaEuler<R> {
             u: dev.upload(&host)?,
             u2: dev.zeros(host.len())?,
             minimum: dev.stream.clone_htod(&[INF_BITS])?,
+            folded: false,
             reduce_blocks: blocks,
             clock: DeviceClock::new(&dev.stream)?,
             params: ParamsC {
@@ -486,15 +490,21 @@ impl<R: Real> CudaEuler<R> {
 
 impl<R: Real> Simulation for CudaEuler<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
-        self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
-        self.fold_stable_dt()?;
+        if !std::mem::take(&mut self.folded) {
+            self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+            self.fold_stable_dt()?;
+        }
         let m = f64::from_bits(self.dev.stream.clone_dtoh(&self.minimum)?[0]);
         Ok(cfl * m)
     }
 
+    /// One step of `dt` (a decomposed run's, or the step-by-step loop's): its last sweep also
+    /// folds the stable step of its result for the next `stable_dt` (a pass over the state
+    /// fewer a step: ~0.3 ms of a part's 12 ms at 512^3).
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         self.clock.set(&self.dev.stream, clock, dt)?;
-        self.queue_step(clock.step, false)?;
+        self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+        self.folded = self.queue_step(clock.step, true)?;
         Ok(())
     }
 
@@ -504,6 +514,7 @@ impl<R: Real> Simulation for CudaEuler<R> {
         if self.setup.link.is_some() {
             return Ok(None);
         }
+        self.folded = false;
         self.clock.set(&self.dev.stream, clock, 0.0)?;
         self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
         self.fold_stable_dt()?;
@@ -547,6 +558,7 @@ impl<R: Real> Simulation for CudaEuler<R> {
     }
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
+        self.folded = false;
         self.u = self.dev.upload(&self.setup.grid.pad(&from_bytes::<R>(bytes)))?;
         Ok(())
     }
