@@ -271,11 +271,17 @@ impl<R: Real> CudaEuler<R> {
         if setup.math == Math::Fast {
             defines.push(kernels::FAST_MATH);
         }
-        // `CFD_EULER_SWEEP_MINB=k`: the sweep's blocks an SM (its register cap), a timing knob.
-        let sweep_minb = std::env::var("CFD_EULER_SWEEP_MINB").ok().filter(|v| v.parse::<u32>().is_ok_and(|k| (1..=8).contains(&k)));
-        if let Some(k) = &sweep_minb {
-            defines.push(("EULER_SWEEP_MINB", k.as_str()));
-        }
+        // `CFD_EULER_SWEEP_MINB=k`, `CFD_EULER_MARCH_MINB=k`: the sweep's and the z march's
+        // blocks an SM (their register caps), timing knobs.
+        let knobs = [("CFD_EULER_SWEEP_MINB", "EULER_SWEEP_MINB"), ("CFD_EULER_MARCH_MINB", "EULER_MARCH_MINB")];
+        let minb: Vec<(&str, String)> = knobs
+            .iter()
+            .filter_map(|&(var, define)| {
+                let v = std::env::var(var).ok()?;
+                v.parse::<u32>().is_ok_and(|k| (1..=8).contains(&k)).then_some((define, v))
+            })
+            .collect();
+        defines.extend(minb.iter().map(|(d, v)| (*d, v.as_str())));
         let defines = defines.as_slice();
         let stage = StageKernel::new::<R>(&dev, setup.grid.cells, defines)?;
         let rk = setup.scheme == Scheme::PlmRk3;
