@@ -317,8 +317,9 @@ constexpr int TX = SWE_TX;
 #define SWE_TY 8
 #endif
 constexpr int TY = SWE_TY;
-// Blocks an SM should hold at once (registers capped to fit them: 48 in single precision, 72
-// in double, no spills; measured faster than the compiler's own choice of 56 and 82).
+// Blocks an SM should hold at once (registers capped to fit them: 40 in single precision, 72
+// in double; measured faster than the compiler's own choice of 56 and 82, and in single
+// precision than 5, 7 or 8 blocks, session 22).
 #ifndef SWE_MINB
 #define SWE_MINB (sizeof(REAL) == 4 ? 6 : 7)
 #endif
