@@ -69,6 +69,9 @@ pub struct CudaEuler<R: Real> {
     /// `minimum` holds the fold of the current state, made by the last step's last sweep
     /// (`step`): `stable_dt` reads it instead of folding again.
     folded: bool,
+    /// `stable_dt` was asked since the last step: the steps are adaptive, so `step` folds for
+    /// the next one (a constant step asks once, and its steps then fold nothing).
+    asked: bool,
     /// Blocks of the reductions.
     reduce_blocks: u32,
     /// Where the run is and the step the kernels take (set by the host, or advanced on the
@@ -291,6 +294,7 @@ impl<R: Real> CudaEuler<R> {
             u2: dev.zeros(host.len())?,
             minimum: dev.stream.clone_htod(&[INF_BITS])?,
             folded: false,
+            asked: false,
             reduce_blocks: blocks,
             clock: DeviceClock::new(&dev.stream)?,
             params: ParamsC {
@@ -496,6 +500,7 @@ impl<R: Real> CudaEuler<R> {
 
 impl<R: Real> Simulation for CudaEuler<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
+        self.asked = true;
         if !std::mem::take(&mut self.folded) {
             self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
             self.fold_stable_dt()?;
@@ -504,13 +509,16 @@ impl<R: Real> Simulation for CudaEuler<R> {
         Ok(cfl * m)
     }
 
-    /// One step of `dt` (a decomposed run's, or the step-by-step loop's): its last sweep also
-    /// folds the stable step of its result for the next `stable_dt` (a pass over the state
-    /// fewer a step: ~0.3 ms of a part's 12 ms at 512^3).
+    /// One step of `dt` (a decomposed run's, or the step-by-step loop's). Where the steps are
+    /// adaptive its last sweep also folds the stable step of its result for the next
+    /// `stable_dt` (a pass over the state fewer a step: ~0.3 ms of a part's 12 ms at 512^3).
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
         self.clock.set(&self.dev.stream, clock, dt)?;
-        self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
-        self.folded = self.queue_step(clock.step, true)?;
+        let fold = std::mem::take(&mut self.asked);
+        if fold {
+            self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+        }
+        self.folded = self.queue_step(clock.step, fold)?;
         Ok(())
     }
 
