@@ -11,6 +11,7 @@
 #include "riemann.cuh"
 #include "hll.cuh"
 #include "clock.cuh"
+#include "reduce.cuh"
 
 // Limiters (solver/src/numerics/fv/limiters.rs), by the host's code.
 #define LIMITER_FIRST_ORDER 0
@@ -155,60 +156,83 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
     }
 }
 
-// The stable step of one cell (cpu.rs, stable_dt): over the active axes (bit a of `active`),
-// h_a / (|u_a| + c), the speed in REAL and the quotient in double, their minimum; unsplit (PLM +
-// RK3) 1 / sum_a (|u_a| + c) / h_a. `frame_of(a, v)` gives the cell's state in the frame of
-// axis a. +inf where every quotient is NaN (fmin passes over NaN, as f64::min on the CPU).
+// The stable step (cpu.rs, stable_dt) is the minimum over cells of, split, min over the active
+// axes a (bit a of `active`) of h_a / (|u_a| + c), the speed in REAL and the quotient in double,
+// or, unsplit (PLM + RK3), 1 / sum_a (|u_a| + c) / h_a. Rounded division is monotone, so that is
+// min_a h_a / (the maximum over cells of the speed along a), or 1 / (the maximum of the sum), to
+// the bit: the kernels fold those maxima into `rates` (3 doubles' bits, 0 beforehand; split: one per
+// axis, unsplit: the sum in rates[0]) and divide once (stable_from_rates), not a double division
+// per cell and axis. A NaN speed or sum is passed over (as +0), as fmin and f64::min pass over a
+// NaN quotient; every cell NaN gives +inf, as before. With the warp's maximum in one instruction
+// (reduce.cuh, block_max_bits_into) the last sweep of the paper's 1000^2 step went from 39 to 35 us
+// (f32, fast math; H100, ncu, session 23).
+
+// The wave speed |u_a| + c of a state in the frame of axis a.
+__device__ __forceinline__ REAL wave_speed(const Params& s, const REAL* v) {
+    return fabs(v[1] / v[0]) + sqrt(s.gamma * pressure(v, s.gamma) / v[0]);
+}
+
+// The cell's speeds along the three axes (+0 on inactive ones, and for NaN) into `speed`, split;
+// `frame_of(a, v)` gives the cell's state in the frame of axis a.
 template <typename FrameOf>
-__device__ __forceinline__ double cell_stable_dt(const Params& s, FrameOf frame_of) {
-    double m = __longlong_as_double(0x7ff0000000000000LL), sum = 0.0;
+__device__ __forceinline__ void cell_speeds(const Params& s, FrameOf frame_of, REAL* speed) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        speed[a] = (REAL)0;
+        if (!((s.active >> a) & 1)) continue;
+        REAL v[5];
+        frame_of(a, v);
+        const REAL w = wave_speed(s, v);
+        speed[a] = w > (REAL)0 ? w : (REAL)0;
+    }
+}
+
+// The cell's sum_a (|u_a| + c) / h_a over the active axes, unsplit; 0 for NaN.
+template <typename FrameOf>
+__device__ __forceinline__ double cell_rate(const Params& s, FrameOf frame_of) {
+    double sum = 0.0;
 #pragma unroll
     for (int a = 0; a < 3; ++a) {
         if (!((s.active >> a) & 1)) continue;
         REAL v[5];
         frame_of(a, v);
-        const REAL speed = fabs(v[1] / v[0]) + sqrt(s.gamma * pressure(v, s.gamma) / v[0]);
-        const double h = a == 0 ? s.hx : (a == 1 ? s.hy : s.hz);
-        if (s.unsplit) {
-            sum = sum + (double)speed / h;
-        } else {
-            m = fmin(m, h / (double)speed);
-        }
+        sum = sum + (double)wave_speed(s, v) / (a == 0 ? s.hx : (a == 1 ? s.hy : s.hz));
     }
-    return s.unsplit ? fmin(m, 1.0 / sum) : m;
+    return sum > 0.0 ? sum : 0.0;
 }
 
-// The block's minimum of m folded into *minimum by atomicMin on the bits (positive doubles
-// order as their bits; a NaN's lie above +inf's). Every thread of the block calls it.
-__device__ __forceinline__ void block_min_into(double m, u64* minimum) {
-    __shared__ double warps[32];
-    for (int o = 16; o > 0; o >>= 1) m = fmin(m, __shfl_down_sync(0xffffffffu, m, o));
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) warps[warp] = m;
-    __syncthreads();
-    if (warp == 0) {
-        m = lane < (int)((blockDim.x + 31) >> 5) ? warps[lane] : __longlong_as_double(0x7ff0000000000000LL);
-        for (int o = 16; o > 0; o >>= 1) m = fmin(m, __shfl_down_sync(0xffffffffu, m, o));
-        if (lane == 0) atomicMin(minimum, (u64)__double_as_longlong(m));
-    }
+// The block's speeds folded into rates[a] for each active axis, one reduction for all.
+__device__ __forceinline__ void fold_speeds(const Params& s, const REAL* speed, u64* rates) {
+    block_max_bits_into<3>(speed, (unsigned)s.active, rates);
 }
 
-// The stable step of a sweep's written cell (`updated`; its state v in the frame of s.axis),
-// folded by the block into *fold. The frame of axis a is that of s.axis rotated: its momenta are
-// v[1 + (k + m) % 3] for k = (a - s.axis) mod 3 (picked, not indexed: no local memory).
-__device__ __forceinline__ void fold_written(const Params& s, bool updated, const REAL* v, u64* fold) {
+// The stable step from the folded maxima (the clock kernel's, and cuda.rs's stable_dt, which
+// does the same on the host).
+__device__ __forceinline__ double stable_from_rates(const Params& s, const u64* rates) {
+    if (s.unsplit) return 1.0 / __longlong_as_double((long long)rates[0]);
     double m = __longlong_as_double(0x7ff0000000000000LL);
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+        if ((s.active >> a) & 1) m = fmin(m, (a == 0 ? s.hx : (a == 1 ? s.hy : s.hz)) / __longlong_as_double((long long)rates[a]));
+    return m;
+}
+
+// The speeds of a sweep's written cell (`updated`; its state v in the frame of s.axis), folded by
+// the block into rates. The frame of axis a is that of s.axis rotated: its momenta are
+// v[1 + (k + m) % 3] for k = (a - s.axis) mod 3 (picked, not indexed: no local memory).
+__device__ __forceinline__ void fold_written(const Params& s, bool updated, const REAL* v, u64* rates) {
+    REAL speed[3] = {0, 0, 0};
     if (updated) {
-        m = cell_stable_dt(s, [&](int a, REAL* w) {
+        cell_speeds(s, [&](int a, REAL* w) {
             const int k = (a - s.axis + 3) % 3;
             w[0] = v[0];
             w[1] = k == 0 ? v[1] : (k == 1 ? v[2] : v[3]);
             w[2] = k == 0 ? v[2] : (k == 1 ? v[3] : v[1]);
             w[3] = k == 0 ? v[3] : (k == 1 ? v[1] : v[2]);
             w[4] = v[4];
-        });
+        }, speed);
     }
-    block_min_into(m, fold);
+    fold_speeds(s, speed, rates);
 }
 
 // One MUSCL-Hancock sweep along `axis`, u -> out (out of place: blocks read cells that
@@ -225,7 +249,11 @@ __device__ __forceinline__ void fold_written(const Params& s, bool updated, cons
 // (19 us of the 85 a step of the paper's 1000^2 benchmark on an H100; session 22). Tried there and
 // not kept, each made the sweep slower by the code it adds: the clock advanced by the last block
 // to finish instead of euler_clock (+1.5 us a step), the axis's ghosts found from the interior
-// instead of a fill launch before the sweep (+40 %).
+// instead of a fill launch before the sweep (+40 %). Nor in session 23: the cells the sweep writes
+// next to a face also written into the next sweep's ghosts, so that its fill launch goes (2D
+// only: 0.6 % off the 1000^2 step, within the noise; each sweep 2-5 us slower in ncu, as much as
+// the two fills it saved; 3D 5 % slower), nor the clock's tick in a step's first sweep (two clock
+// slots taking turns: +-1.5 %).
 template <bool FOLD>
 __device__ __forceinline__ void sweep(const Params& s, const REAL* __restrict__ u, REAL* __restrict__ out,
                                       const double* __restrict__ clock, u64* fold) {
@@ -619,35 +647,38 @@ __device__ __forceinline__ void load_frame(const Layout& g, const REAL* u, u64 a
     for (int c = 0; c < 5; ++c) s[c] = u[at + off[c]];
 }
 
-// The min over interior cells and active axes (bit a of `active`) of h_a / (|u_a| + c), the
-// speed in REAL, the quotient in double as on the CPU, folded into *minimum (the bits of a
-// double, +inf beforehand): per block by fmin (as f64::min there, passing over NaN), then by one
-// atomicMin on the bits (positive doubles order as their bits; a NaN's lie above +inf's).
-// blockDim.x = 256.
-extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u, u64* minimum) {
+// The stable step's maxima over interior cells (see cell_speeds) folded into rates (3 doubles'
+// bits, 0 beforehand), a grid-stride pass over the state.
+extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u, u64* rates) {
     const Layout& g = s.g;
-    __shared__ double sm[256];
     const u64 points = (u64)g.n[0] * g.n[1] * g.n[2];
-    double m = __longlong_as_double(0x7ff0000000000000LL);  // +inf
+    if (s.unsplit) {
+        double r = 0.0;
+        for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
+            const u64 at = cell_at(g, q);
+            r = fmax(r, cell_rate(s, [&](int a, REAL* v) { load_frame(g, u, at, a, v); }));
+        }
+        block_max_bits_into<1>(&r, 1u, rates);
+        return;
+    }
+    REAL top[3] = {0, 0, 0};
     for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
         const u64 at = cell_at(g, q);
-        m = fmin(m, cell_stable_dt(s, [&](int a, REAL* v) { load_frame(g, u, at, a, v); }));
+        REAL speed[3];
+        cell_speeds(s, [&](int a, REAL* v) { load_frame(g, u, at, a, v); }, speed);
+#pragma unroll
+        for (int a = 0; a < 3; ++a) top[a] = fmax(top[a], speed[a]);
     }
-    sm[threadIdx.x] = m;
-    __syncthreads();
-    for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
-        if (threadIdx.x < half) sm[threadIdx.x] = fmin(sm[threadIdx.x], sm[threadIdx.x + half]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) atomicMin(minimum, (u64)__double_as_longlong(sm[0]));
+    fold_speeds(s, top, rates);
 }
 
-// After a step: the clock advanced, then the next step cfl * the folded minimum (cpu.rs and
-// cuda.rs, stable_dt; clock.cuh); *minimum is reset to +inf for the next fold. One thread.
-extern "C" __global__ void euler_clock(double* clock, u64* minimum, double cfl, double until) {
+// After a step: the clock advanced, then the next step cfl * the stable step from the folded
+// rates (cpu.rs and cuda.rs, stable_dt; clock.cuh); the rates are reset to 0 for the next fold.
+// One thread.
+extern "C" __global__ void euler_clock(Params s, double* clock, u64* rates, double cfl, double until) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;  // one thread: it reads and resets the fold
-    const double m = __longlong_as_double((long long)*minimum);
-    *minimum = 0x7ff0000000000000ULL;
+    const double m = stable_from_rates(s, rates);
+    rates[0] = rates[1] = rates[2] = 0;
     clock_tick(clock, cfl * m, until);
 }
 

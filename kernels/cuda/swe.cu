@@ -8,6 +8,7 @@
 // backends take the same steps and agree to rounding.
 #include "grid.cuh"
 #include "clock.cuh"
+#include "reduce.cuh"
 
 // Mirrors `ParamsC` in solver/src/cases/swe/cuda.rs.
 struct SweParams {
@@ -244,21 +245,6 @@ __device__ __forceinline__ double state_rate(const SweParams& s, REAL depth, con
 __device__ __forceinline__ double cell_rate(const SweParams& s, const REAL* w, u64 p) {
     const REAL q[2] = {w[s.g.cstride + p], w[2 * s.g.cstride + p]};
     return state_rate(s, w[p], q);
-}
-
-// Fold a non-negative double into *slot by atomic maximum (non-negative doubles order as
-// their bits do; a NaN's bits exceed infinity's, so NaN wins, as it must).
-__device__ __forceinline__ void block_max_into(double m, u64* slot) {
-    __shared__ double sm[32];
-    for (int o = 16; o > 0; o >>= 1) m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) sm[warp] = m;
-    __syncthreads();
-    if (warp == 0) {
-        m = lane < (int)(blockDim.x >> 5) ? sm[lane] : 0.0;
-        for (int o = 16; o > 0; o >>= 1) m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
-        if (lane == 0 && m != 0.0) atomicMax(slot, (u64)__double_as_longlong(m));
-    }
 }
 
 // The step's rate (non-negative) and the concentration's bounds (hC / h and -hC / h, floored

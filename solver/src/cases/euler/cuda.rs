@@ -22,7 +22,7 @@ use crate::real::{from_bytes, to_bytes, Real};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Threads per block of the reductions (`euler_stable_dt` reduces over 256 in shared memory).
+/// Threads per block of the reductions (whole warps: reduce.cuh, block_reduce).
 const REDUCE_THREADS: u32 = 256;
 
 /// Mirrors `struct Params` in euler.cu: what every kernel of the module takes.
@@ -64,9 +64,11 @@ pub struct CudaEuler<R: Real> {
     u2: CudaSlice<R>,
     /// PLM + RK3: the state at the start of the step (empty for MUSCL-Hancock).
     u0: CudaSlice<R>,
-    /// The stable step's reduction: the bits of the minimum over cells and axes of h / speed.
-    minimum: CudaSlice<u64>,
-    /// `minimum` holds the fold of the current state, made by the last step's last sweep
+    /// The stable step's fold (euler.cu, stable_from_rates): the bits of the maxima over cells
+    /// of the wave speed along each axis (split), or of the summed rate (unsplit, the first);
+    /// 0 before a fold.
+    rates: CudaSlice<u64>,
+    /// `rates` holds the fold of the current state, made by the last step's last sweep
     /// (`step`): `stable_dt` reads it instead of folding again.
     folded: bool,
     /// `stable_dt` was asked since the last step: the steps are adaptive, so `step` folds for
@@ -95,8 +97,17 @@ fn fold_knob_off() -> bool {
     *KNOB.get_or_init(|| std::env::var("CFD_EULER_FOLD").is_ok_and(|v| v == "kernel"))
 }
 
-/// The bits of +inf: the stable step's reduction starts from them (euler.cu, euler_stable_dt).
-const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
+/// The stable step from the folded maxima `rates` (the bits of doubles), as euler.cu's
+/// stable_from_rates does on the device: split, min over the active `axes` of h_a / rates[a];
+/// unsplit, 1 / rates[0]. The same double as the minimum over cells of h / speed (or 1 / sum)
+/// that the CPU takes, for rounded division is monotone (`tests` below).
+fn stable_from_rates(h: [f64; 3], axes: &[usize], unsplit: bool, rates: &[u64]) -> f64 {
+    let rate = |a: usize| f64::from_bits(rates[a]);
+    if unsplit {
+        return 1.0 / rate(0);
+    }
+    axes.iter().map(|&a| h[a] / rate(a)).fold(f64::INFINITY, f64::min)
+}
 
 /// The limiter's code in euler.cu (`LIMITER_*`).
 fn limiter_code(l: Limiter) -> i32 {
@@ -121,19 +132,19 @@ fn riemann_code(r: Riemann) -> i32 {
 /// The sweep's tile along `axis`: P cells along the axis (P - 2 updated) times W lines.
 /// Along x the cells are consecutive threads; along y and z the lines are: 16 consecutive x,
 /// a whole 128-byte line of doubles.
-/// `CFD_EULER_SWEEP=P,W` sets the tile of the y and z sweeps instead (a tuning knob; P >= 3,
-/// P W a multiple of 32 up to 256: the kernel's launch bound and its warp-wide fold).
+/// `CFD_EULER_SWEEP=P,W` sets the tile of the y and z sweeps instead, `CFD_EULER_SWEEP_X=P,W`
+/// that of the x sweep (tuning knobs; P >= 3, P W a multiple of 32 up to 256: the kernel's
+/// launch bound and its warp-wide fold).
 fn tile(n: [usize; 3], axis: usize) -> (u32, u32) {
-    let knob = || -> Option<(u32, u32)> {
-        let v = std::env::var("CFD_EULER_SWEEP").ok()?;
+    let knob = |var: &str| -> Option<(u32, u32)> {
+        let v = std::env::var(var).ok()?;
         let (p, w) = v.split_once(',')?;
         let (p, w) = (p.trim().parse().ok()?, w.trim().parse().ok()?);
         (p >= 3 && w >= 1 && p * w <= 256 && (p * w) % 32 == 0).then_some((p, w))
     };
     match axis {
-        0 if n[1] > 1 => (128, 2),
-        0 => (128, 1),
-        _ => knob().unwrap_or((16, 16)),
+        0 => knob("CFD_EULER_SWEEP_X").unwrap_or(if n[1] > 1 { (128, 2) } else { (128, 1) }),
+        _ => knob("CFD_EULER_SWEEP").unwrap_or((16, 16)),
     }
 }
 
@@ -292,7 +303,7 @@ impl<R: Real> CudaEuler<R> {
             u0: if rk { dev.zeros(host.len())? } else { dev.zeros(1)? },
             u: dev.upload(&host)?,
             u2: dev.zeros(host.len())?,
-            minimum: dev.stream.clone_htod(&[INF_BITS])?,
+            rates: dev.stream.alloc_zeros::<u64>(3)?,
             folded: false,
             asked: false,
             reduce_blocks: blocks,
@@ -345,7 +356,7 @@ impl<R: Real> CudaEuler<R> {
     fn launch(&self, f: &CudaFunction, params: &ParamsC<R>, out: u64, cfg: LaunchConfig) -> Result<()> {
         let u = self.dev.ptr(&self.u);
         // SAFETY: u is a padded array of this grid with 5 components; `out` is what `f` writes
-        // (the stable step's minimum, one u64; the first unsound cell, one u64) and `cfg` the
+        // (the stable step's fold, three u64; the first unsound cell, one u64) and `cfg` the
         // launch it expects.
         unsafe {
             self.dev
@@ -359,19 +370,32 @@ impl<R: Real> CudaEuler<R> {
         Ok(())
     }
 
-    /// Fold the stable step of the state into `minimum` (+inf beforehand).
+    /// Fold the stable step of the state into `rates` (0 beforehand).
     fn fold_stable_dt(&self) -> Result<()> {
-        self.launch(&self.f_dt, &self.params, self.dev.ptr(&self.minimum), self.reduce_config())
+        self.launch(&self.f_dt, &self.params, self.dev.ptr(&self.rates), self.reduce_config())
     }
 
-    /// The clock kernel: advance by the step taken, the next step from the folded minimum.
+    /// The clock kernel: advance by the step taken, the next step from the folded rates (which
+    /// it resets to 0).
     fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
-        let minimum = self.dev.ptr(&self.minimum);
-        self.clock.queue_tick(&self.dev.stream, &self.f_clock, minimum, cfl, until)
+        let (clock, rates) = (self.dev.ptr(&self.clock.buf), self.dev.ptr(&self.rates));
+        // SAFETY: clock is the device clock's 5 doubles, rates three u64; one thread.
+        unsafe {
+            self.dev
+                .stream
+                .launch_builder(&self.f_clock)
+                .arg(&self.params)
+                .arg(&clock)
+                .arg(&rates)
+                .arg(&cfl)
+                .arg(&until)
+                .launch(LaunchConfig::for_num_elems(1))?
+        };
+        Ok(())
     }
 
     /// One step of the device clock's dt (none once it is 0: the state stays), and with `fold`
-    /// the stable step of its result folded into `minimum` (+inf beforehand: the clock kernel
+    /// the stable step of its result folded into `rates` (0 beforehand: the clock kernel
     /// leaves it so). Returns whether it folded: the MUSCL-Hancock sweeps fold in their last
     /// sweep, the RK3 stage does not (`CFD_EULER_FOLD=kernel`: nor do the sweeps, for comparison;
     /// the same steps).
@@ -391,7 +415,7 @@ impl<R: Real> CudaEuler<R> {
     }
 
     /// One MUSCL-Hancock sweep along `axis` from `u` into `u2`; the ghosts of `u` are filled.
-    /// `fold`: the stable step of what it writes folded into `minimum`.
+    /// `fold`: the stable step of what it writes folded into `rates`.
     fn sweep(&self, axis: usize, fold: bool) -> Result<()> {
         let g = &self.setup.grid;
         let (p, w) = tile(g.n, axis);
@@ -413,14 +437,14 @@ impl<R: Real> CudaEuler<R> {
             ..self.params
         };
         let (u, out, clock) = (self.dev.ptr(&self.u), self.dev.ptr(&self.u2), self.dev.ptr(&self.clock.buf));
-        let minimum = self.dev.ptr(&self.minimum);
+        let rates = self.dev.ptr(&self.rates);
         let mut launch = self.dev.stream.launch_builder(if fold { &self.f_sweep_fold } else { &self.f_sweep });
         launch.arg(&params).arg(&u).arg(&out).arg(&clock);
         if fold {
-            launch.arg(&minimum);
+            launch.arg(&rates);
         }
         // SAFETY: u and out are distinct padded 5-component arrays of this grid, clock the
-        // device clock's 5 doubles, minimum one u64; block and shared memory as the kernel
+        // device clock's 5 doubles, rates three u64; block and shared memory as the kernel
         // indexes them (whole warps: `tile`).
         unsafe { launch.launch(cfg)? };
         Ok(())
@@ -502,11 +526,12 @@ impl<R: Real> Simulation for CudaEuler<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
         self.asked = true;
         if !std::mem::take(&mut self.folded) {
-            self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+            self.dev.stream.memset_zeros(&mut self.rates)?;
             self.fold_stable_dt()?;
         }
-        let m = f64::from_bits(self.dev.stream.clone_dtoh(&self.minimum)?[0]);
-        Ok(cfl * m)
+        let rates = self.dev.stream.clone_dtoh(&self.rates)?;
+        let unsplit = self.setup.scheme == Scheme::PlmRk3;
+        Ok(cfl * stable_from_rates(self.setup.grid.h, &self.setup.active_axes(), unsplit, &rates))
     }
 
     /// One step of `dt` (a decomposed run's, or the step-by-step loop's). Where the steps are
@@ -516,7 +541,7 @@ impl<R: Real> Simulation for CudaEuler<R> {
         self.clock.set(&self.dev.stream, clock, dt)?;
         let fold = std::mem::take(&mut self.asked);
         if fold {
-            self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+            self.dev.stream.memset_zeros(&mut self.rates)?;
         }
         self.folded = self.queue_step(clock.step, fold)?;
         Ok(())
@@ -530,7 +555,7 @@ impl<R: Real> Simulation for CudaEuler<R> {
         }
         self.folded = false;
         self.clock.set(&self.dev.stream, clock, 0.0)?;
-        self.dev.stream.memcpy_htod(&[INF_BITS], &mut self.minimum)?;
+        self.dev.stream.memset_zeros(&mut self.rates)?;
         self.fold_stable_dt()?;
         self.queue_clock(cfl, until)?;
         for i in 0..self.clock.batch_steps(clock, until, max_steps) {
@@ -587,5 +612,60 @@ impl<R: Real> Simulation for CudaEuler<R> {
 
     fn sync(&mut self) -> Result<()> {
         self.dev.sync()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stable_from_rates;
+    use proptest::prelude::*;
+
+    /// The device folds the maxima of the speeds (NaN and -0 as +0, euler.cu's cell_speeds) and
+    /// divides once; the CPU (cpu.rs, stable_dt) takes the minimum over cells and axes of
+    /// h / speed, passing over NaN. Both must give the same double, bit for bit.
+    fn speed() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            8 => 1e-6f32..1e4f32,
+            1 => Just(f32::NAN),
+            1 => Just(0.0f32),
+            1 => Just(f32::INFINITY),
+            1 => 1e-38f32..1e-30f32,
+        ]
+    }
+
+    fn folded(x: f32) -> f64 {
+        f64::from(if x > 0.0 { x } else { 0.0 })
+    }
+
+    proptest! {
+        #[test]
+        fn split_fold_of_maxima_is_the_cpus_minimum(
+            cells in prop::collection::vec((speed(), speed(), speed()), 1..200),
+            h in (1e-4f64..1.0, 1e-4f64..1.0, 1e-4f64..1.0),
+            axes in prop_oneof![Just(vec![0usize]), Just(vec![0, 1]), Just(vec![0, 2]), Just(vec![0, 1, 2])],
+        ) {
+            let h = [h.0, h.1, h.2];
+            let speeds = |c: &(f32, f32, f32), a: usize| [c.0, c.1, c.2][a];
+            let cpu = cells
+                .iter()
+                .map(|c| axes.iter().map(|&a| h[a] / f64::from(speeds(c, a))).fold(f64::INFINITY, f64::min))
+                .fold(f64::INFINITY, f64::min);
+            let mut rates = [0u64; 3];
+            for &a in &axes {
+                let top = cells.iter().map(|c| folded(speeds(c, a))).fold(0.0, f64::max);
+                rates[a] = top.to_bits();
+            }
+            let device = stable_from_rates(h, &axes, false, &rates);
+            prop_assert_eq!(device.to_bits(), cpu.to_bits(), "device {} cpu {}", device, cpu);
+        }
+
+        #[test]
+        fn unsplit_fold_of_maxima_is_the_cpus_minimum(sums in prop::collection::vec(prop_oneof![
+            8 => 1e-3f64..1e9, 1 => Just(f64::NAN), 1 => Just(0.0), 1 => Just(f64::INFINITY)], 1..200)) {
+            let cpu = sums.iter().map(|&s| 1.0 / s).fold(f64::INFINITY, f64::min);
+            let top = sums.iter().map(|&s| if s > 0.0 { s } else { 0.0 }).fold(0.0, f64::max);
+            let device = stable_from_rates([1.0; 3], &[0, 1, 2], true, &[top.to_bits(), 0, 0]);
+            prop_assert_eq!(device.to_bits(), cpu.to_bits(), "device {} cpu {}", device, cpu);
+        }
     }
 }
