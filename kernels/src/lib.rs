@@ -914,6 +914,22 @@ mod tests {
         }
     }
 
+    /// A 2D grid's zero momentum across its plane compiled out of the Euler sweeps
+    /// (`EULER_ZERO_MOMENTUM`, cases/euler/cuda.rs), for each inactive axis, exact and fast.
+    #[test]
+    fn euler_compiles_with_a_zero_momentum() {
+        if !have_nvrtc() {
+            return;
+        }
+        for c in ["1", "2", "3"] {
+            for extra in [vec![], vec![FAST_MATH]] {
+                let mut defines = vec![("EULER_ZERO_MOMENTUM", c)];
+                defines.extend(extra);
+                compile_in(None, Module::Euler, Real::F32, "sm_90", &defines).unwrap_or_else(|e| panic!("{c}: {e}"));
+            }
+        }
+    }
+
     /// Every kernel the host may load is an `.entry` of its compiled module, and every `.entry`
     /// is declared as a kernel constant (so a new `__global__` must be declared).
     #[test]

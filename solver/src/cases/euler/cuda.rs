@@ -12,7 +12,7 @@ use super::plm::RK3_WEIGHTS;
 use super::section::{Riemann, Scheme};
 use super::EulerSetup;
 use crate::backend::cuda::{Device, DeviceClock};
-use crate::error::Result;
+use crate::error::{Result, SolverError};
 use crate::framework::config::Math;
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::cuda::{DeviceHalo, LayoutC};
@@ -74,6 +74,8 @@ pub struct CudaEuler<R: Real> {
     /// `stable_dt` was asked since the last step: the steps are adaptive, so `step` folds for
     /// the next one (a constant step asks once, and its steps then fold nothing).
     asked: bool,
+    /// The momentum component the sweeps take as +0 (`zero_momentum`), compiled in.
+    zero_momentum: Option<usize>,
     /// Blocks of the reductions.
     reduce_blocks: u32,
     /// Where the run is and the step the kernels take (set by the host, or advanced on the
@@ -89,6 +91,21 @@ pub struct CudaEuler<R: Real> {
     f_dt: CudaFunction,
     f_clock: CudaFunction,
     f_unsound: CudaFunction,
+}
+
+/// The storage component of a 2D MUSCL-Hancock grid's momentum across its plane where every value
+/// of it in `state` (unpadded, components one after another) is +0: it stays +0, and the sweeps
+/// are compiled to neither read nor write it (euler.cu, EULER_ZERO_MOMENTUM). None otherwise, or
+/// with `CFD_EULER_ZERO_MOMENTUM=0` (carried as any other, for comparison; the same bytes).
+fn zero_momentum(setup: &EulerSetup, state: &[f64]) -> Option<usize> {
+    let axes = setup.active_axes();
+    let knob_off = std::env::var("CFD_EULER_ZERO_MOMENTUM").is_ok_and(|v| v == "0");
+    if setup.scheme != Scheme::MusclHancock || axes.len() != 2 || knob_off {
+        return None;
+    }
+    let across = (0..3).find(|a| !axes.contains(a))?;
+    let (c, points) = (1 + across, setup.grid.points());
+    state[c * points..(c + 1) * points].iter().all(|v| v.to_bits() == 0).then_some(c)
 }
 
 /// `CFD_EULER_FOLD=kernel` (`queue_step`).
@@ -277,7 +294,12 @@ impl<R: Real> CudaEuler<R> {
             limiter_code(setup.limiter).to_string(),
             riemann_code(setup.riemann).to_string(),
         );
+        let zero = zero_momentum(&setup, initial);
+        let zero_define = zero.map(|c| c.to_string());
         let mut defines = vec![];
+        if let Some(c) = zero_define.as_deref() {
+            defines.push(("EULER_ZERO_MOMENTUM", c));
+        }
         // The scheme compiled in (`CFD_EULER_GENERIC=1`: by the parameters, for comparison).
         if std::env::var("CFD_EULER_GENERIC").map_or(true, |v| v != "1") {
             defines.extend([("EULER_LIMITER", limiter.as_str()), ("EULER_RIEMANN", riemann.as_str())]);
@@ -306,6 +328,7 @@ impl<R: Real> CudaEuler<R> {
             rates: dev.stream.alloc_zeros::<u64>(3)?,
             folded: false,
             asked: false,
+            zero_momentum: zero,
             reduce_blocks: blocks,
             clock: DeviceClock::new(&dev.stream)?,
             params: ParamsC {
@@ -598,7 +621,18 @@ impl<R: Real> Simulation for CudaEuler<R> {
 
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
         self.folded = false;
-        self.u = self.dev.upload(&self.setup.grid.pad(&from_bytes::<R>(bytes)))?;
+        let state = from_bytes::<R>(bytes);
+        if let Some(c) = self.zero_momentum {
+            let values: Vec<f64> = state.iter().map(|v| v.f64()).collect();
+            if zero_momentum(&self.setup, &values) != Some(c) {
+                return Err(SolverError::Other(format!(
+                    "the state to load has a nonzero momentum across the 2D grid (component {c}), but this run's \
+                     kernels take it as zero (its initial state had none): restart with \
+                     CFD_EULER_ZERO_MOMENTUM=0 set"
+                )));
+            }
+        }
+        self.u = self.dev.upload(&self.setup.grid.pad(&state))?;
         Ok(())
     }
 
@@ -617,8 +651,40 @@ impl<R: Real> Simulation for CudaEuler<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::stable_from_rates;
+    use super::{stable_from_rates, zero_momentum};
+    use crate::cases::euler::EulerSetup;
+    use crate::framework::specs::spec_doc;
     use proptest::prelude::*;
+
+    fn setup(template: &str, sets: &[&str]) -> (EulerSetup, Vec<f64>) {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let doc = spec_doc(template, &sets, None, crate::framework::config::Precision::F64).unwrap();
+        let setup = EulerSetup::parse(&doc).unwrap();
+        let initial = setup.initial_field();
+        (setup, initial)
+    }
+
+    /// The sweeps take a momentum as zero only where it is: across a 2D MUSCL-Hancock grid, every
+    /// value +0 (a -0 could turn +0 on the CPU, so it does not count); never in 1D or 3D, never
+    /// for PLM + RK3 (whose gravity may drive it).
+    #[test]
+    fn a_momentum_is_taken_as_zero_only_across_a_2d_sweep_grid_where_it_is() {
+        let (s, mut initial) = setup("euler-riemann-2d", &["grid.dims=[20,16,1]"]);
+        assert_eq!(zero_momentum(&s, &initial), Some(3));
+        let points = s.grid.points();
+        initial[3 * points + 7] = -0.0;
+        assert_eq!(zero_momentum(&s, &initial), None);
+        initial[3 * points + 7] = 1e-300;
+        assert_eq!(zero_momentum(&s, &initial), None);
+        let (s, initial) = setup("euler-riemann-2d", &["grid.dims=[20,1,16]"]);
+        assert_eq!(zero_momentum(&s, &initial), Some(2));
+        let (s, initial) = setup("euler-riemann-2d", &["grid.dims=[20,16,1]", "euler.scheme=\"plm-rk3\""]);
+        assert_eq!(zero_momentum(&s, &initial), None);
+        let (s, initial) = setup("euler-toro-1", &[]);
+        assert_eq!(zero_momentum(&s, &initial), None);
+        let (s, initial) = setup("euler-toro-1", &["grid.dims=[8,6,4]"]);
+        assert_eq!(zero_momentum(&s, &initial), None);
+    }
 
     /// The device folds the maxima of the speeds (NaN and -0 as +0, euler.cu's cell_speeds) and
     /// divides once; the CPU (cpu.rs, stable_dt) takes the minimum over cells and axes of
