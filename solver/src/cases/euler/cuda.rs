@@ -95,12 +95,14 @@ pub struct CudaEuler<R: Real> {
 
 /// The storage component of a 2D MUSCL-Hancock grid's momentum across its plane where every value
 /// of it in `state` (unpadded, components one after another) is +0: it stays +0, and the sweeps
-/// are compiled to neither read nor write it (euler.cu, EULER_ZERO_MOMENTUM). None otherwise, or
-/// with `CFD_EULER_ZERO_MOMENTUM=0` (carried as any other, for comparison; the same bytes).
+/// are compiled to neither read nor write it (euler.cu, EULER_ZERO_MOMENTUM). None otherwise, on
+/// a part of a decomposed grid (its neighbours' ghosts must be +0 too, and a part sees only its
+/// own cells), or with `CFD_EULER_ZERO_MOMENTUM=0` (carried as any other, for comparison; the
+/// same bytes).
 fn zero_momentum(setup: &EulerSetup, state: &[f64]) -> Option<usize> {
     let axes = setup.active_axes();
     let knob_off = std::env::var("CFD_EULER_ZERO_MOMENTUM").is_ok_and(|v| v == "0");
-    if setup.scheme != Scheme::MusclHancock || axes.len() != 2 || knob_off {
+    if setup.scheme != Scheme::MusclHancock || axes.len() != 2 || setup.link.is_some() || knob_off {
         return None;
     }
     let across = (0..3).find(|a| !axes.contains(a))?;
@@ -666,7 +668,8 @@ mod tests {
 
     /// The sweeps take a momentum as zero only where it is: across a 2D MUSCL-Hancock grid, every
     /// value +0 (a -0 could turn +0 on the CPU, so it does not count); never in 1D or 3D, never
-    /// for PLM + RK3 (whose gravity may drive it).
+    /// for PLM + RK3 (whose gravity may drive it). (A part of a decomposed grid never: its setup
+    /// has a link, which needs communicators to make.)
     #[test]
     fn a_momentum_is_taken_as_zero_only_across_a_2d_sweep_grid_where_it_is() {
         let (s, mut initial) = setup("euler-riemann-2d", &["grid.dims=[20,16,1]"]);
