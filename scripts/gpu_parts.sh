@@ -7,7 +7,8 @@
 # for every Euler scheme and the heat boundaries; the 2-GPU speed-up at 512^3 (Euler 3D
 # PLM + HLL + SSP-RK3 f32, MUSCL-Hancock + HLLC f32, heat f64) and the exposed exchange
 # (CFD_PARTS_EXCHANGE=off: no exchange, timing only). NVLink multicast stays off. Results in $OUT
-# (or .gpu/results). Knobs: PARTS_CHECK=0, PARTS_SAME=0|all|final|peer|init|heat, PARTS_BENCH=0,
+# (or .gpu/results; with $OUT the JSON in one tar). Knobs: PARTS_CHECK=0,
+# PARTS_SAME=0|all|final|peer|init|heat, PARTS_BENCH=0,
 # PARTS_SIZES (512).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
@@ -161,6 +162,11 @@ for label in ["euler-plm", "euler-hllc", "heat", "heat-f32", "swe", "swe-f64", "
         t4 = d["seconds_per_step"] if d else float("nan")
         print(f"| {a['variant']} {a['precision']} | {a['size']} | {t1:.4g} | {t2:.4g} | {t1 / t2:.2f}x | {t3:.4g} | {(t2 - t3) / t2 * 100:.1f} % | {t4:.4g} | {t1 / t4:.2f}x |")
 PY
+fi
+# The device returns at most eight files from $OUT: the benchmarks' JSON goes into one archive
+# there, so that the text files (the comparisons, the table) come back too.
+if [ -n "${OUT:-}" ] && ls "$R"/parts-bench-*.json >/dev/null 2>&1; then
+  (cd "$R" && tar -cf parts-bench-json.tar parts-bench-*.json && rm -f parts-bench-*.json)
 fi
 echo "parts: status $status"
 exit $status

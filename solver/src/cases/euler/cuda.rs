@@ -414,7 +414,11 @@ impl<R: Real> CudaEuler<R> {
                 .arg(&rates)
                 .arg(&cfl)
                 .arg(&until)
-                .launch(LaunchConfig::for_num_elems(1))?
+                .launch(LaunchConfig {
+                    grid_dim: (1, 1, 1),
+                    block_dim: (1, 1, 1),
+                    shared_mem_bytes: 0,
+                })?
         };
         Ok(())
     }
