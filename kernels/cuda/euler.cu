@@ -719,7 +719,7 @@ extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u,
 // After a step: the clock advanced, then the next step cfl * the stable step from the folded
 // rates (cpu.rs and cuda.rs, stable_dt; clock.cuh); the rates are reset to 0 for the next fold.
 // One thread.
-extern "C" __global__ void euler_clock(Params s, double* clock, u64* rates, double cfl, double until) {
+extern "C" __global__ void euler_clock(double* clock, u64* rates, double cfl, double until, Params s) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;  // one thread: it reads and resets the fold
     const double m = stable_from_rates(s, rates);
     rates[0] = rates[1] = rates[2] = 0;

@@ -26,34 +26,20 @@ __device__ __forceinline__ void block_max_nan(REAL* s, REAL m) {
     }
 }
 
-// The block's values m[a] (float or double), for each a < N marked in `mask`, folded by `op`
-// (fmin or fmax: exact, so the order of the fold does not matter), the results in thread 0's m;
-// `empty` is op's identity. Every thread of the block calls it, the block whole warps.
-template <int N, typename T, typename Op>
-__device__ __forceinline__ void block_reduce_n(T* m, unsigned mask, T empty, Op op) {
-    __shared__ T warps[N][32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int a = 0; a < N; ++a) {
-        if (!((mask >> a) & 1)) continue;
-        for (int o = 16; o > 0; o >>= 1) m[a] = op(m[a], __shfl_down_sync(0xffffffffu, m[a], o));
-        if (lane == 0) warps[a][warp] = m[a];
-    }
-    __syncthreads();
-    if (warp == 0) {
-#pragma unroll
-        for (int a = 0; a < N; ++a) {
-            if (!((mask >> a) & 1)) continue;
-            m[a] = lane < (int)((blockDim.x + 31) >> 5) ? warps[a][lane] : empty;
-            for (int o = 16; o > 0; o >>= 1) m[a] = op(m[a], __shfl_down_sync(0xffffffffu, m[a], o));
-        }
-    }
-}
-
-// One value's block_reduce_n.
+// The block's values m (float or double) folded by `op` (fmin or fmax: exact, so the order of the
+// fold does not matter), the result in thread 0; `empty` is op's identity. Every thread of the
+// block calls it, the block whole warps.
 template <typename T, typename Op>
 __device__ __forceinline__ T block_reduce(T m, T empty, Op op) {
-    block_reduce_n<1>(&m, 1u, empty, op);
+    __shared__ T warps[32];
+    for (int o = 16; o > 0; o >>= 1) m = op(m, __shfl_down_sync(0xffffffffu, m, o));
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warps[warp] = m;
+    __syncthreads();
+    if (warp == 0) {
+        m = lane < (int)((blockDim.x + 31) >> 5) ? warps[lane] : empty;
+        for (int o = 16; o > 0; o >>= 1) m = op(m, __shfl_down_sync(0xffffffffu, m, o));
+    }
     return m;
 }
 

@@ -7,7 +7,8 @@
 use crate::error::{Result, SolverError};
 use crate::real::Real;
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use kernels::{Kernel, Module};
 use std::collections::HashMap;
@@ -274,7 +275,7 @@ impl DeviceClock {
 
     /// Queue the family's one-thread clock kernel `f(clock, fold, cfl, until)`: advance by the
     /// step taken, then the next step from `fold` (the device address of the family's folded
-    /// stable-step measure, one u64, which the kernel resets), cut onto `until`.
+    /// stable-step measure, which the kernel resets), cut onto `until`.
     pub fn queue_tick(
         &self,
         stream: &Arc<CudaStream>,
@@ -283,23 +284,48 @@ impl DeviceClock {
         cfl: f64,
         until: f64,
     ) -> Result<()> {
+        self.launch_tick(stream, f, fold, cfl, until, None::<&f64>)
+    }
+
+    /// As [`queue_tick`](Self::queue_tick) for a clock kernel that also takes the family's
+    /// parameters, last: `f(clock, fold, cfl, until, params)` (Euler's, which divides the cell
+    /// sizes by its folded speeds).
+    pub fn queue_tick_with<P: DeviceRepr>(
+        &self,
+        stream: &Arc<CudaStream>,
+        f: &CudaFunction,
+        fold: u64,
+        cfl: f64,
+        until: f64,
+        params: &P,
+    ) -> Result<()> {
+        self.launch_tick(stream, f, fold, cfl, until, Some(params))
+    }
+
+    fn launch_tick<P: DeviceRepr>(
+        &self,
+        stream: &Arc<CudaStream>,
+        f: &CudaFunction,
+        fold: u64,
+        cfl: f64,
+        until: f64,
+        params: Option<&P>,
+    ) -> Result<()> {
         let (clock, _sync) = self.buf.device_ptr(stream);
         let one = LaunchConfig {
             grid_dim: (1, 1, 1),
             block_dim: (1, 1, 1),
             shared_mem_bytes: 0,
         };
-        // SAFETY: clock is the clock's LEN doubles and `fold` one u64, as every family's clock
-        // kernel takes them (kernels/cuda/clock.cuh); one thread.
-        unsafe {
-            stream
-                .launch_builder(f)
-                .arg(&clock)
-                .arg(&fold)
-                .arg(&cfl)
-                .arg(&until)
-                .launch(one)?
-        };
+        let mut launch = stream.launch_builder(f);
+        launch.arg(&clock).arg(&fold).arg(&cfl).arg(&until);
+        if let Some(p) = params {
+            launch.arg(p);
+        }
+        // SAFETY: clock is the clock's LEN doubles and `fold` the family's fold, as every
+        // family's clock kernel takes them (kernels/cuda/clock.cuh), then its parameters where
+        // it takes them; one thread.
+        unsafe { launch.launch(one)? };
         Ok(())
     }
 

@@ -22,7 +22,7 @@ use crate::real::{from_bytes, to_bytes, Real};
 use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// Threads per block of the reductions (whole warps: reduce.cuh, block_reduce).
+/// Threads per block of the reductions (whole warps: reduce.cuh, block_max_bits_into).
 const REDUCE_THREADS: u32 = 256;
 
 /// Mirrors `struct Params` in euler.cu: what every kernel of the module takes.
@@ -403,24 +403,8 @@ impl<R: Real> CudaEuler<R> {
     /// The clock kernel: advance by the step taken, the next step from the folded rates (which
     /// it resets to 0).
     fn queue_clock(&self, cfl: f64, until: f64) -> Result<()> {
-        let (clock, rates) = (self.dev.ptr(&self.clock.buf), self.dev.ptr(&self.rates));
-        // SAFETY: clock is the device clock's 5 doubles, rates three u64; one thread.
-        unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f_clock)
-                .arg(&self.params)
-                .arg(&clock)
-                .arg(&rates)
-                .arg(&cfl)
-                .arg(&until)
-                .launch(LaunchConfig {
-                    grid_dim: (1, 1, 1),
-                    block_dim: (1, 1, 1),
-                    shared_mem_bytes: 0,
-                })?
-        };
-        Ok(())
+        let rates = self.dev.ptr(&self.rates);
+        self.clock.queue_tick_with(&self.dev.stream, &self.f_clock, rates, cfl, until, &self.params)
     }
 
     /// One step of the device clock's dt (none once it is 0: the state stays), and with `fold`
