@@ -378,6 +378,7 @@ __device__ __forceinline__ void sweep(const Params& s, const REAL* __restrict__ 
 #endif
 extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep(Params s, const REAL* __restrict__ u,
     REAL* __restrict__ out, const double* __restrict__ clock) {
+    early_launch_entry();
     sweep<false>(s, u, out, clock, nullptr);
 }
 
@@ -385,6 +386,7 @@ extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep(
 // sweep cost the others registers, f64 3D 28 % slower; session 22).
 extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep_fold(Params s, const REAL* __restrict__ u,
     REAL* __restrict__ out, const double* __restrict__ clock, u64* fold) {
+    early_launch_entry();
     sweep<true>(s, u, out, clock, fold);
 }
 
@@ -477,6 +479,7 @@ __device__ __forceinline__ void rk_update(const Params& s, const REAL* __restric
 // cells only compute faces). Dynamic shared memory: 5 (tile + ghosts) + 5 (that many faces) REAL.
 extern "C" __global__ void __launch_bounds__(640) euler_rk_stage(Params s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
                                           REAL* __restrict__ out, const double* __restrict__ clock) {
+    early_launch_entry();
     const Layout& g = s.g;
     const REAL dt = (REAL)clock[CLOCK_DT];
     const int T[3] = {s.tx, s.ty, s.tz};
@@ -580,6 +583,7 @@ __device__ __forceinline__ void load_primitive(const Layout& g, const REAL* __re
 extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_march(Params s, const REAL* __restrict__ u,
                                                                   const REAL* __restrict__ u0, REAL* __restrict__ out,
                                                                   const double* __restrict__ clock) {
+    early_launch_entry();
     const Layout& g = s.g;
     const REAL dt = (REAL)clock[CLOCK_DT];
     const int TX = s.tx, TY = s.ty;
@@ -720,6 +724,7 @@ extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u,
 // rates (cpu.rs and cuda.rs, stable_dt; clock.cuh); the rates are reset to 0 for the next fold.
 // One thread.
 extern "C" __global__ void euler_clock(double* clock, u64* rates, double cfl, double until, Params s) {
+    early_launch_entry();
     if (blockIdx.x != 0 || threadIdx.x != 0) return;  // one thread: it reads and resets the fold
     const double m = stable_from_rates(s, rates);
     rates[0] = rates[1] = rates[2] = 0;

@@ -53,6 +53,7 @@ __device__ __forceinline__ void fill_side(REAL* f, long long row, long long stri
 }
 
 extern "C" __global__ void grid_halo(Layout g, REAL* f, int axis, int components, Face lo, Face hi) {
+    early_launch_entry();
     const u64 all = blockIdx.x * (u64)blockDim.x + threadIdx.x;
     const int H = pick(axis, g.halo[0], g.halo[1], g.halo[2]);
     const int N = pick(axis, g.n[0], g.n[1], g.n[2]);

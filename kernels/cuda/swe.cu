@@ -331,6 +331,7 @@ constexpr int TY = SWE_TY;
 extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SweParams s, const REAL* __restrict__ w,
     const REAL* __restrict__ bed, REAL* __restrict__ out, const double* __restrict__ clock, u64* rate, double* clipped,
     double* ledger, u64* bounds, int first_row, int row_step, int row0, int row_end) {
+    early_launch_entry();
     const Layout& g = s.g;
     const int ti = threadIdx.x % TX, tj = threadIdx.x / TX;
     const int tile_row = first_row + (int)blockIdx.y * row_step;
@@ -534,6 +535,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
 // After a step: the clock advanced, then the next step from the folded rate (clock.cuh);
 // *rate is reset for the next step. One thread.
 extern "C" __global__ void swe_clock(double* clock, u64* rate, double cfl, double until) {
+    early_launch_entry();
     if (blockIdx.x != 0 || threadIdx.x != 0) return;  // one thread: it reads and resets the fold
     const double r = __longlong_as_double((long long)*rate);
     *rate = 0;

@@ -191,6 +191,28 @@ pub struct Kernel {
     pub name: &'static str,
 }
 
+/// The kernels that begin with `early_launch_entry()` (common.cuh): only these may be launched
+/// before the kernel ahead of them on the stream has ended (programmatic dependent launch; the
+/// host's `EarlyFunction`). The short kernels of a structured step: the halo fill, the sweeps,
+/// the stages, the shallow-water step and the device clocks. A test checks that each begins so.
+pub const EARLY: &[Kernel] = &[
+    grid::HALO,
+    euler::SWEEP,
+    euler::SWEEP_FOLD,
+    euler::RK_STAGE,
+    euler::RK_MARCH,
+    euler::CLOCK,
+    swe::STEP,
+    swe::CLOCK,
+];
+
+impl Kernel {
+    /// Whether it is one of [`EARLY`].
+    pub fn early(self) -> bool {
+        EARLY.contains(&self)
+    }
+}
+
 /// Declares one module's kernel constants, with `ALL` and `NAMES` made from the same list so
 /// that [`Module::kernels`] and [`Module::entries`] cannot drift from the constants.
 macro_rules! kernels {
@@ -846,6 +868,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A kernel launched early must wait for the one ahead of it before it reads anything: each
+    /// of `EARLY` begins with `early_launch_entry();` (nothing before it in its body), and no
+    /// other kernel calls it (launched the usual way it would only cost a wait for nothing).
+    #[test]
+    fn early_kernels_begin_with_the_wait() {
+        let mut seen = vec![];
+        for module in Module::ALL {
+            let text = module.text();
+            // Each kernel: the name before its first '(' after `__global__`, then its body up
+            // to the next kernel.
+            for chunk in text.split("__global__").skip(1) {
+                let chunk = match chunk.split_once("__launch_bounds__(") {
+                    Some((before, after)) if !before.contains('(') => after.split_once(')').expect("bounds").1,
+                    _ => chunk,
+                };
+                let head = &chunk[..chunk.find('(').expect("a parameter list")];
+                let name = head.split_whitespace().last().expect("a name");
+                let Some(k) = module.kernels().iter().find(|k| k.name == name) else {
+                    continue; // not one the host loads (the entries test covers that)
+                };
+                let body = &chunk[chunk.find(") {").expect("a body") + 3..];
+                let first = body.trim_start().lines().next().unwrap_or("").trim();
+                let calls = body.contains("early_launch_entry()");
+                if k.early() {
+                    seen.push(k.name);
+                    assert_eq!(
+                        first, "early_launch_entry();",
+                        "{} (EARLY) must begin with the wait",
+                        k.name
+                    );
+                } else {
+                    assert!(!calls, "{} calls early_launch_entry() but is not in EARLY", k.name);
+                }
+            }
+        }
+        assert_eq!(
+            seen.len(),
+            EARLY.len(),
+            "every EARLY kernel found in its source: {seen:?}"
+        );
     }
 
     /// The CUBIN cache: a real architecture gives a CUBIN (an ELF image the driver loads without

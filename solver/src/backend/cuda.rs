@@ -26,7 +26,91 @@ pub struct Device {
     pub arch: String,
     pub sm_count: u32,
     pub total_mem: usize,
+    /// Whether kernels of `kernels::EARLY` are launched early ([`EarlyFunction`]): sm_90 and
+    /// newer, unless `CFD_EARLY_LAUNCH=0`.
+    pub early_launch: bool,
     modules: Mutex<HashMap<(Module, kernels::Real, String), Arc<CudaModule>>>,
+}
+
+/// A kernel of `kernels::EARLY` ([`Device::early_function`]). Launched through
+/// [`EarlyFunction::builder`] on a device that allows it, it may be launched before the kernel
+/// ahead of it on the stream has ended (programmatic dependent launch): its blocks take the SMs
+/// as that kernel's retire and wait there (`early_launch_entry`, common.cuh) until it has ended,
+/// so the next kernel of a step starts without the launch's latency. Elsewhere it is launched
+/// the usual way.
+pub struct EarlyFunction {
+    f: CudaFunction,
+    early: bool,
+}
+
+/// The arguments of one launch of an [`EarlyFunction`], as cudarc's `launch_builder` takes
+/// them: each `arg` a value the kernel takes by value, borrowed until the launch.
+pub struct EarlyLaunch<'a> {
+    f: &'a EarlyFunction,
+    stream: &'a CudaStream,
+    args: Vec<*mut std::ffi::c_void>,
+}
+
+impl EarlyFunction {
+    /// The loaded function (for its attributes).
+    pub fn function(&self) -> &CudaFunction {
+        &self.f
+    }
+
+    pub fn builder<'a>(&'a self, stream: &'a CudaStream) -> EarlyLaunch<'a> {
+        EarlyLaunch {
+            f: self,
+            stream,
+            args: Vec::new(),
+        }
+    }
+}
+
+impl<'a> EarlyLaunch<'a> {
+    pub fn arg<T: DeviceRepr>(&mut self, value: &'a T) -> &mut Self {
+        self.args.push(value as *const T as *mut std::ffi::c_void);
+        self
+    }
+
+    /// # Safety
+    /// As cudarc's `LaunchArgs::launch`: the arguments must be the kernel's, in its order and
+    /// types, and `cfg` the launch it expects.
+    pub unsafe fn launch(&mut self, cfg: LaunchConfig) -> Result<()> {
+        use cudarc::driver::sys;
+        self.stream.context().bind_to_thread()?;
+        // SAFETY: a union of plain values; the one set is the one the attribute's id names.
+        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+        value.programmaticStreamSerializationAllowed = 1;
+        let mut attr = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value,
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: cfg.grid_dim.0,
+            gridDimY: cfg.grid_dim.1,
+            gridDimZ: cfg.grid_dim.2,
+            blockDimX: cfg.block_dim.0,
+            blockDimY: cfg.block_dim.1,
+            blockDimZ: cfg.block_dim.2,
+            sharedMemBytes: cfg.shared_mem_bytes,
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: self.f.early as u32,
+        };
+        // SAFETY: the caller vouches for the arguments and the configuration; the attribute
+        // is only given for a kernel that waits for the one ahead of it (kernels::EARLY).
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &config,
+                self.f.f.cu_function(),
+                self.args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+            .result()?
+        };
+        Ok(())
+    }
 }
 
 /// Whether the CUDA driver library can be loaded at all.
@@ -78,6 +162,7 @@ impl Device {
             arch: format!("sm_{major}{minor}"),
             sm_count,
             total_mem: ctx.total_mem()?,
+            early_launch: major >= 9 && std::env::var("CFD_EARLY_LAUNCH").as_deref() != Ok("0"),
             ctx,
             stream,
             aux,
@@ -115,6 +200,20 @@ impl Device {
             }
         };
         Ok(m.load_function(kernel.name)?)
+    }
+
+    /// A kernel of `kernels::EARLY`, to be launched early where the device allows it.
+    pub fn early_function<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<EarlyFunction> {
+        if !kernel.early() {
+            return Err(SolverError::Other(format!(
+                "{} is not in kernels::EARLY: it does not wait for the kernel ahead of it",
+                kernel.name
+            )));
+        }
+        Ok(EarlyFunction {
+            f: self.function::<T>(kernel, defines)?,
+            early: self.early_launch,
+        })
     }
 
     pub fn upload<T: Real>(&self, host: &[T]) -> Result<CudaSlice<T>> {
@@ -279,7 +378,7 @@ impl DeviceClock {
     pub fn queue_tick(
         &self,
         stream: &Arc<CudaStream>,
-        f: &CudaFunction,
+        f: &EarlyFunction,
         fold: u64,
         cfl: f64,
         until: f64,
@@ -293,7 +392,7 @@ impl DeviceClock {
     pub fn queue_tick_with<P: DeviceRepr>(
         &self,
         stream: &Arc<CudaStream>,
-        f: &CudaFunction,
+        f: &EarlyFunction,
         fold: u64,
         cfl: f64,
         until: f64,
@@ -305,7 +404,7 @@ impl DeviceClock {
     fn launch_tick<P: DeviceRepr>(
         &self,
         stream: &Arc<CudaStream>,
-        f: &CudaFunction,
+        f: &EarlyFunction,
         fold: u64,
         cfl: f64,
         until: f64,
@@ -317,7 +416,7 @@ impl DeviceClock {
             block_dim: (1, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = stream.launch_builder(f);
+        let mut launch = f.builder(stream);
         launch.arg(&clock).arg(&fold).arg(&cfl).arg(&until);
         if let Some(p) = params {
             launch.arg(p);

@@ -4,12 +4,12 @@
 use super::parts::{self, Link, Split};
 use super::peer::{Begun, Planes};
 use super::{BoundarySet, FaceBc, StructuredGrid};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::backend::nccl::Comms;
 use crate::error::{Result, SolverError};
 use crate::output::Centring;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 
 const MAX_COMPONENTS: usize = 8;
@@ -75,7 +75,7 @@ pub struct DeviceHalo<T: Real> {
     layout: LayoutC,
     grid: StructuredGrid,
     faces: [[FaceC<T>; 2]; 3],
-    f: CudaFunction,
+    f: EarlyFunction,
     link: Option<Link>,
 }
 
@@ -104,7 +104,7 @@ impl<T: Real> DeviceHalo<T> {
             })
         });
         Ok(DeviceHalo {
-            f: dev.function::<T>(kernels::grid::HALO, &[])?,
+            f: dev.early_function::<T>(kernels::grid::HALO, &[])?,
             dev,
             layout: LayoutC::of(g),
             grid: g.clone(),
@@ -312,9 +312,8 @@ impl<T: Real> DeviceHalo<T> {
         // `layout` addresses (its rows, pitch and component stride); the threads cover the halo
         // layers of one face pair.
         unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.f)
+            self.f
+                .builder(&self.dev.stream)
                 .arg(layout)
                 .arg(&ptr)
                 .arg(&ax)

@@ -11,7 +11,7 @@ use super::gas;
 use super::plm::RK3_WEIGHTS;
 use super::section::{Riemann, Scheme};
 use super::EulerSetup;
-use crate::backend::cuda::{Device, DeviceClock};
+use crate::backend::cuda::{Device, DeviceClock, EarlyFunction};
 use crate::error::{Result, SolverError};
 use crate::framework::config::Math;
 use crate::framework::{Clock, Simulation, Unhealthy};
@@ -84,12 +84,12 @@ pub struct CudaEuler<R: Real> {
     /// The kernels' parameters, but the sweep's own (axis, tile) and the stage's (weights).
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
-    f_sweep: CudaFunction,
-    f_sweep_fold: CudaFunction,
+    f_sweep: EarlyFunction,
+    f_sweep_fold: EarlyFunction,
     stage: StageKernel,
     f_hydrostatic: CudaFunction,
     f_dt: CudaFunction,
-    f_clock: CudaFunction,
+    f_clock: EarlyFunction,
     f_unsound: CudaFunction,
 }
 
@@ -251,7 +251,7 @@ fn tile_knob() -> Option<Vec<u32>> {
 /// The RK3 stage's kernel and its launch: the z march on 3D grids (`CFD_EULER_MARCH=0` takes the
 /// general tile there too, for comparison), the general tile (`euler_rk_stage`) elsewhere.
 struct StageKernel {
-    f: CudaFunction,
+    f: EarlyFunction,
     tile: [u32; 3],
     cfg: LaunchConfig,
 }
@@ -262,15 +262,15 @@ impl StageKernel {
         let march = cells.iter().all(|&c| c > 1) && std::env::var("CFD_EULER_MARCH").map_or(true, |v| v != "0");
         let (f, tile, threads, shared) = if march {
             let t = march_tile(cells, dev.sm_count);
-            let f = dev.function::<R>(kernels::euler::RK_MARCH, defines)?;
+            let f = dev.early_function::<R>(kernels::euler::RK_MARCH, defines)?;
             (f, t, march_threads(t), march_shared_bytes(t, rb))
         } else {
             let t = stage_tile(cells, rb);
-            let f = dev.function::<R>(kernels::euler::RK_STAGE, defines)?;
+            let f = dev.early_function::<R>(kernels::euler::RK_STAGE, defines)?;
             (f, t, stage_threads(t, cells), stage_shared_bytes(t, cells, rb))
         };
         // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-        f.set_attribute(
+        f.function().set_attribute(
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             shared as i32,
         )?;
@@ -351,12 +351,12 @@ impl<R: Real> CudaEuler<R> {
                 tile: stage.tile.map(|t| t as i32),
             },
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
-            f_sweep: dev.function::<R>(kernels::euler::SWEEP, defines)?,
-            f_sweep_fold: dev.function::<R>(kernels::euler::SWEEP_FOLD, defines)?,
+            f_sweep: dev.early_function::<R>(kernels::euler::SWEEP, defines)?,
+            f_sweep_fold: dev.early_function::<R>(kernels::euler::SWEEP_FOLD, defines)?,
             stage,
             f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
             f_dt: dev.function::<R>(kernels::euler::STABLE_DT, defines)?,
-            f_clock: dev.function::<R>(kernels::euler::CLOCK, defines)?,
+            f_clock: dev.early_function::<R>(kernels::euler::CLOCK, defines)?,
             f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, defines)?,
             setup,
             dev,
@@ -451,7 +451,7 @@ impl<R: Real> CudaEuler<R> {
         };
         let (u, out, clock) = (self.dev.ptr(&self.u), self.dev.ptr(&self.u2), self.dev.ptr(&self.clock.buf));
         let rates = self.dev.ptr(&self.rates);
-        let mut launch = self.dev.stream.launch_builder(if fold { &self.f_sweep_fold } else { &self.f_sweep });
+        let mut launch = (if fold { &self.f_sweep_fold } else { &self.f_sweep }).builder(&self.dev.stream);
         launch.arg(&params).arg(&u).arg(&out).arg(&clock);
         if fold {
             launch.arg(&rates);
@@ -515,9 +515,9 @@ impl<R: Real> CudaEuler<R> {
             // the device clock's 5 doubles; the block and shared memory sizes are those the
             // kernel indexes by `tile`.
             unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&self.stage.f)
+                self.stage
+                    .f
+                    .builder(&self.dev.stream)
                     .arg(&params)
                     .arg(&u)
                     .arg(&u0)

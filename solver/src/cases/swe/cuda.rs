@@ -19,7 +19,7 @@
 
 use super::forcing::Packed;
 use super::{slab, Ledger, SweSetup};
-use crate::backend::cuda::{Device, DeviceClock};
+use crate::backend::cuda::{Device, DeviceClock, EarlyFunction};
 use crate::backend::nccl::{self, Comms};
 use crate::error::{Result, SolverError};
 use crate::framework::ranks::{Ranks, Slab};
@@ -176,8 +176,8 @@ struct Part<R: Real> {
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
     f_rate: CudaFunction,
-    f_step: CudaFunction,
-    f_clock: CudaFunction,
+    f_step: EarlyFunction,
+    f_clock: EarlyFunction,
     f_bad: CudaFunction,
     forcing: DeviceForcing,
     /// The slab's water at the start of the run (the totals' open-side inflow), its pollutant.
@@ -239,9 +239,9 @@ impl<R: Real> Part<R> {
             f_rate: dev.function::<R>(kernels::swe::RATE, &[])?,
             f_step: {
                 let d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                dev.function::<R>(kernels::swe::STEP, &d)?
+                dev.early_function::<R>(kernels::swe::STEP, &d)?
             },
-            f_clock: dev.function::<R>(kernels::swe::CLOCK, &[])?,
+            f_clock: dev.early_function::<R>(kernels::swe::CLOCK, &[])?,
             f_bad: dev.function::<R>(kernels::swe::FIRST_BAD, &[])?,
             ready: dev.ctx.new_event(None)?,
             arrived: dev.ctx.new_event(None)?,
@@ -299,8 +299,8 @@ impl<R: Real> Part<R> {
         // bounds 2 u64; tiles of TX x TY cells (TY the kernel's: `tile_rows`); the rows and the
         // `slab::REACH` rows around them lie inside the halo (`tile_plan`).
         unsafe {
-            d.stream
-                .launch_builder(&self.f_step)
+            self.f_step
+                .builder(&d.stream)
                 .arg(&self.params)
                 .arg(&w)
                 .arg(&bed)
