@@ -139,6 +139,7 @@ __device__ __forceinline__ int wrap_index(int x, int n) { return x < 0 ? x + n :
 extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
 heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
               int kstart, int kend, int kchunk, int kstride, int wrap) {
+    early_launch_entry();
     __shared__ REAL tile[BY + 2 * HALO][BX + 2 * HALO];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int i0 = blockIdx.x * BX, j0 = blockIdx.y * BY;

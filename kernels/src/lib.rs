@@ -193,8 +193,8 @@ pub struct Kernel {
 
 /// The kernels that begin with `early_launch_entry()` (common.cuh): only these may be launched
 /// before the kernel ahead of them on the stream has ended (programmatic dependent launch; the
-/// host's `EarlyFunction`). The short kernels of a structured step: the halo fill, the sweeps,
-/// the stages, the shallow-water step and the device clocks. A test checks that each begins so.
+/// host's `EarlyFunction`). The kernels of a structured step: the halo fill, the sweeps, the
+/// stages, the shallow-water step and the device clocks. A test checks that each begins so.
 pub const EARLY: &[Kernel] = &[
     grid::HALO,
     euler::SWEEP,
@@ -204,6 +204,7 @@ pub const EARLY: &[Kernel] = &[
     euler::CLOCK,
     swe::STEP,
     swe::CLOCK,
+    heat::RQ_STAGE,
 ];
 
 impl Kernel {

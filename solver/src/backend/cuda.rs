@@ -43,8 +43,8 @@ pub struct EarlyFunction {
     early: bool,
 }
 
-/// The arguments of one launch of an [`EarlyFunction`], as cudarc's `launch_builder` takes
-/// them: each `arg` a value the kernel takes by value, borrowed until the launch.
+/// The arguments of one launch of an [`EarlyFunction`], pushed as to cudarc's `launch_builder`
+/// (`PushKernelArg`): each a value the kernel takes, borrowed until the launch.
 pub struct EarlyLaunch<'a> {
     f: &'a EarlyFunction,
     stream: &'a CudaStream,
@@ -66,11 +66,15 @@ impl EarlyFunction {
     }
 }
 
-impl<'a> EarlyLaunch<'a> {
-    pub fn arg<T: DeviceRepr>(&mut self, value: &'a T) -> &mut Self {
+// SAFETY: as cudarc's own: the value is borrowed until the launch, which passes its address.
+unsafe impl<'a, T: DeviceRepr> PushKernelArg<&'a T> for EarlyLaunch<'a> {
+    fn arg(&mut self, value: &'a T) -> &mut Self {
         self.args.push(value as *const T as *mut std::ffi::c_void);
         self
     }
+}
+
+impl EarlyLaunch<'_> {
 
     /// # Safety
     /// As cudarc's `LaunchArgs::launch`: the arguments must be the kernel's, in its order and

@@ -9,7 +9,7 @@ use crate::backend::nccl::Comms;
 use crate::error::{Result, SolverError};
 use crate::output::Centring;
 use crate::real::Real;
-use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
+use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 const MAX_COMPONENTS: usize = 8;

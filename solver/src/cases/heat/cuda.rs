@@ -2,12 +2,12 @@
 //! kernel per axis, then an update) or the register-queue variant (one fused kernel per stage).
 
 use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
 use crate::grid::FaceBc;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Mirrors `struct Grid` in heat.cu.
@@ -72,7 +72,10 @@ struct Stage<T> {
 
 impl<T: Real> Stage<T> {
     /// The arguments every stage kernel starts with: the grid, then the stage.
-    fn push<'a, 'b>(&'a self, launch: &'b mut LaunchArgs<'a>, g: &'a GridC<T>) -> &'b mut LaunchArgs<'a> {
+    fn push<'a, 'b, L>(&'a self, launch: &'b mut L, g: &'a GridC<T>) -> &'b mut L
+    where
+        L: PushKernelArg<&'a GridC<T>> + PushKernelArg<&'a u64> + PushKernelArg<&'a T>,
+    {
         launch
             .arg(g)
             .arg(&self.out)
@@ -101,7 +104,7 @@ pub struct CudaHeat<T: Real> {
     /// Chunks along z the register-queue kernel's tiles are cut into, at most (each thread
     /// marches through one chunk's planes).
     chunks: u32,
-    f_stage: CudaFunction,
+    f_stage: EarlyFunction,
     f_d2: CudaFunction,
     f_update: CudaFunction,
     halo: DeviceHalo<T>,
@@ -195,7 +198,7 @@ impl<T: Real> CudaHeat<T> {
             None
         };
         let s = CudaHeat {
-            f_stage: dev.function::<T>(kernels::heat::RQ_STAGE, &defs)?,
+            f_stage: dev.early_function::<T>(kernels::heat::RQ_STAGE, &defs)?,
             f_d2: dev.function::<T>(kernels::heat::NAIVE_D2, &defs)?,
             f_update: dev.function::<T>(kernels::heat::NAIVE_UPDATE, &defs)?,
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
@@ -266,7 +269,7 @@ impl<T: Real> CudaHeat<T> {
         };
         let [start, end, chunk, stride] = [planes.start, planes.end, planes.chunk, planes.stride].map(|v| v as i32);
         let wrap = (0..3).filter(|&a| self.periodic[a]).map(|a| 1i32 << a).sum::<i32>();
-        let mut launch = self.dev.stream.launch_builder(&self.f_stage);
+        let mut launch = self.f_stage.builder(&self.dev.stream);
         st.push(&mut launch, &self.g)
             .arg(&start)
             .arg(&end)
