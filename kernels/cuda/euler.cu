@@ -671,6 +671,7 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
 // the ghosts of a reflecting wall across gravity, add rho c_l to the energy of ghost layer l
 // (1, 2) on `side` of `axis`, over the interior rows of the other two axes.
 extern "C" __global__ void euler_hydrostatic_ghosts(Params s, REAL* u, int axis, int side, REAL c1, REAL c2) {
+    early_launch_entry();
     const Layout& g = s.g;
     const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
     const u64 rows = (u64)g.n[a1] * g.n[a2];
@@ -698,6 +699,7 @@ __device__ __forceinline__ void load_frame(const Layout& g, const REAL* u, u64 a
 // The stable step's maxima over interior cells (see cell_speeds) folded into rates (3 doubles'
 // bits, 0 beforehand), a grid-stride pass over the state.
 extern "C" __global__ void euler_stable_dt(Params s, const REAL* __restrict__ u, u64* rates) {
+    early_launch_entry();
     const Layout& g = s.g;
     const u64 points = (u64)g.n[0] * g.n[1] * g.n[2];
     if (s.unsplit) {
@@ -734,6 +736,7 @@ extern "C" __global__ void euler_clock(double* clock, u64* rates, double cfl, do
 // The first interior cell (x fastest) whose density or pressure is not positive or whose state
 // is not finite, by atomicMin into *first (which the host sets to ~0 beforehand).
 extern "C" __global__ void euler_first_unsound(Params s, const REAL* __restrict__ u, u64* first) {
+    early_launch_entry();
     const Layout& g = s.g;
     const u64 points = (u64)g.n[0] * g.n[1] * g.n[2];
     for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {

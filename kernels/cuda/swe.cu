@@ -594,6 +594,7 @@ struct SweOpenSides {
 extern "C" __global__ void swe_open(SweParams s, SweOpenSides sides, REAL* w, const REAL* __restrict__ bed,
     const double* __restrict__ series, const double* __restrict__ clock, int per_side, int x_row0, int x_rows,
     int y_sides) {
+    early_launch_entry();
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= sides.count * per_side) return;
     const SweOpen o = sides.side[t / per_side];
@@ -639,6 +640,7 @@ extern "C" __global__ void swe_open(SweParams s, SweOpenSides sides, REAL* w, co
 extern "C" __global__ void swe_sources(SweParams s, REAL* w, const double* __restrict__ clock,
     const double* __restrict__ series, const u64* __restrict__ cells, const int* __restrict__ desc,
     const double* __restrict__ conc, int count, double* added, int row_lo, int row_hi) {
+    early_launch_entry();
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     const double dt = clock[CLOCK_DT], time = clock[CLOCK_TIME];
     if (!(dt > 0.0)) return;

@@ -194,7 +194,8 @@ pub struct Kernel {
 /// The kernels that begin with `early_launch_entry()` (common.cuh): only these may be launched
 /// before the kernel ahead of them on the stream has ended (programmatic dependent launch; the
 /// host's `EarlyFunction`). The kernels of a structured step: the halo fill, the sweeps, the
-/// stages, the shallow-water step and the device clocks. A test checks that each begins so.
+/// stages, the walls' and the open sides' ghosts, the sources, the stable step's fold, the
+/// shallow-water step, the device clocks and the soundness check. A test checks that each begins so.
 pub const EARLY: &[Kernel] = &[
     grid::HALO,
     euler::SWEEP,
@@ -202,8 +203,13 @@ pub const EARLY: &[Kernel] = &[
     euler::RK_STAGE,
     euler::RK_MARCH,
     euler::CLOCK,
+    euler::HYDROSTATIC_GHOSTS,
+    euler::STABLE_DT,
+    euler::FIRST_UNSOUND,
     swe::STEP,
     swe::CLOCK,
+    swe::OPEN,
+    swe::SOURCES,
     heat::RQ_STAGE,
 ];
 

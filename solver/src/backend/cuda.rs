@@ -75,7 +75,6 @@ unsafe impl<'a, T: DeviceRepr> PushKernelArg<&'a T> for EarlyLaunch<'a> {
 }
 
 impl EarlyLaunch<'_> {
-
     /// # Safety
     /// As cudarc's `LaunchArgs::launch`: the arguments must be the kernel's, in its order and
     /// types, and `cfg` the launch it expects.

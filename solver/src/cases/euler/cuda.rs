@@ -19,7 +19,7 @@ use crate::grid::cuda::{DeviceHalo, LayoutC};
 use crate::numerics::fv::limiters::Limiter;
 use crate::output::Field;
 use crate::real::{from_bytes, to_bytes, Real};
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Threads per block of the reductions (whole warps: reduce.cuh, block_max_bits_into).
@@ -87,10 +87,10 @@ pub struct CudaEuler<R: Real> {
     f_sweep: EarlyFunction,
     f_sweep_fold: EarlyFunction,
     stage: StageKernel,
-    f_hydrostatic: CudaFunction,
-    f_dt: CudaFunction,
+    f_hydrostatic: EarlyFunction,
+    f_dt: EarlyFunction,
     f_clock: EarlyFunction,
-    f_unsound: CudaFunction,
+    f_unsound: EarlyFunction,
 }
 
 /// The storage component of a 2D MUSCL-Hancock grid's momentum across its plane where every value
@@ -354,10 +354,10 @@ impl<R: Real> CudaEuler<R> {
             f_sweep: dev.early_function::<R>(kernels::euler::SWEEP, defines)?,
             f_sweep_fold: dev.early_function::<R>(kernels::euler::SWEEP_FOLD, defines)?,
             stage,
-            f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
-            f_dt: dev.function::<R>(kernels::euler::STABLE_DT, defines)?,
+            f_hydrostatic: dev.early_function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
+            f_dt: dev.early_function::<R>(kernels::euler::STABLE_DT, defines)?,
             f_clock: dev.early_function::<R>(kernels::euler::CLOCK, defines)?,
-            f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, defines)?,
+            f_unsound: dev.early_function::<R>(kernels::euler::FIRST_UNSOUND, defines)?,
             setup,
             dev,
         })
@@ -378,15 +378,13 @@ impl<R: Real> CudaEuler<R> {
     }
 
     /// Launch `f` of euler.cu on the state: its arguments are the parameters, `u` and `out`.
-    fn launch(&self, f: &CudaFunction, params: &ParamsC<R>, out: u64, cfg: LaunchConfig) -> Result<()> {
+    fn launch(&self, f: &EarlyFunction, params: &ParamsC<R>, out: u64, cfg: LaunchConfig) -> Result<()> {
         let u = self.dev.ptr(&self.u);
         // SAFETY: u is a padded array of this grid with 5 components; `out` is what `f` writes
         // (the stable step's fold, three u64; the first unsound cell, one u64) and `cfg` the
         // launch it expects.
         unsafe {
-            self.dev
-                .stream
-                .launch_builder(f)
+            f.builder(&self.dev.stream)
                 .arg(params)
                 .arg(&u)
                 .arg(&out)
@@ -480,9 +478,8 @@ impl<R: Real> CudaEuler<R> {
             // SAFETY: u is this grid's padded 5-component array; the kernel writes the energy of
             // ghost cells of one face only.
             unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&self.f_hydrostatic)
+                self.f_hydrostatic
+                    .builder(&self.dev.stream)
                     .arg(&self.params)
                     .arg(&u)
                     .arg(&axis)

@@ -106,8 +106,8 @@ struct DeviceForcing {
     conc: CudaSlice<f64>,
     count: i32,
     added: CudaSlice<f64>,
-    f_open: CudaFunction,
-    f_sources: CudaFunction,
+    f_open: EarlyFunction,
+    f_sources: EarlyFunction,
 }
 
 impl DeviceForcing {
@@ -144,8 +144,8 @@ impl DeviceForcing {
             desc: stream.clone_htod(&[desc, vec![0, 0]].concat())?,
             conc: stream.clone_htod(&nonempty(conc))?,
             added: stream.alloc_zeros::<f64>(2)?,
-            f_open: dev.function::<R>(kernels::swe::OPEN, &[])?,
-            f_sources: dev.function::<R>(kernels::swe::SOURCES, &[])?,
+            f_open: dev.early_function::<R>(kernels::swe::OPEN, &[])?,
+            f_sources: dev.early_function::<R>(kernels::swe::SOURCES, &[])?,
         })
     }
 }
@@ -333,8 +333,8 @@ impl<R: Real> Part<R> {
         // series that desc (2 ints a source) points into, cells and conc one entry a source,
         // added two doubles; one thread.
         unsafe {
-            d.stream
-                .launch_builder(&f.f_sources)
+            f.f_sources
+                .builder(&d.stream)
                 .arg(&self.params)
                 .arg(&w)
                 .arg(&clock)
@@ -375,8 +375,8 @@ impl<R: Real> Part<R> {
         // sides point into, the clock 5 doubles; per_side threads a side; the x rows lie
         // inside the halo.
         unsafe {
-            d.stream
-                .launch_builder(&f.f_open)
+            f.f_open
+                .builder(&d.stream)
                 .arg(&self.params)
                 .arg(&f.open)
                 .arg(&w)
