@@ -68,6 +68,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_pre_first(Sell a, const REAL* __restrict__ diag, const REAL* __restrict__ dinv, u64 n, const REAL* __restrict__ b,
                   REAL* __restrict__ x, REAL* __restrict__ r, REAL* __restrict__ d, REAL theta_inv, REAL c1, REAL c2,
                   u32 more, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     pre_first(a, diag, dinv, n, b, x, r, d, theta_inv, c1, c2, more);
 }
@@ -76,6 +77,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_pre_first_cg(Sell a, const REAL* __restrict__ diag, const REAL* __restrict__ dinv, u64 n,
                      const double* __restrict__ b, REAL* __restrict__ x, REAL* __restrict__ r, REAL* __restrict__ d,
                      REAL theta_inv, REAL c1, REAL c2, u32 more, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     pre_first(a, diag, dinv, n, b, x, r, d, theta_inv, c1, c2, more);
 }
@@ -87,6 +89,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_step(Sell a, const REAL* __restrict__ diag, const REAL* __restrict__ dinv, u64 n, REAL* __restrict__ x,
              REAL* __restrict__ r, const REAL* __restrict__ d_old, REAL* __restrict__ d_new, REAL c1, REAL c2, u32 more,
              const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
         const REAL ad = at_or_one(diag, i) * d_old[i] + sell_row(a, i, [&](u32 j) { return d_old[j]; });
@@ -103,6 +106,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
 // b_c = R r: the restriction of the fine residual (R's rows are the coarse rows).
 extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_restrict(Sell rm, u64 nc, const REAL* __restrict__ r, REAL* __restrict__ bc, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     for (u64 i = grid_start(); i < nc; i += grid_stride()) bc[i] = sell_row(rm, i, [&](u32 j) { return r[j]; });
 }
@@ -110,6 +114,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
 // x += P x_c: the coarse correction.
 extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_prolong(Sell p, u64 n, const REAL* __restrict__ xc, REAL* __restrict__ x, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     for (u64 i = grid_start(); i < n; i += grid_stride()) x[i] += sell_row(p, i, [&](u32 j) { return xc[j]; });
 }
@@ -137,6 +142,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_post_first(Sell a, const REAL* __restrict__ diag, const REAL* __restrict__ dinv, u64 n,
                    const REAL* __restrict__ b, const REAL* __restrict__ x, REAL* __restrict__ x_out,
                    REAL* __restrict__ r, REAL* __restrict__ d, REAL theta_inv, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     post_first(a, diag, dinv, n, b, x, x_out, r, d, theta_inv);
 }
@@ -145,6 +151,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_post_first_cg(Sell a, const REAL* __restrict__ diag, const REAL* __restrict__ dinv, u64 n,
                       const double* __restrict__ b, const REAL* __restrict__ x, REAL* __restrict__ x_out,
                       REAL* __restrict__ r, REAL* __restrict__ d, REAL theta_inv, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     post_first(a, diag, dinv, n, b, x, x_out, r, d, theta_inv);
 }
@@ -155,6 +162,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_step_cg(Sell a, const REAL* __restrict__ dinv, u64 n, const REAL* __restrict__ x, REAL* __restrict__ r,
                 const REAL* __restrict__ d_old, REAL c1, REAL c2, const double* __restrict__ r_cg,
                 double* __restrict__ z, double* sc, double* partial, u32* counter) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     double rz = 0.0;
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
@@ -173,6 +181,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
 extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_finish_z(u64 n, const REAL* __restrict__ x, const double* __restrict__ r_cg, double* __restrict__ z, double* sc,
                  double* partial, u32* counter) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     double rz = 0.0;
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
@@ -200,6 +209,7 @@ __device__ __forceinline__ void coarse(const REAL* __restrict__ inv, u64 nc, con
 
 extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_coarse(const REAL* __restrict__ inv, u64 nc, const REAL* __restrict__ b, REAL* __restrict__ x, const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     coarse(inv, nc, b, x);
 }
@@ -207,6 +217,7 @@ extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
 extern "C" __global__ void __launch_bounds__(AMG_BLOCK)
     amg_coarse_cg(const REAL* __restrict__ inv, u64 nc, const double* __restrict__ b, REAL* __restrict__ x,
                   const double* sc) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     coarse(inv, nc, b, x);
 }

@@ -48,6 +48,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_init(
     const double* __restrict__ b, const double* __restrict__ x, const double* __restrict__ sqd,
     double* __restrict__ y, double* __restrict__ r, double* __restrict__ z, double* __restrict__ d,
     double theta_inv, u32 flags, double tol, double* sc, double* partial, u32* counter) {
+    early_launch_entry();
     double acc[3] = {0.0, 0.0, 0.0};
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
         const double s = sqd[i], yi = s * x[i];
@@ -86,6 +87,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_dir_spmv(
     const u32* __restrict__ rowptr, const u32* __restrict__ cols, const double* __restrict__ vals, u32 ell, u64 n,
     const double* __restrict__ z, const double* __restrict__ p_old, double* __restrict__ p_new,
     double* __restrict__ q, double* sc, double* partial, u32* counter) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     const double beta = sc[SC_BETA];
     double acc[1] = {0.0};
@@ -122,6 +124,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_update(
     u64 n, double* __restrict__ y, const double* __restrict__ p, double* __restrict__ r, const double* __restrict__ q,
     const double* __restrict__ sqd, double* __restrict__ z, double* __restrict__ d, double theta_inv, u32 flags,
     double tol, double* sc, double* hist, double* partial, u32* counter) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     const double alpha = sc[SC_ALPHA];
     double acc[2] = {0.0, 0.0};
@@ -164,6 +167,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_cheb_step(
     const u32* __restrict__ rowptr, const u32* __restrict__ cols, const double* __restrict__ vals, u32 ell, u64 n,
     const double* __restrict__ r, const double* __restrict__ z_old, double* __restrict__ z_new, double* __restrict__ d,
     double c1, double c2, u32 flags, double* sc, double* partial, u32* counter) {
+    early_launch_entry();
     if (sc[SC_DONE] != 0.0) return;
     double acc[1] = {0.0};
     for (u64 i = grid_start(); i < n; i += grid_stride()) {
@@ -182,6 +186,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_cheb_step(
 extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_finish(u64 n, const double* __restrict__ y,
                                                                  const double* __restrict__ sqd, double* __restrict__ x,
                                                                  const double* sc) {
+    early_launch_entry();
     const bool zero = sc[SC_BB] == 0.0;
     for (u64 i = grid_start(); i < n; i += grid_stride()) x[i] = zero ? 0.0 : y[i] / sqd[i];
 }
@@ -191,6 +196,7 @@ extern "C" __global__ void __launch_bounds__(CG_BLOCK) cg_spmv(const u32* __rest
                                                                const u32* __restrict__ cols,
                                                                const double* __restrict__ vals, u32 ell, u64 n,
                                                                const double* __restrict__ x, double* __restrict__ y) {
+    early_launch_entry();
     for (u64 i = grid_start(); i < n; i += grid_stride())
         y[i] = x[i] + offdiag(i, n, rowptr, cols, vals, ell, [&](u32 j) { return x[j]; });
 }

@@ -195,7 +195,8 @@ pub struct Kernel {
 /// before the kernel ahead of them on the stream has ended (programmatic dependent launch; the
 /// host's `EarlyFunction`). The kernels of a structured step: the halo fill, the sweeps, the
 /// stages, the walls' and the open sides' ghosts, the sources, the stable step's fold, the
-/// shallow-water step, the device clocks and the soundness check. A test checks that each begins so.
+/// shallow-water step, the device clocks and the soundness check; and the conjugate gradients'
+/// iterations with their AMG V-cycle. A test checks that each begins so.
 pub const EARLY: &[Kernel] = &[
     grid::HALO,
     euler::SWEEP,
@@ -211,6 +212,23 @@ pub const EARLY: &[Kernel] = &[
     swe::OPEN,
     swe::SOURCES,
     heat::RQ_STAGE,
+    cg::INIT,
+    cg::DIR_SPMV,
+    cg::UPDATE,
+    cg::CHEB_STEP,
+    cg::FINISH,
+    cg::SPMV,
+    amg::PRE_FIRST,
+    amg::PRE_FIRST_CG,
+    amg::STEP,
+    amg::RESTRICT,
+    amg::PROLONG,
+    amg::POST_FIRST,
+    amg::POST_FIRST_CG,
+    amg::STEP_CG,
+    amg::FINISH_Z,
+    amg::COARSE,
+    amg::COARSE_CG,
 ];
 
 impl Kernel {

@@ -16,11 +16,9 @@ use super::amg::cuda::{CgIo, DeviceAmg, DeviceCycle};
 use super::amg::CyclePrecision;
 use super::cg::{diagonal, CgReport, CgSettings};
 use super::preconditioner::CgPreconditioner;
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::error::{Result, SolverError};
-use cudarc::driver::{
-    sys, CudaEvent, CudaFunction, CudaGraph, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg,
-};
+use cudarc::driver::{sys, CudaEvent, CudaGraph, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use kernels::cg as k;
 use rayon::prelude::*;
 use sprs::CsMat;
@@ -132,16 +130,16 @@ impl DeviceMatrix {
 }
 
 struct Funcs {
-    init: CudaFunction,
-    dir_spmv: CudaFunction,
-    update: CudaFunction,
-    cheb_step: CudaFunction,
-    finish: CudaFunction,
+    init: EarlyFunction,
+    dir_spmv: EarlyFunction,
+    update: EarlyFunction,
+    cheb_step: EarlyFunction,
+    finish: EarlyFunction,
 }
 
 impl Funcs {
     fn load(dev: &Device) -> Result<Funcs> {
-        let f = |kernel| dev.function::<f64>(kernel, &[]);
+        let f = |kernel| dev.early_function::<f64>(kernel, &[]);
         Ok(Funcs {
             init: f(k::INIT)?,
             dir_spmv: f(k::DIR_SPMV)?,
@@ -446,8 +444,9 @@ impl CudaCg {
         // scalars SC_LEN, partials 3 x grid, the counter one u32; the grid is the one the
         // partials were sized for.
         unsafe {
-            self.stream
-                .launch_builder(&self.funcs.init)
+            self.funcs
+                .init
+                .builder(&self.stream)
                 .arg(&p.rowptr)
                 .arg(&p.cols)
                 .arg(&p.vals)
@@ -511,8 +510,9 @@ impl CudaCg {
         let cfg = self.cfg();
         // SAFETY: as in `init`; p_old and p_new are distinct buffers (neighbours read p_old).
         unsafe {
-            self.stream
-                .launch_builder(&self.funcs.dir_spmv)
+            self.funcs
+                .dir_spmv
+                .builder(&self.stream)
                 .arg(&p.rowptr)
                 .arg(&p.cols)
                 .arg(&p.vals)
@@ -535,8 +535,9 @@ impl CudaCg {
         let tol = self.settings.rel_tol;
         // SAFETY: as in `init`; hist holds at least max_iter values.
         unsafe {
-            self.stream
-                .launch_builder(&self.funcs.update)
+            self.funcs
+                .update
+                .builder(&self.stream)
                 .arg(&n)
                 .arg(&p.y)
                 .arg(&p_new)
@@ -587,8 +588,9 @@ impl CudaCg {
             self.zi = 1 - self.zi;
             // SAFETY: as in `init`; z_old and z_new are distinct buffers.
             unsafe {
-                self.stream
-                    .launch_builder(&self.funcs.cheb_step)
+                self.funcs
+                    .cheb_step
+                    .builder(&self.stream)
                     .arg(&p.rowptr)
                     .arg(&p.cols)
                     .arg(&p.vals)
@@ -616,8 +618,9 @@ impl CudaCg {
         let n = self.m.n as u64;
         // SAFETY: y, sqd and x hold n values, sc SC_LEN.
         unsafe {
-            self.stream
-                .launch_builder(&self.funcs.finish)
+            self.funcs
+                .finish
+                .builder(&self.stream)
                 .arg(&n)
                 .arg(&p.y)
                 .arg(&p.sqd)
@@ -633,7 +636,7 @@ impl CudaCg {
     /// Seconds of one plain SpMV q = A_s p by `cg_spmv` (best of `reps`): the matrix-vector
     /// product alone, to set beside cuSPARSE's.
     pub fn spmv_seconds(&self, reps: usize) -> Result<f64> {
-        let f = self.dev.function::<f64>(k::SPMV, &[])?;
+        let f = self.dev.early_function::<f64>(k::SPMV, &[])?;
         let p = self.ptr;
         let (ell, n) = (self.m.ell, self.m.n as u64);
         let mut best = f64::INFINITY;
@@ -642,9 +645,7 @@ impl CudaCg {
             let t = std::time::Instant::now();
             // SAFETY: p[0] and q hold n values each; the matrix is the solver's.
             unsafe {
-                self.dev
-                    .stream
-                    .launch_builder(&f)
+                f.builder(&self.dev.stream)
                     .arg(&p.rowptr)
                     .arg(&p.cols)
                     .arg(&p.vals)

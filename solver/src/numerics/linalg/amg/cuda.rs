@@ -11,11 +11,11 @@
 //! The two backends then run one algorithm, up to rounding.
 
 use super::{Hierarchy, Level};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::error::{Result, SolverError};
 use crate::numerics::linalg::cg::diagonal;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::amg as k;
 use rayon::prelude::*;
 use sprs::CsMat;
@@ -180,17 +180,17 @@ struct DeviceLevel<T> {
 }
 
 struct Funcs {
-    pre_first: CudaFunction,
-    pre_first_cg: CudaFunction,
-    step: CudaFunction,
-    restrict: CudaFunction,
-    prolong: CudaFunction,
-    post_first: CudaFunction,
-    post_first_cg: CudaFunction,
-    step_cg: CudaFunction,
-    finish_z: CudaFunction,
-    coarse: CudaFunction,
-    coarse_cg: CudaFunction,
+    pre_first: EarlyFunction,
+    pre_first_cg: EarlyFunction,
+    step: EarlyFunction,
+    restrict: EarlyFunction,
+    prolong: EarlyFunction,
+    post_first: EarlyFunction,
+    post_first_cg: EarlyFunction,
+    step_cg: EarlyFunction,
+    finish_z: EarlyFunction,
+    coarse: EarlyFunction,
+    coarse_cg: EarlyFunction,
 }
 
 /// One level's launch arguments (device addresses and the launch shape).
@@ -282,7 +282,7 @@ fn cfg(grid: u32) -> LaunchConfig {
 impl<T: Real> DeviceAmg<T> {
     /// Uploads `h` (built on the unscaled matrix) for a CG that works on its Jacobi-scaled form.
     pub fn new(dev: &Arc<Device>, h: &Hierarchy) -> Result<Self> {
-        let f = |kernel| dev.function::<T>(kernel, &[]);
+        let f = |kernel| dev.early_function::<T>(kernel, &[]);
         let funcs = Funcs {
             pre_first: f(k::PRE_FIRST)?,
             pre_first_cg: f(k::PRE_FIRST_CG)?,
@@ -396,7 +396,9 @@ impl<T: Real> DeviceAmg<T> {
         // level's length (n rows, or the coarser level's for b_c and x_c), the SELL matrices are
         // the level's own, and sc is CG's scalars.
         unsafe {
-            s.launch_builder(&self.funcs.restrict)
+            self.funcs
+                .restrict
+                .builder(s)
                 .arg(&lv.r.c)
                 .arg(&nc)
                 .arg(&at.res)
@@ -406,7 +408,9 @@ impl<T: Real> DeviceAmg<T> {
         };
         self.cycle(s, l + 1, io)?;
         unsafe {
-            s.launch_builder(&self.funcs.prolong)
+            self.funcs
+                .prolong
+                .builder(s)
                 .arg(&lv.p.c)
                 .arg(&at.n)
                 .arg(&xc)
@@ -428,7 +432,7 @@ impl<T: Real> DeviceAmg<T> {
         let grid = grid_for(&self.dev, self.nc * 32);
         // SAFETY: inv holds nc² values, b and x nc; sc is CG's scalars.
         unsafe {
-            s.launch_builder(f)
+            f.builder(s)
                 .arg(&inv)
                 .arg(&nc)
                 .arg(&b)
@@ -454,7 +458,7 @@ impl<T: Real> DeviceAmg<T> {
             &self.funcs.pre_first
         };
         unsafe {
-            s.launch_builder(f)
+            f.builder(s)
                 .arg(&lv.a.c)
                 .arg(&at.diag)
                 .arg(&at.dinv)
@@ -488,7 +492,7 @@ impl<T: Real> DeviceAmg<T> {
         };
         let theta_inv = T::of(at.theta_inv);
         unsafe {
-            s.launch_builder(f)
+            f.builder(s)
                 .arg(&lv.a.c)
                 .arg(&at.diag)
                 .arg(&at.dinv)
@@ -507,7 +511,9 @@ impl<T: Real> DeviceAmg<T> {
             if at.fine && j + 1 == lv.coeffs.len() {
                 let (c1, c2) = at.coefficients(lv, j);
                 unsafe {
-                    s.launch_builder(&self.funcs.step_cg)
+                    self.funcs
+                        .step_cg
+                        .builder(s)
                         .arg(&lv.a.c)
                         .arg(&at.dinv)
                         .arg(&at.n)
@@ -552,7 +558,9 @@ impl<T: Real> DeviceAmg<T> {
         let (c1, c2) = at.coefficients(lv, j);
         let more = u32::from(more);
         unsafe {
-            s.launch_builder(&self.funcs.step)
+            self.funcs
+                .step
+                .builder(s)
                 .arg(&lv.a.c)
                 .arg(&at.diag)
                 .arg(&at.dinv)
@@ -575,7 +583,9 @@ impl<T: Real> DeviceAmg<T> {
         let n = n as u64;
         // SAFETY: x, r and z hold n values; sc, partial and counter are CG's, sized for its grid.
         unsafe {
-            s.launch_builder(&self.funcs.finish_z)
+            self.funcs
+                .finish_z
+                .builder(s)
                 .arg(&n)
                 .arg(&x)
                 .arg(&io.r)
