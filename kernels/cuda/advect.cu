@@ -65,6 +65,7 @@ __device__ void vel_eval(const Vel& v, const REAL* x, u32 cell, REAL t, u64 step
 
 extern "C" __global__ void BOUNDS advect_departures(Mesh m, Vel v, REAL t, REAL dt, u64 step, REAL sign, u32 max_walk,
                                              REAL* px, u32* lcell, int* lpatch, GroupSink sink) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
     const REAL* x = m.centroids + 3 * (u64)c;

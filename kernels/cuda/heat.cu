@@ -44,6 +44,7 @@ __device__ __forceinline__ REAL combine(REAL ca, const REAL* A, REAL cb, const R
 // ---- Naive solver (the thesis' second solver): one 1D stencil per direction --------------
 // D2 along one axis of S, accumulated into R (R = D2x, R += D2y, R += D2z).
 extern "C" __global__ void heat_naive_d2(Grid g, const REAL* __restrict__ S, REAL* __restrict__ R, int axis, int accumulate) {
+    early_launch_entry();
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int j = blockIdx.y;
     int k = blockIdx.z;
@@ -60,6 +61,7 @@ extern "C" __global__ void heat_naive_d2(Grid g, const REAL* __restrict__ S, REA
 // out = ca*A + cb*B + cs*S + cl*R
 extern "C" __global__ void heat_naive_update(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs,
                                              const REAL* S, REAL cl, const REAL* R) {
+    early_launch_entry();
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int j = blockIdx.y;
     int k = blockIdx.z;

@@ -60,6 +60,7 @@ __device__ inline REAL boundary_value(const Faces& f, u32 i, int var, int comp) 
 // (their mirror rows for the velocity components).
 extern "C" __global__ void ns_gradient(Mesh m, Faces f, const REAL* phi, int var, int comp, const REAL* wsym,
                                        REAL* g) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL a[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, b[3] = {0, 0, 0};
@@ -150,6 +151,7 @@ __device__ REAL outward(const Faces& f, const REAL* x, u32 c) {
 extern "C" __global__ void BOUNDS ns_departures(Mesh m, const REAL* u0, const REAL* u1, const REAL* u2,
                                                 const REAL* g0, const REAL* g1, const REAL* g2, REAL dt, REAL sign,
                                                 u32 max_walk, REAL* px, u32* lcell, int* lpatch, GroupSink sink) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
     const REAL* x = m.centroids + 3 * (u64)c;
@@ -196,6 +198,7 @@ __device__ inline bool inlet_profile(const REAL* q, const REAL* xp, REAL* v) {
 extern "C" __global__ void ns_inlet(u32 n, const REAL* px, const int* lpatch, const u32* lcell, const REAL* prof,
                                     const REAL* near, const REAL* u0, const REAL* u1, const REAL* u2, REAL* o0,
                                     REAL* o1, REAL* o2) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     const REAL* x = px + 3 * (u64)c;
@@ -241,6 +244,7 @@ __device__ inline void fit_gradient(const Mesh& m, const REAL* rec, u32 v, const
 // boundary faces.
 extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, const REAL* rec, int comp,
                                            const REAL* un, const REAL* gu, int scope, REAL* def) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     const bool outside = f.neigh[i] == NO_CELL;
@@ -279,6 +283,7 @@ extern "C" __global__ void ns_fit_deferred(Mesh m, Faces f, const u32* fverts, c
 extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho, REAL nu, const REAL* ua,
                                       const REAL* gp, const REAL* gu, const REAL* def, const REAL* un,
                                       const REAL* wsym, const REAL* sgs, int expl, REAL* out) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL src = def ? outward(f, def, c) : outward_deferred(f, gu, c, V_U);
@@ -317,6 +322,7 @@ extern "C" __global__ void ns_predict(Mesh m, Faces f, int k, REAL dt, REAL rho,
 extern "C" __global__ void ns_flux(Faces f, REAL s, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* p,
                                    const REAL* gp, REAL mem, const REAL* v0, const REAL* v1, const REAL* v2,
                                    const REAL* fold, REAL* flux) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     const REAL *n = f.normal + 3 * (u64)i, *d = f.d + 3 * (u64)i;
@@ -355,6 +361,7 @@ extern "C" __global__ void ns_flux(Faces f, REAL s, const REAL* u0, const REAL* 
 // The pressure correction's right-hand side (cpu: solve_correction), s = rho / dt; gc may be
 // null (no deferred part).
 extern "C" __global__ void ns_correction_rhs(Faces f, REAL s, const REAL* flux, const REAL* gc, REAL* b) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL def = gc ? outward_deferred(f, gc, c, V_CORR) : K(0);
@@ -363,6 +370,7 @@ extern "C" __global__ void ns_correction_rhs(Faces f, REAL s, const REAL* flux, 
 
 // F -= s (two-point + deferred) (cpu: correct_flux), s = dt / rho; gc may be null.
 extern "C" __global__ void ns_correct_flux(Faces f, REAL s, const REAL* pc, const REAL* gc, REAL* flux) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     u32 p = f.owner[i], nb = f.neigh[i];
@@ -381,6 +389,7 @@ extern "C" __global__ void ns_correct_flux(Faces f, REAL s, const REAL* pc, cons
 // u -= s grad(p'), p += p' (cpu: correct_cells), s = dt / rho.
 extern "C" __global__ void ns_correct_cells(u32 n, REAL s, REAL* u0, REAL* u1, REAL* u2, REAL* p, const REAL* pc,
                                             const REAL* gc) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     u0[c] -= s * gc[3 * (u64)c];
@@ -403,6 +412,7 @@ __device__ void block_sum(REAL* s, REAL v) {
 // adds the blocks' partials in order. Launched with a fixed grid of RED_BLOCK threads.
 extern "C" __global__ void ns_change(u32 n, const REAL* a0, const REAL* a1, const REAL* a2, const REAL* b0,
                                      const REAL* b1, const REAL* b2, REAL* partial) {
+    early_launch_entry();
     __shared__ REAL s[RED_BLOCK];
     REAL d = K(0), t = K(0);
     for (u64 c = grid_start(); c < n; c += grid_stride()) {
@@ -419,6 +429,7 @@ extern "C" __global__ void ns_change(u32 n, const REAL* a0, const REAL* a1, cons
 
 // Per block: max over cells of |sum_f F| / sum_f |F| (cpu: divergence); RED_BLOCK threads.
 extern "C" __global__ void ns_divergence(Faces f, const REAL* flux, REAL* partial) {
+    early_launch_entry();
     __shared__ REAL s[RED_BLOCK];
     REAL m = K(0);
     for (u64 c = grid_start(); c < f.ncells; c += grid_stride()) {
@@ -438,18 +449,21 @@ extern "C" __global__ void ns_divergence(Faces f, const REAL* flux, REAL* partia
 // dst[i] = src[idx[i]], i < m: the cells the forces and probes read (sim.rs `measure`), so that
 // a step downloads those instead of whole fields.
 extern "C" __global__ void ns_gather(u32 m, const u32* idx, const REAL* src, REAL* dst) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < m) dst[i] = src[idx[i]];
 }
 
 // out = a x + b y over the cells (the velocity at the half step, 3/2 u^n - 1/2 u^(n-1)).
 extern "C" __global__ void ns_axpby(u32 n, REAL a, const REAL* x, REAL b, const REAL* y, REAL* out) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = a * x[i] + b * y[i];
 }
 
 // The running sums of a field: sum += w x, squares += w x^2 (the time averages and RMS).
 extern "C" __global__ void ns_accumulate(u32 n, REAL w, const REAL* x, REAL* sum, REAL* squares) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         const REAL v = x[i];
@@ -460,6 +474,7 @@ extern "C" __global__ void ns_accumulate(u32 n, REAL w, const REAL* x, REAL* sum
 
 // The symmetry planes' normal velocity w = u_P . n (faces::FaceValues::refresh).
 extern "C" __global__ void ns_symmetry(Faces f, const REAL* u0, const REAL* u1, const REAL* u2, REAL* w) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces || f.role[i] != R_SYMMETRY) return;
     u32 o = f.owner[i];
@@ -470,6 +485,7 @@ extern "C" __global__ void ns_symmetry(Faces f, const REAL* u0, const REAL* u1, 
 // Sum of the volume-weighted kinetic energy per block: sum V |u|^2 and sum V (2 per block; the
 // host adds the blocks' partials in order and halves). RED_BLOCK threads, a fixed grid.
 extern "C" __global__ void ns_kinetic_energy(Mesh m, const REAL* u0, const REAL* u1, const REAL* u2, REAL* partial) {
+    early_launch_entry();
     __shared__ REAL s[RED_BLOCK];
     REAL e = K(0), v = K(0);
     for (u64 c = grid_start(); c < m.ncells; c += grid_stride()) {
@@ -509,6 +525,7 @@ __device__ inline REAL les_magnitude(const REAL* s) { return sqrt(K(2) * les_ddo
 // les::dynamic_cell of every cell: LES_FILTERED values per cell into out.
 extern "C" __global__ void ns_les_cells(u32 n, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* g0,
                                         const REAL* g1, const REAL* g2, REAL* out) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     REAL s[6];
@@ -534,6 +551,7 @@ extern "C" __global__ void ns_les_cells(u32 n, const REAL* u0, const REAL* u1, c
 // les::test_filter: the volume-weighted mean of nv (<= LES_FILTERED) values per cell over the
 // cell and its face neighbours, in of_cell's order.
 extern "C" __global__ void ns_test_filter(Mesh m, Faces f, int nv, const REAL* x, REAL* out) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= f.ncells) return;
     REAL acc[LES_FILTERED];
@@ -554,6 +572,7 @@ extern "C" __global__ void ns_test_filter(Mesh m, Faces f, int nv, const REAL* x
 
 // les::dynamic_lm: L:M and M:M per cell (2 per cell) from the filtered values and alpha^2.
 extern "C" __global__ void ns_les_lm(u32 n, const REAL* filtered, const REAL* alpha2, REAL* lm) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     const REAL* f = filtered + LES_FILTERED * (u64)c;
@@ -573,6 +592,7 @@ extern "C" __global__ void ns_les_lm(u32 n, const REAL* filtered, const REAL* al
 extern "C" __global__ void ns_eddy_viscosity(u32 n, const REAL* g0, const REAL* g1, const REAL* g2,
                                              const REAL* cs_delta2, const REAL* lmf, const REAL* cap, REAL dt,
                                              REAL* nut) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
     REAL s[6];
@@ -593,6 +613,7 @@ extern "C" __global__ void ns_eddy_viscosity(u32 n, const REAL* g0, const REAL* 
 extern "C" __global__ void ns_sgs_flux(Faces f, const REAL* u0, const REAL* u1, const REAL* u2, const REAL* g0,
                                        const REAL* g1, const REAL* g2, const REAL* nut, const REAL* wsym, REAL* o0,
                                        REAL* o1, REAL* o2) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= f.nfaces) return;
     REAL* o[3] = {o0, o1, o2};

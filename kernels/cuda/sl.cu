@@ -7,6 +7,7 @@
 
 // Least-squares gradients and neighbour ranges (mesh::gradients::lsq_gradients).
 extern "C" __global__ void sl_gradients(Mesh m, const REAL* f, REAL* grad, REAL* rlo, REAL* rhi) {
+    early_launch_entry();
     u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= m.ncells) return;
     REAL a[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, b[3] = {0, 0, 0};
@@ -34,6 +35,7 @@ extern "C" __global__ void sl_gradients(Mesh m, const REAL* f, REAL* grad, REAL*
 
 // Volume-weighted cell values at the vertices, Dirichlet vertices pinned (numerics::sl::interp::vertex_values).
 extern "C" __global__ void sl_vertex_values(Mesh m, const REAL* f, REAL* fv) {
+    early_launch_entry();
     u32 v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= m.nnodes) return;
     if (!isnan(m.node_bc[v])) { fv[v] = m.node_bc[v]; return; }
@@ -64,6 +66,7 @@ __device__ inline void monomials(const REAL* r, REAL* ph) {
 // the packed Cholesky factor (55), the number of unknowns, 1/h, by slices of 32 vertices alike.
 extern "C" __global__ void sl_quad_fit(u32 nnodes, const u32* qslice, const u32* qcount, const u32* qsrc,
                                        const REAL* qpts, const REAL* qfac, const REAL* f, const REAL* bc, REAL* rec) {
+    early_launch_entry();
     u32 v = blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= nnodes) return;
     // The factors by slices of 32 vertices too: value j of vertex v at 64 32 (v / 32) + 32 j + v % 32.
@@ -135,6 +138,7 @@ __device__ inline bool outside_point(u32 i, const u32* lcell, const int* lpatch,
 extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, const u32* lcell, const int* lpatch,
                                          const REAL* f, const REAL* fv, const REAL* grad, const REAL* rlo,
                                          const REAL* rhi, const REAL* bc, REAL* out, REAL* olo, REAL* ohi) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m.ncells) return;
     if (outside_point(i, lcell, lpatch, f, bc, out, olo, ohi)) return;
@@ -224,6 +228,7 @@ extern "C" __global__ void BOUNDS sl_interp(Mesh m, int interp, const REAL* px, 
 // fill writes them the first time).
 extern "C" __global__ void sl_group_outside(u32 n, const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
                                             REAL* out, REAL* olo, REAL* ohi) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) outside_point(i, lcell, lpatch, f, bc, out, olo, ohi);
 }
@@ -263,6 +268,7 @@ __device__ inline u32 block_exclusive_scan(u32 x, u32* total) {
 }
 
 extern "C" __global__ void sl_group_scan_tiles(u32 ngroups, const u32* gcount, u32* tile_sum) {
+    early_launch_entry();
     __shared__ u32 total;
     const u32 g = blockIdx.x * 1024 + threadIdx.x;
     block_exclusive_scan(g < ngroups ? gcount[g] : 0, &total);
@@ -272,6 +278,7 @@ extern "C" __global__ void sl_group_scan_tiles(u32 ngroups, const u32* gcount, u
 
 // One block: the tiles' starts, in place.
 extern "C" __global__ void sl_group_scan_top(u32 ntiles, u32* tile_sum) {
+    early_launch_entry();
     __shared__ u32 total;
     u32 carry = 0;
     for (u32 base = 0; base < ntiles; base += 1024) {
@@ -287,6 +294,7 @@ extern "C" __global__ void sl_group_scan_top(u32 ntiles, u32* tile_sum) {
 
 extern "C" __global__ void sl_group_scan(u32 ngroups, const u32* gcount, const u32* tile_start, u32* gstart,
                                          u32* gcursor) {
+    early_launch_entry();
     __shared__ u32 total;
     const u32 g = blockIdx.x * 1024 + threadIdx.x;
     const u32 x = g < ngroups ? gcount[g] : 0;
@@ -299,6 +307,7 @@ extern "C" __global__ void sl_group_scan(u32 ngroups, const u32* gcount, const u
 extern "C" __global__ void sl_group_fill(u32 n, const u32* near, const u32* vgroup, u32* gcursor, u32* order,
                                          const u32* lcell, const int* lpatch, const REAL* f, const REAL* bc,
                                          REAL* out, REAL* olo, REAL* ohi) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     if (near[i] == NO_VERTEX) {
@@ -397,6 +406,7 @@ extern "C" __global__ void GROUP_BOUNDS sl_group_interp(Mesh m, u32 cap, u32 vca
                                                         const u32* gstart, const u32* order, const u32* near,
                                                         const REAL* px, const REAL* f, const REAL* bc, REAL* out,
                                                         REAL* olo, REAL* ohi) {
+    early_launch_entry();
     extern __shared__ __align__(16) unsigned char group_smem[];
     REAL* rec = (REAL*)group_smem;
     REAL* vrec = rec + 16 * cap + GROUP_PAD * vmax;
@@ -448,12 +458,14 @@ extern "C" __global__ void GROUP_BOUNDS sl_group_interp(Mesh m, u32 cap, u32 vca
 
 // BFECC: g = f + (f - f2) / 2
 extern "C" __global__ void sl_correct(u32 n, const REAL* f, const REAL* f2, REAL* g) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) g[i] = f[i] + K(0.5) * (f[i] - f2[i]);
 }
 
 // out = clamp(x, lo, hi) when limit, else x
 extern "C" __global__ void sl_limit(u32 n, const REAL* x, const REAL* lo, const REAL* hi, int limit, REAL* out) {
+    early_launch_entry();
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = limit ? fmin(fmax(x[i], lo[i]), hi[i]) : x[i];
 }

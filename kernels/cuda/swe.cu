@@ -287,6 +287,7 @@ __device__ __forceinline__ void block_fold(double r, REAL c_max, REAL c_below, u
 
 // The rate of the current state, folded into *rate (the start of a batch, or stable_dt).
 extern "C" __global__ void swe_rate(SweParams s, const REAL* __restrict__ w, u64* rate) {
+    early_launch_entry();
     const u64 points = (u64)s.g.n[0] * s.g.n[1];
     const u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x;
     block_max_into(q < points ? cell_rate(s, w, cell_at(s.g, q)) : 0.0, rate);
@@ -545,6 +546,7 @@ extern "C" __global__ void swe_clock(double* clock, u64* rate, double cfl, doubl
 // The first interior cell (x fastest) whose depth is negative or whose state is not finite, by
 // atomicMin into *first (which the host sets to ~0 beforehand).
 extern "C" __global__ void swe_first_bad(SweParams s, const REAL* __restrict__ w, u64* first) {
+    early_launch_entry();
     const u64 points = (u64)s.g.n[0] * s.g.n[1];
     for (u64 q = blockIdx.x * (u64)blockDim.x + threadIdx.x; q < points; q += (u64)gridDim.x * blockDim.x) {
         const u64 p = cell_at(s.g, q);

@@ -191,53 +191,6 @@ pub struct Kernel {
     pub name: &'static str,
 }
 
-/// The kernels that begin with `early_launch_entry()` (common.cuh): only these may be launched
-/// before the kernel ahead of them on the stream has ended (programmatic dependent launch; the
-/// host's `EarlyFunction`). The kernels of a structured step: the halo fill, the sweeps, the
-/// stages, the walls' and the open sides' ghosts, the sources, the stable step's fold, the
-/// shallow-water step, the device clocks and the soundness check; and the conjugate gradients'
-/// iterations with their AMG V-cycle. A test checks that each begins so.
-pub const EARLY: &[Kernel] = &[
-    grid::HALO,
-    euler::SWEEP,
-    euler::SWEEP_FOLD,
-    euler::RK_STAGE,
-    euler::RK_MARCH,
-    euler::CLOCK,
-    euler::HYDROSTATIC_GHOSTS,
-    euler::STABLE_DT,
-    euler::FIRST_UNSOUND,
-    swe::STEP,
-    swe::CLOCK,
-    swe::OPEN,
-    swe::SOURCES,
-    heat::RQ_STAGE,
-    cg::INIT,
-    cg::DIR_SPMV,
-    cg::UPDATE,
-    cg::CHEB_STEP,
-    cg::FINISH,
-    cg::SPMV,
-    amg::PRE_FIRST,
-    amg::PRE_FIRST_CG,
-    amg::STEP,
-    amg::RESTRICT,
-    amg::PROLONG,
-    amg::POST_FIRST,
-    amg::POST_FIRST_CG,
-    amg::STEP_CG,
-    amg::FINISH_Z,
-    amg::COARSE,
-    amg::COARSE_CG,
-];
-
-impl Kernel {
-    /// Whether it is one of [`EARLY`].
-    pub fn early(self) -> bool {
-        EARLY.contains(&self)
-    }
-}
-
 /// Declares one module's kernel constants, with `ALL` and `NAMES` made from the same list so
 /// that [`Module::kernels`] and [`Module::entries`] cannot drift from the constants.
 macro_rules! kernels {
@@ -895,46 +848,36 @@ mod tests {
         }
     }
 
-    /// A kernel launched early must wait for the one ahead of it before it reads anything: each
-    /// of `EARLY` begins with `early_launch_entry();` (nothing before it in its body), and no
-    /// other kernel calls it (launched the usual way it would only cost a wait for nothing).
+    /// Every kernel may be launched before the one ahead of it on the stream has ended
+    /// (solver/src/backend/cuda.rs, `EarlyLaunch`), so each must wait for it before it reads
+    /// anything: every `__global__` function of every module begins with
+    /// `early_launch_entry();`, nothing before it in its body.
     #[test]
-    fn early_kernels_begin_with_the_wait() {
-        let mut seen = vec![];
+    fn every_kernel_begins_with_the_wait() {
+        let mut seen = 0;
         for module in Module::ALL {
-            let text = module.text();
-            // Each kernel: the name before its first '(' after `__global__`, then its body up
-            // to the next kernel.
-            for chunk in text.split("__global__").skip(1) {
+            // Each kernel: the name before its first '(' after `__global__` (past any
+            // `__launch_bounds__(...)`), then the first statement of its body.
+            for chunk in module.text().split("__global__").skip(1) {
                 let chunk = match chunk.split_once("__launch_bounds__(") {
                     Some((before, after)) if !before.contains('(') => after.split_once(')').expect("bounds").1,
                     _ => chunk,
                 };
                 let head = &chunk[..chunk.find('(').expect("a parameter list")];
                 let name = head.split_whitespace().last().expect("a name");
-                let Some(k) = module.kernels().iter().find(|k| k.name == name) else {
-                    continue; // not one the host loads (the entries test covers that)
-                };
                 let body = &chunk[chunk.find(") {").expect("a body") + 3..];
                 let first = body.trim_start().lines().next().unwrap_or("").trim();
-                let calls = body.contains("early_launch_entry()");
-                if k.early() {
-                    seen.push(k.name);
-                    assert_eq!(
-                        first, "early_launch_entry();",
-                        "{} (EARLY) must begin with the wait",
-                        k.name
-                    );
-                } else {
-                    assert!(!calls, "{} calls early_launch_entry() but is not in EARLY", k.name);
-                }
+                assert_eq!(
+                    first,
+                    "early_launch_entry();",
+                    "{name} ({}) must begin with the wait",
+                    module.file()
+                );
+                seen += 1;
             }
         }
-        assert_eq!(
-            seen.len(),
-            EARLY.len(),
-            "every EARLY kernel found in its source: {seen:?}"
-        );
+        let declared: usize = Module::ALL.iter().map(|m| m.kernels().len()).sum();
+        assert_eq!(seen, declared, "every declared kernel found in its source");
     }
 
     /// The CUBIN cache: a real architecture gives a CUBIN (an ELF image the driver loads without

@@ -26,18 +26,19 @@ pub struct Device {
     pub arch: String,
     pub sm_count: u32,
     pub total_mem: usize,
-    /// Whether kernels of `kernels::EARLY` are launched early ([`EarlyFunction`]): sm_90 and
-    /// newer, unless `CFD_EARLY_LAUNCH=0`.
+    /// Whether kernels are launched early ([`EarlyFunction`]): sm_90 and newer, unless
+    /// `CFD_EARLY_LAUNCH=0`.
     pub early_launch: bool,
     modules: Mutex<HashMap<(Module, kernels::Real, String), Arc<CudaModule>>>,
 }
 
-/// A kernel of `kernels::EARLY` ([`Device::early_function`]). Launched through
+/// A loaded kernel ([`Device::function`]). Every kernel begins with `early_launch_entry()`
+/// (common.cuh; a kernels-crate test checks it), so launched through
 /// [`EarlyFunction::builder`] on a device that allows it, it may be launched before the kernel
 /// ahead of it on the stream has ended (programmatic dependent launch): its blocks take the SMs
-/// as that kernel's retire and wait there (`early_launch_entry`, common.cuh) until it has ended,
-/// so the next kernel of a step starts without the launch's latency. Elsewhere it is launched
-/// the usual way.
+/// as that kernel's retire and wait there until it has ended and its writes are visible, so
+/// the next of a step's short kernels starts without the launch's latency. Elsewhere it is
+/// launched the usual way.
 pub struct EarlyFunction {
     f: CudaFunction,
     early: bool,
@@ -102,7 +103,7 @@ impl EarlyLaunch<'_> {
             numAttrs: self.f.early as u32,
         };
         // SAFETY: the caller vouches for the arguments and the configuration; the attribute
-        // is only given for a kernel that waits for the one ahead of it (kernels::EARLY).
+        // is only given where every kernel waits for the one ahead of it (common.cuh).
         unsafe {
             sys::cuLaunchKernelEx(
                 &config,
@@ -176,7 +177,14 @@ impl Device {
     /// A kernel compiled for precision `T` with extra `-D` defines (loaded once per run; the
     /// CUBIN for this device's architecture cached on disk between runs, so that a warm cache
     /// loads without NVRTC or the driver's JIT; the PTX where the driver refuses the CUBIN).
-    pub fn function<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<CudaFunction> {
+    pub fn function<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<EarlyFunction> {
+        Ok(EarlyFunction {
+            f: self.load::<T>(kernel, defines)?,
+            early: self.early_launch,
+        })
+    }
+
+    fn load<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<CudaFunction> {
         let module = kernel.module;
         let key = (module, T::KERNEL, format!("{defines:?}"));
         let mut cache = self.modules.lock().unwrap();
@@ -203,20 +211,6 @@ impl Device {
             }
         };
         Ok(m.load_function(kernel.name)?)
-    }
-
-    /// A kernel of `kernels::EARLY`, to be launched early where the device allows it.
-    pub fn early_function<T: Real>(&self, kernel: Kernel, defines: &[(&str, &str)]) -> Result<EarlyFunction> {
-        if !kernel.early() {
-            return Err(SolverError::Other(format!(
-                "{} is not in kernels::EARLY: it does not wait for the kernel ahead of it",
-                kernel.name
-            )));
-        }
-        Ok(EarlyFunction {
-            f: self.function::<T>(kernel, defines)?,
-            early: self.early_launch,
-        })
     }
 
     pub fn upload<T: Real>(&self, host: &[T]) -> Result<CudaSlice<T>> {
@@ -266,7 +260,7 @@ impl Device {
             shared_mem_bytes: 256 * std::mem::size_of::<T>() as u32,
         };
         // SAFETY: x holds n values, out holds `blocks` values; shared memory sized for 256 T.
-        unsafe { self.stream.launch_builder(&f).arg(&xp).arg(&n).arg(&op).launch(cfg)? };
+        unsafe { f.builder(&self.stream).arg(&xp).arg(&n).arg(&op).launch(cfg)? };
         let partial = self.download(&out)?;
         Ok(partial.iter().fold(0.0f64, |m, v| {
             let v = v.f64();
@@ -279,7 +273,7 @@ impl Device {
     }
 
     /// dst = src on the compute stream by `f`, the streaming copy kernel (`reduce::COPY`).
-    fn stream_copy(&self, f: &CudaFunction, src: &CudaSlice<f64>, dst: &CudaSlice<f64>) -> Result<()> {
+    fn stream_copy(&self, f: &EarlyFunction, src: &CudaSlice<f64>, dst: &CudaSlice<f64>) -> Result<()> {
         let (sp, dp, nn) = (self.ptr(src), self.ptr(dst), src.len().min(dst.len()) as u64);
         let cfg = LaunchConfig {
             grid_dim: (8 * self.sm_count, 1, 1),
@@ -287,7 +281,7 @@ impl Device {
             shared_mem_bytes: 0,
         };
         // SAFETY: both buffers hold at least nn doubles.
-        unsafe { self.stream.launch_builder(f).arg(&sp).arg(&dp).arg(&nn).launch(cfg)? };
+        unsafe { f.builder(&self.stream).arg(&sp).arg(&dp).arg(&nn).launch(cfg)? };
         Ok(())
     }
 

@@ -104,7 +104,7 @@ impl<T: Real> DeviceHalo<T> {
             })
         });
         Ok(DeviceHalo {
-            f: dev.early_function::<T>(kernels::grid::HALO, &[])?,
+            f: dev.function::<T>(kernels::grid::HALO, &[])?,
             dev,
             layout: LayoutC::of(g),
             grid: g.clone(),

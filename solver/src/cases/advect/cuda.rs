@@ -5,14 +5,14 @@
 use super::frames::Window;
 use super::sim::Engine;
 use super::velocity::{Velocity, VelocitySpec};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::sl::cuda::{function, DeviceDeps, DeviceSl};
 use crate::numerics::sl::{quadratic, Interpolated, Interpolation, SlOps, Span, Weighting};
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg};
 use std::sync::Arc;
 
 /// Mirrors `struct Vel` in advect.cu.
@@ -44,7 +44,7 @@ pub struct AdvectCuda<R: Real> {
     /// the window they belong to.
     slots: Vec<(usize, CudaSlice<R>, CudaSlice<R>)>,
     window: Option<Arc<Window<R>>>,
-    departures: CudaFunction,
+    departures: EarlyFunction,
     max_walk: u32,
 }
 
@@ -132,7 +132,7 @@ impl<R: Real> SlOps for AdvectCuda<R> {
         let (px, cell, patch) = (dev.ptr(&out.px), dev.ptr(&out.cell), dev.ptr(&out.patch));
         let (t, dt, sign) = (R::of(span.t), R::of(span.dt), R::of(sign));
         let vel = self.vel_at(t, dt)?;
-        let mut b = dev.stream.launch_builder(&self.departures);
+        let mut b = self.departures.builder(&dev.stream);
         b.arg(&self.sl.mesh.c)
             .arg(&vel)
             .arg(&t)

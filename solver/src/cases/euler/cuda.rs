@@ -262,11 +262,11 @@ impl StageKernel {
         let march = cells.iter().all(|&c| c > 1) && std::env::var("CFD_EULER_MARCH").map_or(true, |v| v != "0");
         let (f, tile, threads, shared) = if march {
             let t = march_tile(cells, dev.sm_count);
-            let f = dev.early_function::<R>(kernels::euler::RK_MARCH, defines)?;
+            let f = dev.function::<R>(kernels::euler::RK_MARCH, defines)?;
             (f, t, march_threads(t), march_shared_bytes(t, rb))
         } else {
             let t = stage_tile(cells, rb);
-            let f = dev.early_function::<R>(kernels::euler::RK_STAGE, defines)?;
+            let f = dev.function::<R>(kernels::euler::RK_STAGE, defines)?;
             (f, t, stage_threads(t, cells), stage_shared_bytes(t, cells, rb))
         };
         // Above 48 KiB a kernel must opt in to its dynamic shared memory.
@@ -351,13 +351,13 @@ impl<R: Real> CudaEuler<R> {
                 tile: stage.tile.map(|t| t as i32),
             },
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
-            f_sweep: dev.early_function::<R>(kernels::euler::SWEEP, defines)?,
-            f_sweep_fold: dev.early_function::<R>(kernels::euler::SWEEP_FOLD, defines)?,
+            f_sweep: dev.function::<R>(kernels::euler::SWEEP, defines)?,
+            f_sweep_fold: dev.function::<R>(kernels::euler::SWEEP_FOLD, defines)?,
             stage,
-            f_hydrostatic: dev.early_function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
-            f_dt: dev.early_function::<R>(kernels::euler::STABLE_DT, defines)?,
-            f_clock: dev.early_function::<R>(kernels::euler::CLOCK, defines)?,
-            f_unsound: dev.early_function::<R>(kernels::euler::FIRST_UNSOUND, defines)?,
+            f_hydrostatic: dev.function::<R>(kernels::euler::HYDROSTATIC_GHOSTS, defines)?,
+            f_dt: dev.function::<R>(kernels::euler::STABLE_DT, defines)?,
+            f_clock: dev.function::<R>(kernels::euler::CLOCK, defines)?,
+            f_unsound: dev.function::<R>(kernels::euler::FIRST_UNSOUND, defines)?,
             setup,
             dev,
         })

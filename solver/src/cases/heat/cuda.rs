@@ -2,12 +2,12 @@
 //! kernel per axis, then an update) or the register-queue variant (one fused kernel per stage).
 
 use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
-use crate::backend::cuda::{Device, EarlyFunction};
+use crate::backend::cuda::{Device, EarlyFunction, EarlyLaunch};
 use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
 use crate::grid::FaceBc;
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Mirrors `struct Grid` in heat.cu.
@@ -72,10 +72,7 @@ struct Stage<T> {
 
 impl<T: Real> Stage<T> {
     /// The arguments every stage kernel starts with: the grid, then the stage.
-    fn push<'a, 'b, L>(&'a self, launch: &'b mut L, g: &'a GridC<T>) -> &'b mut L
-    where
-        L: PushKernelArg<&'a GridC<T>> + PushKernelArg<&'a u64> + PushKernelArg<&'a T>,
-    {
+    fn push<'a, 'b>(&'a self, launch: &'b mut EarlyLaunch<'a>, g: &'a GridC<T>) -> &'b mut EarlyLaunch<'a> {
         launch
             .arg(g)
             .arg(&self.out)
@@ -105,8 +102,8 @@ pub struct CudaHeat<T: Real> {
     /// marches through one chunk's planes).
     chunks: u32,
     f_stage: EarlyFunction,
-    f_d2: CudaFunction,
-    f_update: CudaFunction,
+    f_d2: EarlyFunction,
+    f_update: EarlyFunction,
     halo: DeviceHalo<T>,
     /// Axes periodic on both faces: the register-queue stage reads their ghosts' values from
     /// the interior (`wrap` in heat.cu), so their ghosts are filled once, not after every stage.
@@ -198,7 +195,7 @@ impl<T: Real> CudaHeat<T> {
             None
         };
         let s = CudaHeat {
-            f_stage: dev.early_function::<T>(kernels::heat::RQ_STAGE, &defs)?,
+            f_stage: dev.function::<T>(kernels::heat::RQ_STAGE, &defs)?,
             f_d2: dev.function::<T>(kernels::heat::NAIVE_D2, &defs)?,
             f_update: dev.function::<T>(kernels::heat::NAIVE_UPDATE, &defs)?,
             halo: DeviceHalo::new(dev.clone(), &setup.grid, &setup.bc)?.linked(setup.link.as_ref()),
@@ -240,12 +237,12 @@ impl<T: Real> CudaHeat<T> {
                 };
                 for axis in 0..3i32 {
                     let acc = (axis > 0) as i32;
-                    let mut launch = stream.launch_builder(&self.f_d2);
+                    let mut launch = self.f_d2.builder(stream);
                     launch.arg(&self.g).arg(&st.s).arg(&r).arg(&axis).arg(&acc);
                     // SAFETY: s and rhs are padded fields of this grid and do not alias.
                     unsafe { launch.launch(cfg)? };
                 }
-                let mut launch = stream.launch_builder(&self.f_update);
+                let mut launch = self.f_update.builder(stream);
                 st.push(&mut launch, &self.g).arg(&r);
                 // SAFETY: pointwise update over padded fields of this grid.
                 unsafe { launch.launch(cfg)? };

@@ -19,14 +19,14 @@ use super::faces::{Faces, InletProfile, Role};
 use super::les::{LesTables, FILTERED};
 use super::section::Les;
 use super::step::{NsOps, Predict, SolveStats, Var};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::error::{Result, SolverError};
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh};
 use crate::mesh::TetGeometry;
 use crate::numerics::linalg::{CgPreconditioner, CgReport, CsMat, CudaCg};
 use crate::numerics::sl::cuda::{DeviceDeps, DeviceSl, QuadTables};
 use crate::numerics::sl::{self, quadratic, Interpolated, Interpolation, SlOps, Span};
-use cudarc::driver::{CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use kernels::ns as k;
 use std::sync::Arc;
 use std::time::Instant;
@@ -181,7 +181,7 @@ fn profile_table(inlets: &[Option<InletProfile>]) -> Vec<f64> {
 /// its gradients' addresses are set before each trace.
 struct FlowSl {
     sl: DeviceSl<f64>,
-    departures: CudaFunction,
+    departures: EarlyFunction,
     max_walk: u32,
     /// u0, u1, u2, grad u0, grad u1, grad u2.
     vel: [u64; 6],
@@ -196,7 +196,7 @@ impl SlOps for FlowSl {
         let sink = self.sl.group_sink(&mut out);
         let dev = &self.sl.dev;
         let (px, cell, patch) = (dev.ptr(&out.px), dev.ptr(&out.cell), dev.ptr(&out.patch));
-        let mut b = dev.stream.launch_builder(&self.departures);
+        let mut b = self.departures.builder(&dev.stream);
         b.arg(&self.sl.mesh.c);
         for v in &self.vel {
             b.arg(v);
@@ -264,26 +264,26 @@ impl DeviceFits {
 }
 
 struct Functions {
-    gradient: CudaFunction,
-    inlet: CudaFunction,
-    fit_deferred: CudaFunction,
-    predict: CudaFunction,
-    flux: CudaFunction,
-    correction_rhs: CudaFunction,
-    correct_flux: CudaFunction,
-    correct_cells: CudaFunction,
-    change: CudaFunction,
-    divergence: CudaFunction,
-    gather: CudaFunction,
-    axpby: CudaFunction,
-    accumulate: CudaFunction,
-    symmetry: CudaFunction,
-    kinetic_energy: CudaFunction,
-    les_cells: CudaFunction,
-    test_filter: CudaFunction,
-    les_lm: CudaFunction,
-    eddy_viscosity: CudaFunction,
-    sgs_flux: CudaFunction,
+    gradient: EarlyFunction,
+    inlet: EarlyFunction,
+    fit_deferred: EarlyFunction,
+    predict: EarlyFunction,
+    flux: EarlyFunction,
+    correction_rhs: EarlyFunction,
+    correct_flux: EarlyFunction,
+    correct_cells: EarlyFunction,
+    change: EarlyFunction,
+    divergence: EarlyFunction,
+    gather: EarlyFunction,
+    axpby: EarlyFunction,
+    accumulate: EarlyFunction,
+    symmetry: EarlyFunction,
+    kinetic_energy: EarlyFunction,
+    les_cells: EarlyFunction,
+    test_filter: EarlyFunction,
+    les_lm: EarlyFunction,
+    eddy_viscosity: EarlyFunction,
+    sgs_flux: EarlyFunction,
 }
 
 impl Functions {
@@ -507,7 +507,7 @@ impl CudaNs {
         let (rec, def, unp) = (d.ptr(&ff.rec), d.ptr(&ff.def), d.ptr(un));
         ff.quad.fit(unp, d.ptr(&ff.bc[k]), rec)?;
         let (verts, comp, gup, walls) = (d.ptr(&ff.verts), k as i32, d.ptr(gu), ff.scope);
-        let mut b = d.stream.launch_builder(&self.fns.fit_deferred);
+        let mut b = self.fns.fit_deferred.builder(&d.stream);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&verts).arg(&rec).arg(&comp).arg(&unp);
         b.arg(&gup).arg(&walls).arg(&def);
         // SAFETY: verts holds 3 node indices per face, rec REC values per node (just written),
@@ -523,7 +523,7 @@ impl CudaNs {
         let (kk, dt, rho, nu, expl) = (p.k as i32, p.dt, self.c.rho, self.c.nu, expl as i32);
         let sgs = p.sgs.map_or(0, |x| d.ptr(x));
         let a = [d.ptr(p.ua), d.ptr(p.gp), d.ptr(p.gu), def, d.ptr(p.un), d.ptr(&self.wsym), sgs, d.ptr(out)];
-        let mut b = d.stream.launch_builder(&self.fns.predict);
+        let mut b = self.fns.predict.builder(&d.stream);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&kk).arg(&dt).arg(&rho).arg(&nu);
         for x in &a[..7] {
             b.arg(x);
@@ -541,14 +541,14 @@ impl CudaNs {
         let n = self.n as u32;
         let cells = self.uninit(FILTERED * self.n)?;
         let cp = d.ptr(&cells);
-        let mut b = d.stream.launch_builder(&self.fns.les_cells);
+        let mut b = self.fns.les_cells.builder(&d.stream);
         b.arg(&n).arg(&u[0]).arg(&u[1]).arg(&u[2]).arg(&g[0]).arg(&g[1]).arg(&g[2]).arg(&cp);
         // SAFETY: u holds ncells values each, g 3 per cell each, cells FILTERED per cell.
         unsafe { b.launch(self.cells())? };
         let filtered = self.test_filter(&cells, FILTERED)?;
         let lm = self.uninit(2 * self.n)?;
         let (fp, ap, lp) = (d.ptr(&filtered), d.ptr(alpha2), d.ptr(&lm));
-        let mut b = d.stream.launch_builder(&self.fns.les_lm);
+        let mut b = self.fns.les_lm.builder(&d.stream);
         b.arg(&n).arg(&fp).arg(&ap).arg(&lp);
         // SAFETY: filtered holds FILTERED values per cell, alpha2 one, lm 2.
         unsafe { b.launch(self.cells())? };
@@ -560,7 +560,7 @@ impl CudaNs {
         let out = self.uninit(m * self.n)?;
         let d = &self.dev;
         let (mm, xp, op) = (m as i32, d.ptr(x), d.ptr(&out));
-        let mut b = d.stream.launch_builder(&self.fns.test_filter);
+        let mut b = self.fns.test_filter.builder(&d.stream);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&mm).arg(&xp).arg(&op);
         // SAFETY: x and out hold m <= FILTERED values per cell; each thread writes its own cell.
         unsafe { b.launch(self.cells())? };
@@ -608,7 +608,7 @@ impl NsOps for CudaNs {
         let (mm, ip) = (m as u32, d.ptr(idx));
         for (k, f) in fields.iter().enumerate() {
             let (src, dst) = (d.ptr(*f), d.ptr(&out) + (k * m * std::mem::size_of::<f64>()) as u64);
-            let mut b = d.stream.launch_builder(&self.fns.gather);
+            let mut b = self.fns.gather.builder(&d.stream);
             b.arg(&mm).arg(&ip).arg(&src).arg(&dst);
             // SAFETY: idx holds m cell indices below ncells, f ncells values, out m per field
             // (dst is field k's part).
@@ -627,9 +627,7 @@ impl NsOps for CudaNs {
         let (n, xp, yp, op) = (self.n as u32, self.dev.ptr(x), self.dev.ptr(y), self.dev.ptr(&out));
         // SAFETY: x, y and out hold ncells values.
         unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.fns.axpby)
+            self.fns.axpby.builder(&self.dev.stream)
                 .arg(&n)
                 .arg(&a)
                 .arg(&xp)
@@ -644,9 +642,7 @@ impl NsOps for CudaNs {
         let (n, xp, sp, qp) = (self.n as u32, self.dev.ptr(x), self.dev.ptr(sum), self.dev.ptr(squares));
         // SAFETY: x, sum and squares hold ncells values.
         unsafe {
-            self.dev
-                .stream
-                .launch_builder(&self.fns.accumulate)
+            self.fns.accumulate.builder(&self.dev.stream)
                 .arg(&n)
                 .arg(&w)
                 .arg(&xp)
@@ -666,8 +662,7 @@ impl NsOps for CudaNs {
         let w = d.ptr(&self.wsym);
         // SAFETY: u holds ncells values each, wsym one per face.
         unsafe {
-            d.stream
-                .launch_builder(&self.fns.symmetry)
+            self.fns.symmetry.builder(&d.stream)
                 .arg(&self.faces.c)
                 .arg(&u0)
                 .arg(&u1)
@@ -686,7 +681,7 @@ impl NsOps for CudaNs {
             Var::Correction => (2, 0),
         };
         let (pp, gp, wp) = (self.dev.ptr(phi), self.dev.ptr(&g), self.dev.ptr(&self.wsym));
-        let mut b = self.dev.stream.launch_builder(&self.fns.gradient);
+        let mut b = self.fns.gradient.builder(&self.dev.stream);
         b.arg(&self.mesh.c).arg(&self.faces.c).arg(&pp).arg(&v).arg(&comp).arg(&wp).arg(&gp);
         // SAFETY: phi holds ncells values, g 3 per cell, wsym one per face; the mesh and faces
         // are live.
@@ -715,7 +710,7 @@ impl NsOps for CudaNs {
         let (prof, near) = (d.ptr(&self.profiles), d.ptr(&self.near_inlet));
         let qi = [d.ptr(&q[0]), d.ptr(&q[1]), d.ptr(&q[2])];
         let o = [d.ptr(&out[0]), d.ptr(&out[1]), d.ptr(&out[2])];
-        let mut b = d.stream.launch_builder(&self.fns.inlet);
+        let mut b = self.fns.inlet.builder(&d.stream);
         b.arg(&n).arg(&px).arg(&patch).arg(&cell).arg(&prof).arg(&near);
         b.arg(&qi[0]).arg(&qi[1]).arg(&qi[2]).arg(&o[0]).arg(&o[1]).arg(&o[2]);
         // SAFETY: the departures, q and the outputs hold ncells entries (px 3 per cell), the
@@ -739,7 +734,7 @@ impl NsOps for CudaNs {
         let n = self.n as u32;
         let (cp, lp, np) = (d.ptr(&les.cs_delta2), lmf.as_ref().map_or(0, |x| d.ptr(x)), d.ptr(&nut));
         let kp = d.ptr(&les.nut_dt_cap);
-        let mut b = d.stream.launch_builder(&self.fns.eddy_viscosity);
+        let mut b = self.fns.eddy_viscosity.builder(&d.stream);
         b.arg(&n).arg(&g[0]).arg(&g[1]).arg(&g[2]).arg(&cp).arg(&lp).arg(&kp).arg(&dt).arg(&np);
         // SAFETY: the gradients hold 3 values per cell, cs_delta2 and nut_dt_cap one, lmf (or
         // null) 2, nut one; dt is the kernel's REAL (f64: the family runs in f64).
@@ -753,7 +748,7 @@ impl NsOps for CudaNs {
         let v = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&gu[0]), d.ptr(&gu[1]), d.ptr(&gu[2])];
         let (np, wp) = (d.ptr(nut), d.ptr(&self.wsym));
         let o = [d.ptr(&out[0]), d.ptr(&out[1]), d.ptr(&out[2])];
-        let mut b = d.stream.launch_builder(&self.fns.sgs_flux);
+        let mut b = self.fns.sgs_flux.builder(&d.stream);
         b.arg(&self.faces.c);
         for x in &v {
             b.arg(x);
@@ -768,7 +763,7 @@ impl NsOps for CudaNs {
     fn kinetic_energy(&mut self, u: &[CudaSlice<f64>; 3]) -> Result<f64> {
         let d = &self.dev;
         let v = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(&self.partial)];
-        let mut b = d.stream.launch_builder(&self.fns.kinetic_energy);
+        let mut b = self.fns.kinetic_energy.builder(&d.stream);
         b.arg(&self.mesh.c);
         for x in &v {
             b.arg(x);
@@ -822,7 +817,7 @@ impl NsOps for CudaNs {
             None => (0.0, a[0], [a[0], a[1], a[2]]),
         };
         let out = d.ptr(&flux);
-        let mut b = d.stream.launch_builder(&self.fns.flux);
+        let mut b = self.fns.flux.builder(&d.stream);
         b.arg(&self.faces.c).arg(&s);
         for v in &a {
             b.arg(v);
@@ -848,7 +843,7 @@ impl NsOps for CudaNs {
         let d = &self.dev;
         let s = self.c.rho / dt;
         let (fp, gp, bp) = (d.ptr(flux), gc.map_or(0, |g| d.ptr(g)), d.ptr(&rhs));
-        let mut b = d.stream.launch_builder(&self.fns.correction_rhs);
+        let mut b = self.fns.correction_rhs.builder(&d.stream);
         b.arg(&self.faces.c).arg(&s).arg(&fp).arg(&gp).arg(&bp);
         // SAFETY: flux holds nfaces values, gc (or null) 3 per cell, rhs ncells.
         unsafe { b.launch(self.cells())? };
@@ -865,7 +860,7 @@ impl NsOps for CudaNs {
         let d = &self.dev;
         let s = dt / self.c.rho;
         let (pp, gp, fp) = (d.ptr(pc), gc.map_or(0, |g| d.ptr(g)), d.ptr(flux));
-        let mut b = d.stream.launch_builder(&self.fns.correct_flux);
+        let mut b = self.fns.correct_flux.builder(&d.stream);
         b.arg(&self.faces.c).arg(&s).arg(&pp).arg(&gp).arg(&fp);
         // SAFETY: pc holds ncells values, gc (or null) 3 per cell, flux nfaces (each thread
         // reads and writes its own face only).
@@ -884,7 +879,7 @@ impl NsOps for CudaNs {
         let d = &self.dev;
         let (n, s) = (self.n as u32, dt / self.c.rho);
         let a = [d.ptr(&u[0]), d.ptr(&u[1]), d.ptr(&u[2]), d.ptr(p), d.ptr(pc), d.ptr(gc)];
-        let mut b = d.stream.launch_builder(&self.fns.correct_cells);
+        let mut b = self.fns.correct_cells.builder(&d.stream);
         b.arg(&n).arg(&s);
         for v in &a {
             b.arg(v);
@@ -899,7 +894,7 @@ impl NsOps for CudaNs {
         let n = self.n as u32;
         let v = [d.ptr(&a[0]), d.ptr(&a[1]), d.ptr(&a[2]), d.ptr(&bb[0]), d.ptr(&bb[1]), d.ptr(&bb[2])];
         let out = d.ptr(&self.partial);
-        let mut b = d.stream.launch_builder(&self.fns.change);
+        let mut b = self.fns.change.builder(&d.stream);
         b.arg(&n);
         for x in &v {
             b.arg(x);
@@ -914,7 +909,7 @@ impl NsOps for CudaNs {
     fn divergence(&mut self, flux: &CudaSlice<f64>) -> Result<f64> {
         let d = &self.dev;
         let (fp, out) = (d.ptr(flux), d.ptr(&self.partial));
-        let mut b = d.stream.launch_builder(&self.fns.divergence);
+        let mut b = self.fns.divergence.builder(&d.stream);
         b.arg(&self.faces.c).arg(&fp).arg(&out);
         // SAFETY: flux holds nfaces values, partial one per block of the fixed grid.
         unsafe { b.launch(Self::reduction_cfg())? };

@@ -28,7 +28,7 @@ use crate::grid::cuda::{DeviceHalo, LayoutC};
 use crate::grid::{FaceBc, StructuredGrid};
 use crate::output::Field;
 use crate::real::{from_bytes, Real};
-use cudarc::driver::{CudaEvent, CudaFunction, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Threads per block of the rate kernel (its reduction assumes a multiple of 32).
@@ -144,8 +144,8 @@ impl DeviceForcing {
             desc: stream.clone_htod(&[desc, vec![0, 0]].concat())?,
             conc: stream.clone_htod(&nonempty(conc))?,
             added: stream.alloc_zeros::<f64>(2)?,
-            f_open: dev.early_function::<R>(kernels::swe::OPEN, &[])?,
-            f_sources: dev.early_function::<R>(kernels::swe::SOURCES, &[])?,
+            f_open: dev.function::<R>(kernels::swe::OPEN, &[])?,
+            f_sources: dev.function::<R>(kernels::swe::SOURCES, &[])?,
         })
     }
 }
@@ -175,10 +175,10 @@ struct Part<R: Real> {
     start_bounds: [f64; 2],
     params: ParamsC<R>,
     halo: DeviceHalo<R>,
-    f_rate: CudaFunction,
+    f_rate: EarlyFunction,
     f_step: EarlyFunction,
     f_clock: EarlyFunction,
-    f_bad: CudaFunction,
+    f_bad: EarlyFunction,
     forcing: DeviceForcing,
     /// The slab's water at the start of the run (the totals' open-side inflow), its pollutant.
     start_water: f64,
@@ -239,9 +239,9 @@ impl<R: Real> Part<R> {
             f_rate: dev.function::<R>(kernels::swe::RATE, &[])?,
             f_step: {
                 let d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                dev.early_function::<R>(kernels::swe::STEP, &d)?
+                dev.function::<R>(kernels::swe::STEP, &d)?
             },
-            f_clock: dev.early_function::<R>(kernels::swe::CLOCK, &[])?,
+            f_clock: dev.function::<R>(kernels::swe::CLOCK, &[])?,
             f_bad: dev.function::<R>(kernels::swe::FIRST_BAD, &[])?,
             ready: dev.ctx.new_event(None)?,
             arrived: dev.ctx.new_event(None)?,
@@ -273,7 +273,7 @@ impl<R: Real> Part<R> {
             shared_mem_bytes: 0,
         };
         // SAFETY: w is this grid's padded 4-component state, rate one u64; one thread per cell.
-        unsafe { self.dev.stream.launch_builder(&self.f_rate).arg(&self.params).arg(&w).arg(&rate).launch(cfg)? };
+        unsafe { self.f_rate.builder(&self.dev.stream).arg(&self.params).arg(&w).arg(&rate).launch(cfg)? };
         Ok(())
     }
 
@@ -436,7 +436,7 @@ impl<R: Real> Part<R> {
             shared_mem_bytes: 0,
         };
         // SAFETY: w is this grid's padded state, out one u64; a grid-stride loop over cells.
-        unsafe { self.dev.stream.launch_builder(&self.f_bad).arg(&self.params).arg(&w).arg(&out).launch(cfg)? };
+        unsafe { self.f_bad.builder(&self.dev.stream).arg(&self.params).arg(&w).arg(&out).launch(cfg)? };
         let cell = self.dev.stream.clone_dtoh(&first)?[0];
         if cell == u64::MAX {
             return Ok(None);

@@ -139,7 +139,7 @@ struct Funcs {
 
 impl Funcs {
     fn load(dev: &Device) -> Result<Funcs> {
-        let f = |kernel| dev.early_function::<f64>(kernel, &[]);
+        let f = |kernel| dev.function::<f64>(kernel, &[]);
         Ok(Funcs {
             init: f(k::INIT)?,
             dir_spmv: f(k::DIR_SPMV)?,
@@ -636,7 +636,7 @@ impl CudaCg {
     /// Seconds of one plain SpMV q = A_s p by `cg_spmv` (best of `reps`): the matrix-vector
     /// product alone, to set beside cuSPARSE's.
     pub fn spmv_seconds(&self, reps: usize) -> Result<f64> {
-        let f = self.dev.early_function::<f64>(k::SPMV, &[])?;
+        let f = self.dev.function::<f64>(k::SPMV, &[])?;
         let p = self.ptr;
         let (ell, n) = (self.m.ell, self.m.n as u64);
         let mut best = f64::INFINITY;

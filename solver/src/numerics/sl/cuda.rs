@@ -5,11 +5,11 @@
 
 use super::interp::{Interpolated, Interpolation};
 use super::quadratic::{Bounds, QuadFit, FAC, REC};
-use crate::backend::cuda::Device;
+use crate::backend::cuda::{Device, EarlyFunction};
 use crate::error::Result;
 use crate::mesh::cuda::{launch_cfg, pad, DeviceMesh, MeshC};
 use crate::real::Real;
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use kernels::Kernel;
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// `__launch_bounds__(128, N)`: none for f64 and 8 for f32 were best on an H100 (N = 6..16
 /// tried: f64 loses up to 2.4x at 16, f32 gains 2-6 % at 6..10; BENCHMARKS.md).
 /// CFD_SL_MIN_BLOCKS=N overrides it (0: none) for tuning.
-pub fn function<R: Real>(dev: &Device, kernel: Kernel) -> Result<CudaFunction> {
+pub fn function<R: Real>(dev: &Device, kernel: Kernel) -> Result<EarlyFunction> {
     let min_blocks = match std::env::var("CFD_SL_MIN_BLOCKS") {
         Ok(v) => v
             .parse::<u32>()
@@ -34,7 +34,7 @@ pub fn function<R: Real>(dev: &Device, kernel: Kernel) -> Result<CudaFunction> {
 /// f32 (32 registers, up to 16 blocks of 128 per SM: 1.17e9 -> 1.36e9 tet-steps/s for BFECC
 /// on the 1M-tet box, H100), none for f64 (where 6 and 8 spill: 6.6e8 -> 5.7e8 and 5.1e8).
 /// CFD_SL_GROUP_MIN_BLOCKS=N overrides it for tuning (0: none).
-fn group_interp<R: Real>(dev: &Device) -> Result<CudaFunction> {
+fn group_interp<R: Real>(dev: &Device) -> Result<EarlyFunction> {
     let min_blocks = match std::env::var("CFD_SL_GROUP_MIN_BLOCKS") {
         Ok(v) => v.parse::<u32>().ok().filter(|n| (1..=8).contains(n)),
         Err(_) => (std::mem::size_of::<R>() == 4).then_some(8),
@@ -93,7 +93,7 @@ pub struct QuadTables<R: Real> {
     qsrc: CudaSlice<u32>,
     qpts: CudaSlice<R>,
     qfac: CudaSlice<R>,
-    quad_fit: CudaFunction,
+    quad_fit: EarlyFunction,
 }
 
 impl<R: Real> QuadTables<R> {
@@ -121,7 +121,7 @@ impl<R: Real> QuadTables<R> {
         let u = |b: &CudaSlice<u32>| self.dev.ptr(b);
         let (slice, count, src) = (u(&self.qslice), u(&self.qcount), u(&self.qsrc));
         let (pts, fac) = (p(&self.qpts), p(&self.qfac));
-        let mut b = self.dev.stream.launch_builder(&self.quad_fit);
+        let mut b = self.quad_fit.builder(&self.dev.stream);
         b.arg(&self.nnodes)
             .arg(&slice)
             .arg(&count)
@@ -245,12 +245,12 @@ struct VoronoiGroups {
     threads: u32,
     /// Totals, then starts, of the scan's tiles of 1024 groups.
     tile_sum: CudaSlice<u32>,
-    outside: CudaFunction,
-    scan_tiles: CudaFunction,
-    scan_top: CudaFunction,
-    scan: CudaFunction,
-    fill: CudaFunction,
-    interp: CudaFunction,
+    outside: EarlyFunction,
+    scan_tiles: EarlyFunction,
+    scan_top: EarlyFunction,
+    scan: EarlyFunction,
+    fill: EarlyFunction,
+    interp: EarlyFunction,
 }
 
 /// Device addresses of one interpolation's inputs and outputs (value, low, high).
@@ -266,7 +266,7 @@ struct GroupArgs {
 impl GroupArgs {
     /// What `outside_point` (sl.cu) needs, in the kernels' order: where each point is, the
     /// field, the patch values and the three outputs.
-    fn push_outside<'a>(&'a self, b: &mut cudarc::driver::LaunchArgs<'a>) {
+    fn push_outside<'a>(&'a self, b: &mut crate::backend::cuda::EarlyLaunch<'a>) {
         b.arg(&self.cell).arg(&self.patch).arg(&self.f).arg(&self.bc);
         for o in &self.out {
             b.arg(o);
@@ -328,7 +328,7 @@ impl VoronoiGroups {
 
     /// The boundary values of the points outside the domain, the others already bucketed.
     fn boundary_values(&self, dev: &Device, n: u32, a: &GroupArgs) -> Result<()> {
-        let mut b = dev.stream.launch_builder(&self.outside);
+        let mut b = self.outside.builder(&dev.stream);
         b.arg(&n);
         a.push_outside(&mut b);
         // SAFETY: the departures, f and the outputs hold n entries, bc one per patch.
@@ -362,16 +362,16 @@ impl VoronoiGroups {
             ));
         }
         unsafe {
-            let mut b = s.launch_builder(&self.scan_tiles);
+            let mut b = self.scan_tiles.builder(s);
             b.arg(&ngroups).arg(&gcount).arg(&tile_sum);
             b.launch(tiles(ntiles))?;
-            let mut b = s.launch_builder(&self.scan_top);
+            let mut b = self.scan_top.builder(s);
             b.arg(&ntiles).arg(&tile_sum);
             b.launch(tiles(1))?;
-            let mut b = s.launch_builder(&self.scan);
+            let mut b = self.scan.builder(s);
             b.arg(&ngroups).arg(&gcount).arg(&tile_sum).arg(&gstart).arg(&gcursor);
             b.launch(tiles(ntiles))?;
-            let mut b = s.launch_builder(&self.fill);
+            let mut b = self.fill.builder(s);
             b.arg(&n).arg(&near).arg(&vgroup).arg(&gcursor).arg(&order);
             a.push_outside(&mut b);
             b.launch(launch_cfg(n as usize))?;
@@ -381,11 +381,11 @@ impl VoronoiGroups {
 }
 
 struct Functions {
-    interp: CudaFunction,
-    vertex_values: CudaFunction,
-    gradients: CudaFunction,
-    correct: CudaFunction,
-    limit: CudaFunction,
+    interp: EarlyFunction,
+    vertex_values: EarlyFunction,
+    gradients: EarlyFunction,
+    correct: EarlyFunction,
+    limit: EarlyFunction,
 }
 
 pub struct DeviceSl<R: Real> {
@@ -554,7 +554,9 @@ impl<R: Real> DeviceSl<R> {
                 let fv = p(&self.fv);
                 // SAFETY: f holds ncells values, fv nnodes; the mesh buffers live in `mesh`.
                 unsafe {
-                    s.launch_builder(&self.fns.vertex_values)
+                    self.fns
+                        .vertex_values
+                        .builder(s)
                         .arg(m)
                         .arg(&f)
                         .arg(&fv)
@@ -565,7 +567,9 @@ impl<R: Real> DeviceSl<R> {
                 let (g, lo, hi) = (p(&self.grad), p(&self.rlo), p(&self.rhi));
                 // SAFETY: f, rlo, rhi hold ncells values, grad 3 per cell.
                 unsafe {
-                    s.launch_builder(&self.fns.gradients)
+                    self.fns
+                        .gradients
+                        .builder(s)
                         .arg(m)
                         .arg(&f)
                         .arg(&g)
@@ -603,7 +607,7 @@ impl<R: Real> DeviceSl<R> {
         let (px, cell, patch) = (p(&deps.px), self.dev.ptr(&deps.cell), self.dev.ptr(&deps.patch));
         let scratch = [p(&self.fv), p(&self.grad), p(&self.rlo), p(&self.rhi), p(&self.bc)];
         let (v, lo, hi) = (p(&out.value), p(&out.lo), p(&out.hi));
-        let mut b = self.dev.stream.launch_builder(&self.fns.interp);
+        let mut b = self.fns.interp.builder(&self.dev.stream);
         b.arg(&self.mesh.c).arg(&how).arg(&px).arg(&cell).arg(&patch).arg(&fp);
         for s in &scratch {
             b.arg(s);
@@ -653,7 +657,7 @@ impl<R: Real> DeviceSl<R> {
         let bk = &gr.buckets[slot];
         let (groups, gstart, order, near) = (u(&gr.groups), u(&bk.gstart), u(&bk.order), u(&dg.near));
         let [v, lo, hi] = a.out;
-        let mut b = dev.stream.launch_builder(&gr.interp);
+        let mut b = gr.interp.builder(&dev.stream);
         b.arg(m)
             .arg(&gr.caps.cap)
             .arg(&gr.caps.vcap)
@@ -683,7 +687,9 @@ impl<R: Real> DeviceSl<R> {
         let s = &self.dev.stream;
         // SAFETY: the three buffers hold ncells values.
         unsafe {
-            s.launch_builder(&self.fns.correct)
+            self.fns
+                .correct
+                .builder(s)
                 .arg(&n)
                 .arg(&fp)
                 .arg(&f2p)
@@ -697,7 +703,7 @@ impl<R: Real> DeviceSl<R> {
     pub fn limit(&mut self, x: CudaSlice<R>, lo: &CudaSlice<R>, hi: &CudaSlice<R>) -> Result<CudaSlice<R>> {
         let n = self.mesh.c.ncells;
         let (xp, lp, hp, on) = (self.dev.ptr(&x), self.dev.ptr(lo), self.dev.ptr(hi), 1i32);
-        let mut b = self.dev.stream.launch_builder(&self.fns.limit);
+        let mut b = self.fns.limit.builder(&self.dev.stream);
         b.arg(&n).arg(&xp).arg(&lp).arg(&hp).arg(&on).arg(&xp);
         // SAFETY: the buffers hold ncells values; each thread reads x[i] before writing it.
         unsafe { b.launch(launch_cfg(n as usize))? };

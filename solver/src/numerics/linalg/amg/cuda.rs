@@ -282,7 +282,7 @@ fn cfg(grid: u32) -> LaunchConfig {
 impl<T: Real> DeviceAmg<T> {
     /// Uploads `h` (built on the unscaled matrix) for a CG that works on its Jacobi-scaled form.
     pub fn new(dev: &Arc<Device>, h: &Hierarchy) -> Result<Self> {
-        let f = |kernel| dev.early_function::<T>(kernel, &[]);
+        let f = |kernel| dev.function::<T>(kernel, &[]);
         let funcs = Funcs {
             pre_first: f(k::PRE_FIRST)?,
             pre_first_cg: f(k::PRE_FIRST_CG)?,
