@@ -6,6 +6,7 @@
 #   ncu_durations TAG CMD...  each kernel's launches and mean duration over 120 launches of CMD
 #   r2d_end_to_end TOML       the Euler paper's benchmark run three times by base and new, exact
 #                             and fast math: wall time and summary.json's stepping and total
+#   check_families FAMILY...  `solver check` of each family by the new build, into checks.txt
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 N=.gpu/solver; B=.gpu/solver-base; R=${OUT:-/tmp/out}; mkdir -p "$R"; W=$(mktemp -d)
 export CFD_KERNEL_CACHE=$W/cache
@@ -38,4 +39,13 @@ r2d_end_to_end() { local toml=$1
     /usr/bin/time -f "$b $m wall %e s" $b run $toml --backend cuda -q --set run.precision=f32 --set 'euler.riemann="hllc"' --set "run.math=\"$m\"" -o $W/e2e 2>&1 | tail -1
     python3 -c "import json;t=json.load(open('$W/e2e/summary.json'))['timing'];print('   stepping', t['stepping'], 'total', t['total'])"
   done; done; done
+}
+
+# check_families FAMILY...: `solver check` of each family by the build under test, a line each
+# (rc, rows passed and failed, the first failures), into $R/checks.txt.
+check_families() {
+  for f in "$@"; do
+    $N check $f > $W/check-$f.txt 2>&1; echo "check $f rc $? pass $(grep -c ' PASS' $W/check-$f.txt) fail $(grep -c ' FAIL' $W/check-$f.txt)"
+    grep " FAIL" $W/check-$f.txt | head -5
+  done 2>&1 | tee $R/checks.txt
 }
