@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Predicted strong and weak scaling of the decomposed structured families (issue 29) to 1,000
-GPUs, from what was measured on one host of 2 x H200 (benchmarks/s13/), checked against the
-2-GPU runs. Prints Markdown tables (BENCHMARKS.md, "A cost model to 1,000 GPUs").
+GPUs, from the kernels' time per cell measured on one host of 2 x H100 (benchmarks/s24/,
+session 24: the current kernels) and NVLink's latency and bandwidth measured on 2 x H200
+(benchmarks/s13/), checked against the 2-GPU runs of session 24. Prints Markdown tables
+(BENCHMARKS.md, "A cost model to 1,000 GPUs").
 
 The model of one step on P parts (bulk-synchronous: the slowest part sets the pace):
 
@@ -23,16 +25,19 @@ modelled beside them with six faces a part.
 import json
 import math
 import os
+import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-S13 = os.path.join(HERE, "..", "benchmarks", "s13", "call1-h200x2")
+# Session 24, call 3 (2 x H100, one process, 512^3, f32 Euler exact, heat f64): gpu_parts.sh's
+# JSON, packed in one tar.
+S24 = tarfile.open(os.path.join(HERE, "..", "benchmarks", "s24", "call3-2gpu", "parts-bench-json.tar"))
 
 
 def seconds(name):
-    return json.load(open(os.path.join(S13, name)))["rows"][0]["seconds_per_step"]
+    return json.load(S24.extractfile(name))["rows"][0]["seconds_per_step"]
 
 
-# Measured on 2 x H200 (call 1 of session 13), 512^3, 1 GPU and 2 GPUs, one process.
+# Measured on 2 x H100 (call 3 of session 24), 512^3, 1 GPU and 2 GPUs, one process.
 FAMILIES = {
     # name: (tau s/cell-update, halo, components, bytes, exchanges/step, periodic split axis)
     "heat f64 (register-queue)": (seconds("parts-bench-heat-1.json") / 512**3, 4, 1, 8, 3, True),
@@ -47,9 +52,10 @@ FAMILIES = {
 ALPHA_NVLINK = (1.4875e-4 - 8.6459e-5) / 3
 HEAT_512_EXCHANGE = (2.3394e-3 - 2.0378e-3) / 3
 BETA_NVLINK = 18.1e6 / (HEAT_512_EXCHANGE - ALPHA_NVLINK)
-# Driving 2 GPUs from one process (a thread a device for the step): heat 64^3, 2 GPUs without
-# the exchange 8.6459e-5 s/step against 1 GPU 3.95e-5.
-O_THREADS = 8.6459e-5 - 3.95e-5
+# Driving 2 GPUs from one process (a pool thread a device, session 14, call 5): heat 64^3 on 2
+# GPUs without the exchange 45-56 us a step against 40 us on one; the worse end. (Session 13,
+# before the pool: 47 us.)
+O_THREADS = 56e-6 - 40e-6
 # Inter-node (assumed, not measured here): one 400 Gb/s NDR InfiniBand HCA per GPU, ~45 GB/s
 # achieved per direction, ~20 us NCCL network latency on top of the intra-node launch; 8 GPUs a
 # node, so past 8 parts every part waits for the slowest (network) neighbour.
@@ -111,14 +117,13 @@ def main():
     print(f"alpha NVLink {ALPHA_NVLINK * 1e6:.0f} us, beta NVLink {BETA_NVLINK / 1e9:.0f} GB/s (measured); "
           f"alpha IB {ALPHA_IB * 1e6:.0f} us, beta IB {BETA_IB / 1e9:.0f} GB/s (assumed); "
           f"threads {O_THREADS * 1e6:.0f} us a step (measured)\n")
-    print("Checked against the 2-GPU runs (2 x H200, same call as the 1-GPU figures):\n")
+    print("Checked against the 2-GPU runs (2 x H100, same call as the 1-GPU figures):\n")
     print("| case | predicted 2-GPU s/step | measured | error |")
     print("|---|---|---|---|")
     measured = {
-        ("heat f64 (register-queue)", 512): 2.3394e-3,
+        ("heat f64 (register-queue)", 512): seconds("parts-bench-heat-2.json"),
         ("Euler PLM+HLL+RK3 f32", 512): seconds("parts-bench-euler-plm-2.json"),
         ("Euler MUSCL-Hancock+HLLC f32", 512): seconds("parts-bench-euler-hllc-2.json"),
-        ("Euler PLM+HLL+RK3 f32", 1024): 0.39921,
     }
     for (fam, n), m in measured.items():
         t = slab_step(fam, n, n, 2)
