@@ -431,14 +431,33 @@ __device__ __forceinline__ void to_primitive(const REAL* q, REAL gamma, REAL* w,
     w[4 * stride] = pressure(q, gamma);
 }
 
-// The Riemann flux through the face between cells w[1] and w[2] (primitives of four cells along
-// `axis`): the limited reconstruction of both sides, their conservative states in the face's
-// frame, the Riemann solver (plm.rs, stage). Component c of the flux, in the grid's order, goes
-// to f[c * stride].
-__device__ __forceinline__ void plm_flux(const Params& s, int axis, const REAL (*w)[5], REAL* f, int stride) {
-    REAL pl[5], pr[5], cl[5], cr[5], fl[5];
-    plm_face_value(w[0], w[1], w[2], LIMITER_OF(s), true, pl);
-    plm_face_value(w[1], w[2], w[3], LIMITER_OF(s), false, pr);
+// Both face values of cell w at once (plm_face_value's, bit for bit: the same slope, then
+// w - d and w + d, each checked on its own).
+__device__ __forceinline__ void plm_face_values(const REAL* wm, const REAL* w, const REAL* wp, int limiter, REAL* lo,
+                                                REAL* up) {
+    const REAL half = (REAL)0.5;
+#pragma unroll
+    for (int c = 0; c < 5; ++c) {
+        const REAL d = half * slope(limiter, w[c] - wm[c], wp[c] - w[c]);
+        lo[c] = w[c] - d;
+        up[c] = w[c] + d;
+    }
+    if (!(lo[0] > (REAL)0 && lo[4] > (REAL)0)) {
+#pragma unroll
+        for (int c = 0; c < 5; ++c) lo[c] = w[c];
+    }
+    if (!(up[0] > (REAL)0 && up[4] > (REAL)0)) {
+#pragma unroll
+        for (int c = 0; c < 5; ++c) up[c] = w[c];
+    }
+}
+
+// The Riemann flux through a face from the primitive values on its two sides: their conservative
+// states in the face's frame, the Riemann solver (plm.rs, stage). Component c of the flux, in the
+// grid's order, goes to f[c * stride].
+__device__ __forceinline__ void plm_flux_of_sides(const Params& s, int axis, const REAL* pl, const REAL* pr, REAL* f,
+                                                  int stride) {
+    REAL cl[5], cr[5], fl[5];
     conservative_in_frame(pl, axis, s.gamma, cl);
     conservative_in_frame(pr, axis, s.gamma, cr);
     riemann_flux(RIEMANN_OF(s), cl, cr, s.gamma, fl);
@@ -446,6 +465,15 @@ __device__ __forceinline__ void plm_flux(const Params& s, int axis, const REAL (
     frame_offsets(axis, (u64)stride, off);
 #pragma unroll
     for (int c = 0; c < 5; ++c) f[off[c]] = fl[c];
+}
+
+// The Riemann flux through the face between cells w[1] and w[2] (primitives of four cells along
+// `axis`): the limited reconstruction of both sides, then plm_flux_of_sides.
+__device__ __forceinline__ void plm_flux(const Params& s, int axis, const REAL (*w)[5], REAL* f, int stride) {
+    REAL pl[5], pr[5];
+    plm_face_value(w[0], w[1], w[2], LIMITER_OF(s), true, pl);
+    plm_face_value(w[1], w[2], w[3], LIMITER_OF(s), false, pr);
+    plm_flux_of_sides(s, axis, pl, pr, f, stride);
 }
 
 // Past the batch's end (clock.cuh, dt = 0) a stage leaves the state as it is: out = u at `at`.
@@ -605,16 +633,30 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
         return;
     }
     // The z face k + 1/2 of the thread's column, from planes k - 1 .. k + 2 of the ring.
+    // The z face values of the column's cell at plane kc (ring planes kc - 1 .. kc + 1). Each
+    // cell's slope along z is found once: the face k + 1/2 takes the upper value of cell k,
+    // kept from the plane before (`z_up`), and the lower value of cell k + 1.
+    auto z_values = [&](int kc, REAL* lo, REAL* up) {
+        REAL w[3][5];
+#pragma unroll
+        for (int m = 0; m < 3; ++m)
+#pragma unroll
+            for (int c = 0; c < 5; ++c) w[m][c] = Ring[(c * 4 + ((kc - 1 + m) & 3)) * nc + t];
+        plm_face_values(w[0], w[1], w[2], LIMITER_OF(s), lo, up);
+    };
+    REAL z_up[5];
+    // The z face k + 1/2 of the thread's column, z_up then holding cell k + 1's upper value.
     auto z_face = [&](int k) {
-        REAL w[4][5];
+        REAL lo[5], up[5];
+        z_values(k + 1, lo, up);
+        plm_flux_of_sides(s, 2, z_up, lo, Fz + ((k + 1) & 1) * 5 * nc + t, nc);
 #pragma unroll
-        for (int m = 0; m < 4; ++m)
-#pragma unroll
-            for (int c = 0; c < 5; ++c) w[m][c] = Ring[(c * 4 + ((k - 1 + m) & 3)) * nc + t];
-        plm_flux(s, 2, w, Fz + ((k + 1) & 1) * 5 * nc + t, nc);
+        for (int c = 0; c < 5; ++c) z_up[c] = up[c];
     };
     if (column) {
         for (int k = k0 - 2; k <= k0 + 1; ++k) load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k, Ring + (k & 3) * nc + t, 4 * nc);
+        REAL lo[5];
+        z_values(k0 - 1, lo, z_up);
         z_face(k0 - 1);
     }
     __syncthreads();
