@@ -800,24 +800,37 @@ mod tests {
                 cpu.iterations
             );
             assert_eq!(gpu.history.len(), gpu.iterations);
-            // Repeated solves on one solver, status read in batches (no history): each must
-            // run to convergence, not stop on the status the previous solve left behind.
-            let quiet = CgSettings {
-                keep_history: false,
-                ..s.clone()
-            };
-            let mut cg = CudaCg::new(&dev, &a, pre.clone(), quiet).unwrap();
-            for rep in 0..3 {
-                let mut x = dev.zeros::<f64>(n).unwrap();
-                let r = cg.solve(&bd, &mut x).unwrap();
-                assert!(r.converged, "{name} solve {rep}: {r:?}");
-                assert!(
-                    r.iterations.abs_diff(gpu.iterations) <= 4,
-                    "{name}: {} {}",
-                    r.iterations,
-                    gpu.iterations
-                );
-            }
+            repeated_solves_converge(&dev, &a, &pre, &s, &bd, gpu.iterations, &name);
+        }
+    }
+
+    /// Repeated solves on one solver, status read in batches (no history): each must run to
+    /// convergence, not stop on the status the previous solve left behind, in about the
+    /// `iterations` of a solve with history.
+    fn repeated_solves_converge(
+        dev: &Arc<Device>,
+        a: &CsMat<f64>,
+        pre: &CgPreconditioner,
+        s: &CgSettings,
+        b: &CudaSlice<f64>,
+        iterations: usize,
+        name: &str,
+    ) {
+        let quiet = CgSettings {
+            keep_history: false,
+            ..s.clone()
+        };
+        let mut cg = CudaCg::new(dev, a, pre.clone(), quiet).unwrap();
+        for rep in 0..3 {
+            let mut x = dev.zeros::<f64>(a.rows()).unwrap();
+            let r = cg.solve(b, &mut x).unwrap();
+            assert!(r.converged, "{name} solve {rep}: {r:?}");
+            assert!(
+                r.iterations.abs_diff(iterations) <= 4,
+                "{name}: {} {}",
+                r.iterations,
+                iterations
+            );
         }
     }
 }
