@@ -7,7 +7,6 @@
 // on padded arrays (HALO ghosts per side, x fastest); ghosts are filled by grid_halo (grid.cu) first.
 // The CPU backend (solver/src/cases/heat/cpu.rs) does the same arithmetic in the same order.
 #include "common.cuh"
-#include "push.cuh"
 
 // Stencil radius, and so the ghost (halo) width of the padded arrays: the 8th-order stencil
 // reaches 4 points. Fixed by the coefficients below, not a tuning knob; the host's padding
@@ -139,13 +138,10 @@ __device__ __forceinline__ int wrap_index(int x, int n) { return x < 0 ? x + n :
 // ghost of that axis its stencil needs, the interior value the ghost would hold (rims, the
 // columns and rows past the edge, the queue's planes), so no grid_halo pass is needed on it:
 // the x pass re-read one sector per row (41 of the 77 us of halo per f64 stage at 512^3).
-// push: the planes a part of a split grid stores into its neighbour device's ghosts while this
-// launch runs (push.cuh); nothing (counts 0) but on the inner planes of such a part.
 extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
 heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
-              int kstart, int kend, int kchunk, int kstride, int wrap, Push push) {
+              int kstart, int kend, int kchunk, int kstride, int wrap) {
     early_launch_entry();
-    push_planes(push);
     __shared__ REAL tile[BY + 2 * HALO][BX + 2 * HALO];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int i0 = blockIdx.x * BX, j0 = blockIdx.y * BY;

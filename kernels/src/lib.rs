@@ -22,7 +22,6 @@ const HEADERS: &[(&str, &str)] = &[
     ("common.cuh", include_str!("../cuda/common.cuh")),
     ("reduce.cuh", include_str!("../cuda/reduce.cuh")),
     ("grid.cuh", include_str!("../cuda/grid.cuh")),
-    ("push.cuh", include_str!("../cuda/push.cuh")),
     ("clock.cuh", include_str!("../cuda/clock.cuh")),
     ("tet.cuh", include_str!("../cuda/tet.cuh")),
     ("riemann.cuh", include_str!("../cuda/riemann.cuh")),

@@ -2,7 +2,7 @@
 //! compute stream, the same rule value by value as the CPU fill (`halo.rs`).
 
 use super::parts::{self, Link, Split};
-use super::peer::{Begun, Planes, Pushing};
+use super::peer::{Begun, Planes};
 use super::{BoundarySet, FaceBc, StructuredGrid};
 use crate::backend::cuda::{Device, EarlyFunction};
 use crate::backend::nccl::Comms;
@@ -26,25 +26,6 @@ fn exchange_knob() -> &'static str {
 fn exchange_off() -> bool {
     matches!(exchange_knob(), "off" | "hollow")
 }
-
-/// How the parts of one process carry their planes where a kernel can store them itself
-/// (`DeviceHalo::begin_push`): `CFD_PEER_COPY=engine` keeps the copy engines' pulls there too
-/// (for comparison); by default the kernel pushes.
-fn push_by_kernel() -> bool {
-    static KNOB: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *KNOB.get_or_init(|| std::env::var("CFD_PEER_COPY").as_deref() != Ok("engine"))
-}
-
-/// Mirrors `struct Push` in push.cuh: up to two pieces, in 16-byte units.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PushC {
-    src: [u64; 2],
-    dst: [u64; 2],
-    count: [u64; 2],
-}
-// SAFETY: plain-old-data with the C layout.
-unsafe impl DeviceRepr for PushC {}
 
 /// Mirrors `struct Layout` in grid.cuh.
 #[repr(C)]
@@ -192,64 +173,6 @@ impl<T: Real> DeviceHalo<T> {
                 Ok(None)
             }
             (None, None) => Ok(None),
-        }
-    }
-
-    /// Whether a kernel of this part can carry its exchange ([`begin_push`](Self::begin_push)):
-    /// the parts are devices of this process with peer access, the grid has one component
-    /// (at most two pieces a push), and `CFD_PEER_COPY` is not `engine`.
-    pub fn pushes(&self) -> bool {
-        self.overlaps() && self.grid.components == 1 && push_by_kernel() && !exchange_off()
-    }
-
-    /// An exchange carried by a kernel (where [`pushes`](Self::pushes)): the planes of the
-    /// padded array at `ptr` the kernel is to store into the neighbours' ghosts (`push.cuh`),
-    /// and the exchange to end with [`end_push`](Self::end_push) once that kernel is queued.
-    /// Every part calls both at the same point of its step; the rules are `PeerGroup::begin_push`'s.
-    pub fn begin_push(&self, ptr: u64) -> Result<(PushC, Pushing)> {
-        let Some(Link {
-            split,
-            peer: Some((group, k)),
-            ..
-        }) = &self.link
-        else {
-            return Err(SolverError::Other("a push needs parts joined by peer access".into()));
-        };
-        let peers = split.slab.peers(split.ring);
-        let planes = Planes {
-            neighbours: (peers.below, peers.above),
-            ranges: parts::plane_ranges(&self.grid, split),
-            stride: self.grid.padded_len(),
-            components: self.grid.components,
-        };
-        let pushing = group.begin_push(*k, &planes, std::mem::size_of::<T>(), ptr)?;
-        let mut push = PushC::default();
-        if pushing.pieces.len() > 2 {
-            return Err(SolverError::Other(format!(
-                "a kernel pushes at most 2 pieces of planes, not {}",
-                pushing.pieces.len()
-            )));
-        }
-        for (p, &(from, to, bytes)) in pushing.pieces.iter().enumerate() {
-            // Planes start on 128-byte rows of 256-byte aligned allocations (`aligned_for`).
-            if (from | to | bytes as u64) % 16 != 0 {
-                return Err(SolverError::Other(format!(
-                    "planes to push are not 16-byte aligned ({from:#x} -> {to:#x}, {bytes} bytes)"
-                )));
-            }
-            (push.src[p], push.dst[p], push.count[p]) = (from, to, bytes as u64 / 16);
-        }
-        Ok((push, pushing))
-    }
-
-    /// The end of an exchange begun by [`begin_push`](Self::begin_push): `stream` waits for
-    /// the neighbours' kernels that store into this part's ghosts.
-    pub fn end_push(&self, pushing: Pushing, stream: &CudaStream) -> Result<()> {
-        match &self.link {
-            Some(Link {
-                peer: Some((group, k)), ..
-            }) => group.end_push(*k, pushing, stream),
-            _ => Err(SolverError::Other("a push needs parts joined by peer access".into())),
         }
     }
 

@@ -17,12 +17,6 @@
 //! exchanged array's planes only in a later stage, after the next exchange; waiting for the
 //! neighbours' events as well cost about 14 us of host time each, and the devices waited for
 //! the host on small grids.)
-//!
-//! A stencil kernel can also carry the planes itself ([`PeerGroup::begin_push`]): it stores
-//! the part's owned planes straight into the neighbours' ghosts over NVLink while it updates
-//! the inner planes, and [`PeerGroup::end_push`] makes the part's stream wait for the
-//! neighbours' kernels. Under a stencil kernel that keeps HBM busy a copy engine moves only a
-//! few tens of GB/s (BENCHMARKS.md, session 18); the kernel's own loads get their share.
 
 use crate::backend::cuda::Device;
 use crate::error::{Result, SolverError};
@@ -40,10 +34,6 @@ struct Post {
     bytes: usize,
     low: Range<usize>,
     high: Range<usize>,
-    /// Its ghost planes beside the part below and the part above (values), where the
-    /// neighbours' pushes go.
-    low_ghost: Range<usize>,
-    high_ghost: Range<usize>,
     /// Its owned planes are written (recorded on the caller's stream).
     ready: Arc<CudaEvent>,
 }
@@ -116,16 +106,6 @@ pub struct Begun {
     done: Arc<CudaEvent>,
 }
 
-/// An exchange begun by [`PeerGroup::begin_push`]: the pieces the part stores into its
-/// neighbours' ghost planes, each (source, destination, bytes), every component; to pass to
-/// [`PeerGroup::end_push`] once the kernel that stores them is queued.
-#[must_use]
-pub struct Pushing {
-    pub pieces: Vec<(u64, u64, usize)>,
-    parity: usize,
-    neighbours: Vec<usize>,
-}
-
 fn driver(what: &str, code: sys::CUresult) -> Result<()> {
     match code {
         sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
@@ -159,8 +139,10 @@ impl PeerGroup {
             }
         }
         // The arrays come from each device's memory pool (cuMemAllocAsync), which peer access
-        // does not cover: a kernel storing into another device's array (`begin_push`) needs
-        // that pool's access granted to its device as well.
+        // does not cover: without the pool's access granted to the other devices their copy
+        // engines' pulls were not direct, and took until after the inner planes' update
+        // (heat 512^3 f64 on 2 H200s: 2.14e-3 s a step, 2.055e-3 with it; BENCHMARKS.md,
+        // session 25).
         for b in devices.iter().filter(|b| b.ctx.has_async_alloc()) {
             let mut pool = std::ptr::null_mut();
             // SAFETY: out-parameter and a valid device handle.
@@ -221,8 +203,6 @@ impl PeerGroup {
             bytes,
             low,
             high,
-            low_ghost: low_ghost.clone(),
-            high_ghost: high_ghost.clone(),
             ready,
         });
         self.meet.wait();
@@ -264,70 +244,5 @@ impl PeerGroup {
     /// filled).
     pub fn end(&self, begun: Begun, stream: &CudaStream) -> Result<()> {
         Ok(stream.wait(&begun.done)?)
-    }
-
-    /// Part `k` posts its padded array at `ptr` and learns where its owned planes go in its
-    /// neighbours' arrays: a kernel of the part's then stores them there itself (`push.cuh`),
-    /// and [`end_push`](Self::end_push) follows it. Every part of the group must call both at
-    /// the same point of its step, each from its own thread.
-    ///
-    /// The kernel writes the neighbours' ghosts while they run, so it must be queued after
-    /// the end of the exchange before this one (where this part's stream waited for what
-    /// the neighbours queued before their part of it), and the neighbours must not read these
-    /// ghosts in what they queue from their part of that exchange to the end of this one.
-    /// Stencil stages meet that: a stage reads the ghosts of its input, the output of the
-    /// stage before, and its own output is pushed in its own exchange.
-    pub fn begin_push(&self, k: usize, planes: &Planes, bytes: usize, ptr: u64) -> Result<Pushing> {
-        let parity = self.count[k].fetch_add(1, Ordering::Relaxed) % 2;
-        let [(low, low_ghost), (high, high_ghost)] = planes.ranges.clone();
-        *self.posts[k][parity].lock().unwrap() = Some(Post {
-            ptr,
-            stride: planes.stride,
-            bytes,
-            low: low.clone(),
-            high: high.clone(),
-            low_ghost,
-            high_ghost,
-            ready: self.events[k][parity].0.clone(),
-        });
-        self.meet.wait();
-        let (below, above) = planes.neighbours;
-        let (mut pieces, mut neighbours) = (Vec::new(), Vec::new());
-        // Our low planes go to the part below's high ghosts, our high planes to the part
-        // above's low ghosts (in a ring of two, both to the one other part).
-        for (neighbour, own, to_high) in [(below, &low, true), (above, &high, false)] {
-            let Some(n) = neighbour else { continue };
-            let guard = self.posts[n][parity].lock().unwrap();
-            let post = guard.as_ref().expect("a neighbour posted before the meeting");
-            let ghost = if to_high { &post.high_ghost } else { &post.low_ghost };
-            debug_assert_eq!(own.len(), ghost.len(), "parts exchange planes of one size");
-            for c in 0..planes.components {
-                let from = ptr + ((c * planes.stride + own.start) * bytes) as u64;
-                let to = post.ptr + ((c * post.stride + ghost.start) * post.bytes) as u64;
-                pieces.push((from, to, own.len() * bytes));
-            }
-            if !neighbours.contains(&n) {
-                neighbours.push(n);
-            }
-        }
-        Ok(Pushing {
-            pieces,
-            parity,
-            neighbours,
-        })
-    }
-
-    /// The end of an exchange begun by [`begin_push`](Self::begin_push), after the kernel
-    /// that stores the pieces is queued on `stream`: `stream` waits for the neighbours'
-    /// kernels that store into this part's ghosts (its ghosts are filled).
-    pub fn end_push(&self, k: usize, pushing: Pushing, stream: &CudaStream) -> Result<()> {
-        let parity = pushing.parity;
-        self.events[k][parity].0.record(stream)?;
-        // Each neighbour has recorded its event of this exchange before anyone waits on it.
-        self.meet.wait();
-        for n in pushing.neighbours {
-            stream.wait(&self.events[n][parity].0)?;
-        }
-        Ok(())
     }
 }

@@ -4,7 +4,7 @@
 use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
 use crate::backend::cuda::{Device, EarlyFunction, EarlyLaunch};
 use crate::error::Result;
-use crate::grid::cuda::{DeviceHalo, PushC};
+use crate::grid::cuda::DeviceHalo;
 use crate::grid::FaceBc;
 use crate::real::Real;
 use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -226,7 +226,7 @@ impl<T: Real> CudaHeat<T> {
         let n = self.setup.grid.n;
         let stream = &self.dev.stream;
         match &self.rhs {
-            None => self.stage_planes(st, Planes::run(0, n[2] as u32, self.chunks), &PushC::default())?,
+            None => self.stage_planes(st, Planes::run(0, n[2] as u32, self.chunks))?,
             Some(rhs) => {
                 let r = self.dev.ptr(rhs);
                 let bx = 128u32;
@@ -251,9 +251,8 @@ impl<T: Real> CudaHeat<T> {
         Ok(())
     }
 
-    /// The register-queue stage on `planes` only, storing `push` into the neighbours' ghosts
-    /// as it goes (`push.cuh`; the default pushes nothing).
-    fn stage_planes(&self, st: &Stage<T>, planes: Planes, push: &PushC) -> Result<()> {
+    /// The register-queue stage on `planes` only.
+    fn stage_planes(&self, st: &Stage<T>, planes: Planes) -> Result<()> {
         let n = self.setup.grid.n;
         let (tx, ty) = self.tile;
         let cfg = LaunchConfig {
@@ -273,8 +272,7 @@ impl<T: Real> CudaHeat<T> {
             .arg(&end)
             .arg(&chunk)
             .arg(&stride)
-            .arg(&wrap)
-            .arg(push);
+            .arg(&wrap);
         // SAFETY: all pointers are padded fields of this grid; `out` never aliases `s`; the
         // chunks lie in 0..nz.
         unsafe { launch.launch(cfg)? };
@@ -297,25 +295,16 @@ impl<T: Real> CudaHeat<T> {
     /// values as `stage` and `stage_ghosts` then `exchange`. The ends go first on the compute
     /// stream: beside the inner planes on the second stream (high priority) they waited for
     /// SMs the inner planes' blocks hold for the whole stage, and the step took 1.42x as long
-    /// (BENCHMARKS.md, session 14). The inner planes' kernel carries the exchange itself
-    /// where it can (`DeviceHalo::pushes`); otherwise the copy engines pull the planes.
+    /// (BENCHMARKS.md, session 14).
     fn stage_hiding_exchange(&self, st: &Stage<T>) -> Result<()> {
         let nz = self.setup.grid.n[2];
         let (r, stream) = (RADIUS, &self.dev.stream);
         let xy = [!self.periodic[0], !self.periodic[1], false];
-        let inner = Planes::run(r as u32, (nz - r) as u32, self.chunks);
-        self.stage_planes(st, Planes::ends(nz as u32, r as u32), &PushC::default())?;
+        self.stage_planes(st, Planes::ends(nz as u32, r as u32))?;
         self.halo.fill_axes_of_planes(st.out, xy, 0..r)?;
         self.halo.fill_axes_of_planes(st.out, xy, nz - r..nz)?;
-        if self.halo.pushes() {
-            let (push, pushing) = self.halo.begin_push(st.out)?;
-            self.stage_planes(st, inner, &push)?;
-            self.halo.fill_axes_of_planes(st.out, xy, r..nz - r)?;
-            self.halo.fill_axes(st.out, [false, false, true])?;
-            return self.halo.end_push(pushing, stream);
-        }
         let begun = self.halo.begin_exchange_on(st.out, stream)?;
-        self.stage_planes(st, inner, &PushC::default())?;
+        self.stage_planes(st, Planes::run(r as u32, (nz - r) as u32, self.chunks))?;
         self.halo.fill_axes_of_planes(st.out, xy, r..nz - r)?;
         self.halo.fill_axes(st.out, [false, false, true])?;
         self.halo.end_exchange_on(begun, stream)
