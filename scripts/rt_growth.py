@@ -27,7 +27,14 @@ from vti import frames, read_cell_array  # noqa: E402
 
 
 def mode_amplitude(path):
-    v, (nx, ny, nz) = read_cell_array(path, "velocity")
+    v, dims = read_cell_array(path, "velocity")
+    return mode_amplitude_of(v, dims), dims
+
+
+def mode_amplitude_of(v, dims):
+    """The perturbation's mode in the vertical velocity `v` (cells x components) at the
+    interface of a grid of `dims` cells."""
+    nx, ny, nz = dims
     ncomp = v.shape[1]
     three_d = nz > 1
     # Vertical axis: z in 3D, y in 2D (the templates' gravity).
@@ -46,7 +53,7 @@ def mode_amplitude(path):
     cy = np.cos(2 * math.pi * y)[:, None] if hy > 1 else np.ones((1, 1))
     # Projection on cos(kx x) (2D) or cos(kx x) cos(ky y) (3D), normalized to its amplitude.
     basis = cx * cy
-    return float((layer * basis).sum() / (basis * basis).sum()), (nx, ny, nz)
+    return float((layer * basis).sum() / (basis * basis).sum())
 
 
 def fit_cosh(t, a):
@@ -73,16 +80,25 @@ def fit_cosh(t, a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
+    add_options(ap)
+    a = ap.parse_args()
+    series = [(t, *mode_amplitude(p)) for t, p in frames(a.out)]
+    t = np.array([s[0] for s in series])
+    amp = np.array([s[1] for s in series])
+    report(t, amp, tuple(series[0][2]), a)
+
+
+def add_options(ap):
+    """The options of the fit (shared with rt_midplane.py)."""
     ap.add_argument("--max-kh", type=float, default=0.3, help="end of the linear phase: k times the displacement")
     ap.add_argument("--gravity", type=float, default=0.1)
     ap.add_argument("--densities", type=float, nargs=2, default=[1.0, 2.0])
     ap.add_argument("--length", type=float, default=0.5, help="horizontal period L (k = 2 pi / L)")
     ap.add_argument("--json", action="store_true")
-    a = ap.parse_args()
-    series = [(t, *mode_amplitude(p)) for t, p in frames(a.out)]
-    t = np.array([s[0] for s in series])
-    amp = np.array([s[1] for s in series])
-    dims = series[0][2]
+
+
+def report(t, amp, dims, a):
+    """Fit the growth rate to the mode amplitudes `amp` at times `t` and print it (options `a`)."""
     three_d = dims[2] > 1
     k = 2 * math.pi / a.length * (math.sqrt(2) if three_d else 1.0)
     atwood = (a.densities[1] - a.densities[0]) / (a.densities[1] + a.densities[0])
@@ -93,7 +109,7 @@ def main():
     sel = slice(1, end)  # skip t = 0 (the start itself is the fit's a0)
     sigma, a0 = fit_cosh(t[sel], amp[sel])
     out = {
-        "grid": dims,
+        "grid": list(dims),
         "k": k,
         "theory": theory,
         "measured": sigma,

@@ -22,13 +22,21 @@ def frames(out_dir):
 
 def read_cell_array(path, name):
     """A cell-data array of a VTI file as the solver writes it, and the cells per axis."""
+    arrays, cells = read_cell_arrays(path, [name])
+    return arrays[name], cells
+
+
+def read_cell_arrays(path, names):
+    """Several cell-data arrays of one VTI file (read once: a frame of a large grid is GBs),
+    by name, and the cells per axis."""
     root = ET.parse(path).getroot()
     image = root.find("ImageData")
     ext = [int(v) for v in image.get("WholeExtent").split()]
     cells = [max(ext[2 * a + 1] - ext[2 * a], 1) for a in range(3)]
     compressed = root.get("compressor") is not None
+    arrays = {}
     for da in root.iter("DataArray"):
-        if da.get("Name") != name:
+        if da.get("Name") not in names:
             continue
         text = da.text.strip()
         dtype = {"Float64": "<f8", "Float32": "<f4"}[da.get("type")]
@@ -41,9 +49,13 @@ def read_cell_array(path, name):
             hchars = 4 * ((hlen + 2) // 3)
             header = np.frombuffer(base64.b64decode(text[:hchars])[:hlen], "<u8")
             data = base64.b64decode(text[hchars:])
-            raw, at = b"", 0
+            parts, at = [], 0
             for size in header[3:]:
-                raw += zlib.decompress(data[at:at + int(size)])
+                parts.append(zlib.decompress(data[at:at + int(size)]))
                 at += int(size)
-        return np.frombuffer(raw, dtype).reshape(-1, ncomp), cells
-    sys.exit(f"no cell array {name} in {path}")
+            raw = b"".join(parts)
+        arrays[da.get("Name")] = np.frombuffer(raw, dtype).reshape(-1, ncomp)
+    missing = [n for n in names if n not in arrays]
+    if missing:
+        sys.exit(f"no cell array {', '.join(missing)} in {path}")
+    return arrays, cells
