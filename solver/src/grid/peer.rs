@@ -246,3 +246,62 @@ impl PeerGroup {
         Ok(stream.wait(&begun.done)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cuda::driver_present;
+    use cudarc::driver::CudaContext;
+
+    /// Once a group is made each device's memory pool is open to the others (without it the
+    /// copies between the parts' arrays were not direct: BENCHMARKS.md, session 25). Needs two
+    /// devices with peer access; skipped, saying so, elsewhere.
+    #[test]
+    fn a_group_opens_each_devices_pool_to_the_others() {
+        let count = if driver_present() {
+            CudaContext::device_count().unwrap_or(0)
+        } else {
+            0
+        };
+        if count < 2 {
+            eprintln!("SKIPPED: a peer group's pools (needs 2 CUDA devices, this machine has {count})");
+            return;
+        }
+        let devices = [Device::open(0).unwrap(), Device::open(1).unwrap()];
+        if PeerGroup::new(&devices).unwrap().is_none() {
+            eprintln!("SKIPPED: a peer group's pools (devices 0 and 1 have no peer access)");
+            return;
+        }
+        let mut checked = 0;
+        for (b, a) in [(&devices[0], &devices[1]), (&devices[1], &devices[0])] {
+            if !b.ctx.has_async_alloc() {
+                continue;
+            }
+            let mut pool = std::ptr::null_mut();
+            // SAFETY: out-parameter and a valid device handle.
+            driver("cuDeviceGetMemPool", unsafe {
+                sys::cuDeviceGetMemPool(&mut pool, b.ctx.cu_device())
+            })
+            .unwrap();
+            let mut flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE;
+            let mut location = sys::CUmemLocation {
+                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                id: a.ctx.cu_device(),
+            };
+            // SAFETY: out-parameter, b's live pool and a device location.
+            driver("cuMemPoolGetAccess", unsafe {
+                sys::cuMemPoolGetAccess(&mut flags, pool, &mut location)
+            })
+            .unwrap();
+            assert_eq!(
+                flags,
+                sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+                "device {}'s pool is not open to device {}",
+                b.ctx.cu_device(),
+                a.ctx.cu_device()
+            );
+            checked += 1;
+        }
+        eprintln!("a peer group's pools: {checked} checked");
+    }
+}
