@@ -327,3 +327,88 @@ fn signals_of_a_bad_forces_file_name_the_line() {
         stderr(&o)
     );
 }
+
+/// The last frame's `.vti` of a run's output folder.
+fn last_vti(out: &Path) -> PathBuf {
+    let mut files: Vec<_> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vti"))
+        .collect();
+    files.sort();
+    files.pop().expect("a .vti frame")
+}
+
+/// An f32 run writes its fields as Float32 (the same values, half the bytes), an f64 run as
+/// Float64, and `output.precision` overrides either; a bad value names the key.
+#[test]
+fn fields_are_written_in_the_runs_precision_unless_output_precision_says_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = template(dir.path(), "heat-decay");
+    let run = |tag: &str, sets: &[&str]| -> PathBuf {
+        let out = dir.path().join(tag);
+        let mut args = vec![
+            "run",
+            p.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        for s in ["time.end_time=0.01"].iter().chain(sets) {
+            args.extend(["--set", s]);
+        }
+        let o = solver(&args);
+        assert!(o.status.success(), "{tag}: {}", stderr(&o));
+        last_vti(&out)
+    };
+    let types = |vti: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(vti).unwrap();
+        let tags = text.split("<DataArray ").skip(1);
+        tags.map(|t| {
+            t.split("type=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+    };
+    let single = run("f32", &["run.precision=\"f32\""]);
+    let widened = run("f32-as-f64", &["run.precision=\"f32\"", "output.precision=\"f64\""]);
+    let double = run("f64", &[]);
+    let narrowed = run("f64-as-f32", &["output.precision=\"f32\""]);
+    for (vti, want) in [
+        (&single, "Float32"),
+        (&widened, "Float64"),
+        (&double, "Float64"),
+        (&narrowed, "Float32"),
+    ] {
+        let t = types(vti);
+        assert!(!t.is_empty() && t.iter().all(|t| t == want), "{}: {t:?}", vti.display());
+    }
+    // An f32 run's values lose nothing in Float32.
+    let a = common::vtk_arrays(&single).unwrap();
+    let b = common::vtk_arrays(&widened).unwrap();
+    assert_eq!(a, b);
+    assert!(a.iter().all(|(_, _, v)| !v.is_empty()));
+    let size = |f: &Path| std::fs::metadata(f).unwrap().len();
+    assert!(
+        size(&single) < size(&widened),
+        "{} against {}",
+        size(&single),
+        size(&widened)
+    );
+    // f64 values narrowed: each the nearest f32.
+    let (c, d) = (
+        common::vtk_arrays(&double).unwrap(),
+        common::vtk_arrays(&narrowed).unwrap(),
+    );
+    for ((_, _, x), (_, _, y)) in c.iter().zip(&d) {
+        assert!(x.iter().zip(y).all(|(x, y)| (*x as f32) as f64 == *y));
+    }
+    bad_case(|t| t, &["output.precision=\"f16\""], "output.precision");
+}

@@ -58,8 +58,9 @@ print(p.GetArray('phi').GetNumberOfTuples(), p.GetArray('phi').GetValue(19))
 }
 
 /// The parallel block compression: the same bytes on one thread as on several (outputs of the
-/// same data are identical whatever the machine), for each compressor; the values read back
-/// exactly (decoded here, and by VTK itself where python3-vtk9 is there).
+/// same data are identical whatever the machine), for each compressor, in Float64 and in
+/// Float32; the values read back exactly (each the nearest f32 in Float32; decoded here, and
+/// by VTK itself where python3-vtk9 is there).
 #[test]
 fn compressed_arrays_are_the_same_on_any_number_of_threads_and_read_back() {
     use solver::output::{write_fields_with, Codec, VtkOptions};
@@ -81,21 +82,32 @@ fn compressed_arrays_are_the_same_on_any_number_of_threads_and_read_back() {
             (0..2 * cells).map(|i| wave(3 * i)).collect(),
         ),
     ];
-    for codec in [Codec::Zlib, Codec::Lz4, Codec::None] {
-        let opts = VtkOptions { codec, level: 5 };
+    let codecs = [Codec::Zlib, Codec::Lz4, Codec::None];
+    for (codec, single) in codecs.into_iter().flat_map(|c| [(c, false), (c, true)]) {
+        let opts = VtkOptions {
+            codec,
+            level: 5,
+            single,
+        };
+        let stored = |v: f64| if single { v as f32 as f64 } else { v };
         let write = |threads: usize, stem: &str| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let file = pool.install(|| write_fields_with(&dir.path().join(stem), &geometry, &fields, opts).unwrap());
             dir.path().join(file)
         };
-        let one = write(1, &format!("{codec:?}-1"));
-        let four = write(4, &format!("{codec:?}-4"));
+        let one = write(1, &format!("{codec:?}-{single}-1"));
+        let four = write(4, &format!("{codec:?}-{single}-4"));
         assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&four).unwrap(), "{codec:?}");
         // Decoded here (vtkio reads no flat image data): the values exactly.
         let read = common::vtk_arrays(&one).unwrap_or_else(|e| panic!("{codec:?}: {e}"));
-        assert_eq!(read[0].2, fields[0].values, "{codec:?}");
-        let padded: Vec<f64> = fields[1].values.chunks(2).flat_map(|v| [v[0], v[1], 0.0]).collect();
-        assert_eq!((read[1].1, &read[1].2), (3, &padded), "{codec:?}");
+        let want: Vec<f64> = fields[0].values.iter().map(|&v| stored(v)).collect();
+        assert_eq!(read[0].2, want, "{codec:?} {single}");
+        let padded: Vec<f64> = fields[1]
+            .values
+            .chunks(2)
+            .flat_map(|v| [stored(v[0]), stored(v[1]), 0.0])
+            .collect();
+        assert_eq!((read[1].1, &read[1].2), (3, &padded), "{codec:?} {single}");
         let script = r#"
 import sys, vtk
 r = vtk.vtkXMLImageDataReader()
@@ -108,11 +120,11 @@ print(c.GetArray('density').GetNumberOfTuples(), repr(c.GetArray('density').GetV
             let v = &fields[1].values;
             let want = format!(
                 "60000 {:?} ({:?}, {:?}, 0.0)",
-                fields[0].values[59999],
-                v[2 * 12345],
-                v[2 * 12345 + 1]
+                stored(fields[0].values[59999]),
+                stored(v[2 * 12345]),
+                stored(v[2 * 12345 + 1])
             );
-            assert_eq!(text.trim(), want, "{codec:?}");
+            assert_eq!(text.trim(), want, "{codec:?} {single}");
         }
     }
 }

@@ -85,6 +85,11 @@ pub struct OutputSection {
     /// zlib's level, 1 (fastest) to 9 (smallest). Default 5.
     #[serde(default)]
     pub compression_level: Option<u32>,
+    /// The precision the fields are written in, "f32" or "f64". Default: the run's
+    /// (`run.precision`): an f32 run's values lose nothing in f32, and its files are half the
+    /// size.
+    #[serde(default)]
+    pub precision: Option<Precision>,
     /// A decomposed structured grid's fields as parallel pieces (`.pvti` and a `.vti` a part,
     /// each process writing its own) or as one file gathered on rank 0: "auto" (pieces when a
     /// frame would take more than a quarter of rank 0's host memory), "always" or "never".
@@ -93,12 +98,13 @@ pub struct OutputSection {
 }
 
 impl OutputSection {
-    /// How the VTK files' arrays are encoded.
-    pub fn vtk_options(&self) -> crate::output::VtkOptions {
+    /// How the VTK files' arrays are encoded, for a run in `run` precision.
+    pub fn vtk_options(&self, run: Precision) -> crate::output::VtkOptions {
         let d = crate::output::VtkOptions::default();
         crate::output::VtkOptions {
             codec: self.compression,
             level: self.compression_level.unwrap_or(d.level),
+            single: self.precision.unwrap_or(run) == Precision::F32,
         }
     }
 }

@@ -171,14 +171,14 @@ impl Outputs {
                     series,
                     &case.geometry,
                     extents,
-                    doc.output.vtk_options(),
+                    doc.output.vtk_options(doc.run.precision),
                 )?);
             }
             (_, Some(series)) => {
                 self.writer = Some(FrameWriter::spawn(
                     series,
                     case.geometry.clone(),
-                    doc.output.vtk_options(),
+                    doc.output.vtk_options(doc.run.precision),
                     WRITER_QUEUE,
                 ));
             }

@@ -157,8 +157,10 @@ impl PieceWriter {
             xml += &format!("<{tag}>\n");
             for f in fields.iter().filter(|f| f.centring == centring) {
                 xml += &format!(
-                    "  <PDataArray type=\"Float64\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
-                    f.name, f.components
+                    "  <PDataArray type=\"{}\" Name=\"{}\" NumberOfComponents=\"{}\"/>\n",
+                    self.opts.field_type(),
+                    f.name,
+                    f.components
                 );
             }
             xml += &format!("</{tag}>\n");

@@ -139,7 +139,7 @@ pub fn last_cell_array(out: &Path, name: &str) -> Vec<f64> {
         .unwrap()
 }
 
-/// The Float64 data arrays of a VTK XML file as the solver writes it (inline base64, UInt64
+/// The Float64 and Float32 data arrays (as f64) of a VTK XML file as the solver writes it (inline base64, UInt64
 /// headers, zlib / LZ4 blocks or uncompressed), decoded here independently of vtkio (which
 /// reads no flat 2D image data): (name, components, values). An error says what is wrong.
 pub fn vtk_arrays(path: &Path) -> Result<Vec<(String, usize, Vec<f64>)>, String> {
@@ -155,9 +155,11 @@ pub fn vtk_arrays(path: &Path) -> Result<Vec<(String, usize, Vec<f64>)>, String>
     for chunk in text.split("<DataArray ").skip(1) {
         let (tag, rest) = chunk.split_once('>').ok_or("unclosed tag")?;
         let attr = |k: &str| tag.split(&format!("{k}=\"")).nth(1).and_then(|r| r.split('"').next());
-        if attr("type") != Some("Float64") {
-            continue;
-        }
+        let single = match attr("type") {
+            Some("Float64") => false,
+            Some("Float32") => true,
+            _ => continue,
+        };
         let name = attr("Name").ok_or("no Name")?.to_string();
         let ncomp: usize = attr("NumberOfComponents")
             .map_or(Ok(1), str::parse)
@@ -222,10 +224,15 @@ pub fn vtk_arrays(path: &Path) -> Result<Vec<(String, usize, Vec<f64>)>, String>
                 raw
             }
         };
-        let values = raw
-            .chunks(8)
-            .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
-            .collect();
+        let values = if single {
+            raw.chunks(4)
+                .map(|b| f32::from_le_bytes(b.try_into().unwrap()) as f64)
+                .collect()
+        } else {
+            raw.chunks(8)
+                .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+                .collect()
+        };
         out.push((name, ncomp, values));
     }
     Ok(out)
