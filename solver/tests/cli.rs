@@ -328,17 +328,6 @@ fn signals_of_a_bad_forces_file_name_the_line() {
     );
 }
 
-/// The last frame's `.vti` of a run's output folder.
-fn last_vti(out: &Path) -> PathBuf {
-    let mut files: Vec<_> = std::fs::read_dir(out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "vti"))
-        .collect();
-    files.sort();
-    files.pop().expect("a .vti frame")
-}
-
 /// An f32 run writes its fields as Float32 (the same values, half the bytes), an f64 run as
 /// Float64, and `output.precision` overrides either; a bad value names the key.
 #[test]
@@ -347,35 +336,20 @@ fn fields_are_written_in_the_runs_precision_unless_output_precision_says_otherwi
     let p = template(dir.path(), "heat-decay");
     let run = |tag: &str, sets: &[&str]| -> PathBuf {
         let out = dir.path().join(tag);
-        let mut args = vec![
-            "run",
-            p.to_str().unwrap(),
-            "--backend",
-            "cpu",
-            "-q",
-            "-o",
-            out.to_str().unwrap(),
-        ];
-        for s in ["time.end_time=0.01"].iter().chain(sets) {
-            args.extend(["--set", s]);
-        }
-        let o = solver(&args);
+        let sets: Vec<&str> = ["time.end_time=0.01"].iter().chain(sets).copied().collect();
+        let o = solver(&common::cpu_run_args(&p, &out, &[], &sets));
         assert!(o.status.success(), "{tag}: {}", stderr(&o));
-        last_vti(&out)
+        common::vti_files(&out).pop().expect("a .vti frame")
     };
+    // The type="..." of every data array.
     let types = |vti: &Path| -> Vec<String> {
         let text = std::fs::read_to_string(vti).unwrap();
-        let tags = text.split("<DataArray ").skip(1);
-        tags.map(|t| {
-            t.split("type=\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
+        let type_of = |t: &str| {
+            t.split_once("type=\"")
+                .and_then(|(_, r)| r.split_once('"'))
+                .map(|(v, _)| v.to_string())
+        };
+        text.split("<DataArray ").skip(1).map(|t| type_of(t).unwrap()).collect()
     };
     let single = run("f32", &["run.precision=\"f32\""]);
     let widened = run("f32-as-f64", &["run.precision=\"f32\"", "output.precision=\"f64\""]);

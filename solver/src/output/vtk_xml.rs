@@ -73,38 +73,25 @@ trait Element: Copy + Send + Sync {
     fn f64(self) -> f64;
 }
 
-impl Element for f64 {
-    const NAME: &'static str = "Float64";
-    const SIZE: usize = 8;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn f64(self) -> f64 {
-        self
-    }
+/// The element impls of the little-endian number types: VTK's name, and the value as f64 (for
+/// the ranges; exact for every type but u64 past 2^53).
+macro_rules! element {
+    ($t:ty, $name:literal) => {
+        impl Element for $t {
+            const NAME: &'static str = $name;
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn f64(self) -> f64 {
+                self as f64
+            }
+        }
+    };
 }
-
-impl Element for f32 {
-    const NAME: &'static str = "Float32";
-    const SIZE: usize = 4;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn f64(self) -> f64 {
-        self as f64
-    }
-}
-
-impl Element for u64 {
-    const NAME: &'static str = "UInt64";
-    const SIZE: usize = 8;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn f64(self) -> f64 {
-        self as f64
-    }
-}
+element!(f64, "Float64");
+element!(f32, "Float32");
+element!(u64, "UInt64");
 
 impl Element for u8 {
     const NAME: &'static str = "UInt8";
