@@ -113,6 +113,36 @@ fn driver(what: &str, code: sys::CUresult) -> Result<()> {
     }
 }
 
+/// Open each device's memory pool to the other devices. The arrays come from the pools
+/// (cuMemAllocAsync), which peer access does not cover: without this the copy engines' pulls
+/// were not direct, and took until after the inner planes' update (heat 512^3 f64 on 2 H200s:
+/// 2.14e-3 s a step, 2.055e-3 with it; BENCHMARKS.md, session 25).
+fn open_pools(devices: &[Arc<Device>]) -> Result<()> {
+    for b in devices.iter().filter(|b| b.ctx.has_async_alloc()) {
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: out-parameter and a valid device handle.
+        driver("cuDeviceGetMemPool", unsafe {
+            sys::cuDeviceGetMemPool(&mut pool, b.ctx.cu_device())
+        })?;
+        let access: Vec<sys::CUmemAccessDesc> = devices
+            .iter()
+            .filter(|a| !Arc::ptr_eq(a, b))
+            .map(|a| sys::CUmemAccessDesc {
+                location: sys::CUmemLocation {
+                    type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                    id: a.ctx.cu_device(),
+                },
+                flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+            })
+            .collect();
+        // SAFETY: `pool` is b's live pool; `access` holds `access.len()` descriptors.
+        driver("cuMemPoolSetAccess", unsafe {
+            sys::cuMemPoolSetAccess(pool, access.as_ptr(), access.len())
+        })?;
+    }
+    Ok(())
+}
+
 impl PeerGroup {
     /// A group of `devices` (this process's parts, in part order), with peer access enabled
     /// between every pair; None where some pair cannot reach each other directly (the caller
@@ -138,32 +168,11 @@ impl PeerGroup {
                 })?;
             }
         }
-        // The arrays come from each device's memory pool (cuMemAllocAsync), which peer access
-        // does not cover: without the pool's access granted to the other devices their copy
-        // engines' pulls were not direct, and took until after the inner planes' update
-        // (heat 512^3 f64 on 2 H200s: 2.14e-3 s a step, 2.055e-3 with it; BENCHMARKS.md,
-        // session 25).
-        for b in devices.iter().filter(|b| b.ctx.has_async_alloc()) {
-            let mut pool = std::ptr::null_mut();
-            // SAFETY: out-parameter and a valid device handle.
-            driver("cuDeviceGetMemPool", unsafe {
-                sys::cuDeviceGetMemPool(&mut pool, b.ctx.cu_device())
-            })?;
-            let access: Vec<sys::CUmemAccessDesc> = devices
-                .iter()
-                .filter(|a| !Arc::ptr_eq(a, b))
-                .map(|a| sys::CUmemAccessDesc {
-                    location: sys::CUmemLocation {
-                        type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
-                        id: a.ctx.cu_device(),
-                    },
-                    flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-                })
-                .collect();
-            // SAFETY: `pool` is b's live pool; `access` holds `access.len()` descriptors.
-            driver("cuMemPoolSetAccess", unsafe {
-                sys::cuMemPoolSetAccess(pool, access.as_ptr(), access.len())
-            })?;
+        if let Err(e) = open_pools(devices) {
+            eprintln!(
+                "warning: the devices' memory pools could not be opened to each other ({e}): the planes \
+                 between GPUs still travel, but not directly (slower)"
+            );
         }
         let copy = devices
             .iter()
