@@ -391,20 +391,29 @@ extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep_
 }
 
 
-// PLM (plm.rs, face_value): the primitive value of cell w (neighbours wm, wp) at its upper or
-// lower face, w +- slope / 2; w itself where that leaves rho or p non-positive.
-__device__ __forceinline__ void plm_face_value(const REAL* wm, const REAL* w, const REAL* wp, int limiter, bool upper,
-                                               REAL* f) {
-    const REAL half = (REAL)0.5;
-#pragma unroll
-    for (int c = 0; c < 5; ++c) {
-        const REAL d = half * slope(limiter, w[c] - wm[c], wp[c] - w[c]);
-        f[c] = upper ? w[c] + d : w[c] - d;
-    }
+// Half the limited slope of component c of cell w (neighbours wm, wp).
+__device__ __forceinline__ REAL plm_half_slope(const REAL* wm, const REAL* w, const REAL* wp, int limiter, int c) {
+    return (REAL)0.5 * slope(limiter, w[c] - wm[c], wp[c] - w[c]);
+}
+
+// A face value f of cell w put back to w where it leaves rho or p non-positive.
+__device__ __forceinline__ void plm_keep_sound(const REAL* w, REAL* f) {
     if (!(f[0] > (REAL)0 && f[4] > (REAL)0)) {
 #pragma unroll
         for (int c = 0; c < 5; ++c) f[c] = w[c];
     }
+}
+
+// PLM (plm.rs, face_value): the primitive value of cell w (neighbours wm, wp) at its upper or
+// lower face, w +- slope / 2; w itself where that leaves rho or p non-positive.
+__device__ __forceinline__ void plm_face_value(const REAL* wm, const REAL* w, const REAL* wp, int limiter, bool upper,
+                                               REAL* f) {
+#pragma unroll
+    for (int c = 0; c < 5; ++c) {
+        const REAL d = plm_half_slope(wm, w, wp, limiter, c);
+        f[c] = upper ? w[c] + d : w[c] - d;
+    }
+    plm_keep_sound(w, f);
 }
 
 // The conservative state in the frame of `axis` of a primitive [rho, u_x, u_y, u_z, p]
@@ -435,21 +444,14 @@ __device__ __forceinline__ void to_primitive(const REAL* q, REAL gamma, REAL* w,
 // w - d and w + d, each checked on its own).
 __device__ __forceinline__ void plm_face_values(const REAL* wm, const REAL* w, const REAL* wp, int limiter, REAL* lo,
                                                 REAL* up) {
-    const REAL half = (REAL)0.5;
 #pragma unroll
     for (int c = 0; c < 5; ++c) {
-        const REAL d = half * slope(limiter, w[c] - wm[c], wp[c] - w[c]);
+        const REAL d = plm_half_slope(wm, w, wp, limiter, c);
         lo[c] = w[c] - d;
         up[c] = w[c] + d;
     }
-    if (!(lo[0] > (REAL)0 && lo[4] > (REAL)0)) {
-#pragma unroll
-        for (int c = 0; c < 5; ++c) lo[c] = w[c];
-    }
-    if (!(up[0] > (REAL)0 && up[4] > (REAL)0)) {
-#pragma unroll
-        for (int c = 0; c < 5; ++c) up[c] = w[c];
-    }
+    plm_keep_sound(w, lo);
+    plm_keep_sound(w, up);
 }
 
 // The Riemann flux through a face from the primitive values on its two sides: their conservative

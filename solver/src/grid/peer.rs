@@ -119,11 +119,7 @@ fn driver(what: &str, code: sys::CUresult) -> Result<()> {
 /// 2.14e-3 s a step, 2.055e-3 with it; BENCHMARKS.md, session 25).
 fn open_pools(devices: &[Arc<Device>]) -> Result<()> {
     for b in devices.iter().filter(|b| b.ctx.has_async_alloc()) {
-        let mut pool = std::ptr::null_mut();
-        // SAFETY: out-parameter and a valid device handle.
-        driver("cuDeviceGetMemPool", unsafe {
-            sys::cuDeviceGetMemPool(&mut pool, b.ctx.cu_device())
-        })?;
+        let pool = memory_pool(b)?;
         let access: Vec<sys::CUmemAccessDesc> = devices
             .iter()
             .filter(|a| !Arc::ptr_eq(a, b))
@@ -141,6 +137,16 @@ fn open_pools(devices: &[Arc<Device>]) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// The memory pool the device's arrays come from (cuMemAllocAsync's).
+fn memory_pool(device: &Device) -> Result<sys::CUmemoryPool> {
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: out-parameter and a valid device handle.
+    driver("cuDeviceGetMemPool", unsafe {
+        sys::cuDeviceGetMemPool(&mut pool, device.ctx.cu_device())
+    })?;
+    Ok(pool)
 }
 
 impl PeerGroup {
@@ -286,12 +292,7 @@ mod tests {
             if !b.ctx.has_async_alloc() {
                 continue;
             }
-            let mut pool = std::ptr::null_mut();
-            // SAFETY: out-parameter and a valid device handle.
-            driver("cuDeviceGetMemPool", unsafe {
-                sys::cuDeviceGetMemPool(&mut pool, b.ctx.cu_device())
-            })
-            .unwrap();
+            let pool = memory_pool(b).unwrap();
             let mut flags = sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_NONE;
             let mut location = sys::CUmemLocation {
                 type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,

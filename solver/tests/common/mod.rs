@@ -139,13 +139,11 @@ pub fn last_cell_array(out: &Path, name: &str) -> Vec<f64> {
         .unwrap()
 }
 
-/// The Float64 and Float32 data arrays (as f64) of a VTK XML file as the solver writes it (inline base64, UInt64
-/// headers, zlib / LZ4 blocks or uncompressed), decoded here independently of vtkio (which
-/// reads no flat 2D image data): (name, components, values). An error says what is wrong.
+/// The Float64 and Float32 data arrays (as f64) of a VTK XML file as the solver writes it
+/// (inline base64, UInt64 headers, zlib / LZ4 blocks or uncompressed), decoded here
+/// independently of vtkio (which reads no flat 2D image data): (name, components, values). An
+/// error says what is wrong.
 pub fn vtk_arrays(path: &Path) -> Result<Vec<(String, usize, Vec<f64>)>, String> {
-    use base64::Engine as _;
-    use std::io::Read as _;
-    let b64 = base64::engine::general_purpose::STANDARD;
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !text.starts_with("<VTKFile") || !text.trim_end().ends_with("</VTKFile>") {
         return Err(format!("{}: not a complete VTKFile", path.display()));
@@ -165,65 +163,7 @@ pub fn vtk_arrays(path: &Path) -> Result<Vec<(String, usize, Vec<f64>)>, String>
             .map_or(Ok(1), str::parse)
             .map_err(|e| format!("{e}"))?;
         let data = rest.split_once("</DataArray>").ok_or("unclosed DataArray")?.0;
-        let raw = match compressor {
-            None => {
-                let all = b64.decode(data).map_err(|e| format!("{name}: {e}"))?;
-                let n = u64::from_le_bytes(all[..8].try_into().unwrap()) as usize;
-                if all.len() != 8 + n {
-                    return Err(format!("{name}: header says {n} bytes, {} follow", all.len() - 8));
-                }
-                all[8..].to_vec()
-            }
-            Some(c) => {
-                let first = b64.decode(&data[..12]).map_err(|e| format!("{name}: {e}"))?;
-                let nb = u64::from_le_bytes(first[..8].try_into().unwrap()) as usize;
-                let hchars = 4 * (8 * (3 + nb)).div_ceil(3);
-                let header: Vec<usize> = b64
-                    .decode(&data[..hchars])
-                    .map_err(|e| format!("{name}: {e}"))?
-                    .chunks(8)
-                    .take(3 + nb)
-                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
-                    .collect();
-                let (nu, np) = (header[1], header[2]);
-                let blocks = b64.decode(&data[hchars..]).map_err(|e| format!("{name}: {e}"))?;
-                let (mut raw, mut at) = (vec![], 0);
-                for (i, &size) in header[3..].iter().enumerate() {
-                    let block = blocks
-                        .get(at..at + size)
-                        .ok_or(format!("{name}: block {i} runs past the data"))?;
-                    at += size;
-                    let want = if i + 1 == nb && np > 0 {
-                        np
-                    } else if i + 1 == nb {
-                        0
-                    } else {
-                        nu
-                    };
-                    let got = match c {
-                        "vtkZLibDataCompressor" => {
-                            let mut v = vec![];
-                            flate2::read::ZlibDecoder::new(block)
-                                .read_to_end(&mut v)
-                                .map_err(|e| format!("{name}: block {i}: {e}"))?;
-                            v
-                        }
-                        "vtkLZ4DataCompressor" => {
-                            lz4_flex::block::decompress(block, want).map_err(|e| format!("{name}: block {i}: {e}"))?
-                        }
-                        other => return Err(format!("unknown compressor {other}")),
-                    };
-                    if got.len() != want {
-                        return Err(format!("{name}: block {i} holds {} bytes, not {want}", got.len()));
-                    }
-                    raw.extend(got);
-                }
-                if at != blocks.len() {
-                    return Err(format!("{name}: {} bytes after the blocks", blocks.len() - at));
-                }
-                raw
-            }
-        };
+        let raw = decode_array(data, compressor).map_err(|e| format!("{name}: {e}"))?;
         let values = if single {
             raw.chunks(4)
                 .map(|b| f32::from_le_bytes(b.try_into().unwrap()) as f64)
@@ -236,4 +176,70 @@ pub fn vtk_arrays(path: &Path) -> Result<Vec<(String, usize, Vec<f64>)>, String>
         out.push((name, ncomp, values));
     }
     Ok(out)
+}
+
+/// The bytes of one data array's base64 text: [n][data] uncompressed, or the UInt64 block
+/// header ([blocks][block size][last block's size][compressed sizes...]) then the blocks.
+fn decode_array(data: &str, compressor: Option<&str>) -> Result<Vec<u8>, String> {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let Some(c) = compressor else {
+        let all = b64.decode(data).map_err(|e| e.to_string())?;
+        let n = u64::from_le_bytes(all[..8].try_into().unwrap()) as usize;
+        if all.len() != 8 + n {
+            return Err(format!("header says {n} bytes, {} follow", all.len() - 8));
+        }
+        return Ok(all[8..].to_vec());
+    };
+    let first = b64.decode(&data[..12]).map_err(|e| e.to_string())?;
+    let nb = u64::from_le_bytes(first[..8].try_into().unwrap()) as usize;
+    let hchars = 4 * (8 * (3 + nb)).div_ceil(3);
+    let header: Vec<usize> = b64
+        .decode(&data[..hchars])
+        .map_err(|e| e.to_string())?
+        .chunks(8)
+        .take(3 + nb)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
+        .collect();
+    let (nu, np) = (header[1], header[2]);
+    let blocks = b64.decode(&data[hchars..]).map_err(|e| e.to_string())?;
+    let (mut raw, mut at) = (vec![], 0);
+    for (i, &size) in header[3..].iter().enumerate() {
+        let block = blocks
+            .get(at..at + size)
+            .ok_or(format!("block {i} runs past the data"))?;
+        at += size;
+        let want = if i + 1 == nb && np > 0 {
+            np
+        } else if i + 1 == nb {
+            0
+        } else {
+            nu
+        };
+        let got = inflate(c, block, want).map_err(|e| format!("block {i}: {e}"))?;
+        if got.len() != want {
+            return Err(format!("block {i} holds {} bytes, not {want}", got.len()));
+        }
+        raw.extend(got);
+    }
+    if at != blocks.len() {
+        return Err(format!("{} bytes after the blocks", blocks.len() - at));
+    }
+    Ok(raw)
+}
+
+/// One block decompressed by VTK's compressor `c` (`want` bytes expected).
+fn inflate(c: &str, block: &[u8], want: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    match c {
+        "vtkZLibDataCompressor" => {
+            let mut v = vec![];
+            flate2::read::ZlibDecoder::new(block)
+                .read_to_end(&mut v)
+                .map_err(|e| e.to_string())?;
+            Ok(v)
+        }
+        "vtkLZ4DataCompressor" => lz4_flex::block::decompress(block, want).map_err(|e| e.to_string()),
+        other => Err(format!("unknown compressor {other}")),
+    }
 }
