@@ -26,6 +26,14 @@ struct SweParams {
 };
 
 
+// a / b, IEEE-rounded, skipping the division where a is zero: 0 / b is a (its sign kept, b > 0
+// where it is used), and the division's slow path, which a zero numerator takes, is most of a
+// step's cost in water at rest or without pollutant (session 26's profile).
+template <typename T>
+__device__ __forceinline__ T quotient(T a, T b) {
+    return a == (T)0 ? a : a / b;
+}
+
 // A cell's state as the edges read it: the conserved (h, q_x, q_y, hC), the velocities (q / h,
 // 0 in dry cells: roe.rs, `velocities`), sqrt(max(h, 0)), the bed H and the concentration
 // hC / h (0 without water: cpu.rs, `concentration`). Each cell's are found once per tile and
@@ -43,11 +51,15 @@ __device__ __forceinline__ CellState cell_state(const SweParams& s, const REAL* 
     CellState c;
     const u64 cs = s.g.cstride;
     for (int k = 0; k < 4; ++k) c.w[k] = w[k * cs + p];
-    const REAL inv = (REAL)1 / c.w[0];  // reciprocal, then products (roe.rs, `velocities`)
-    for (int k = 0; k < 2; ++k) c.vel[k] = c.w[0] > s.dry ? c.w[k + 1] * inv : (REAL)0;
+    if (c.w[0] > s.dry) {
+        const REAL inv = (REAL)1 / c.w[0];  // reciprocal, then products (roe.rs, `velocities`)
+        for (int k = 0; k < 2; ++k) c.vel[k] = c.w[k + 1] * inv;
+    } else {
+        c.vel[0] = c.vel[1] = (REAL)0;
+    }
     c.root = sqrt(fmax(c.w[0], (REAL)0));
     c.bed = bed[p];
-    c.conc = c.w[0] > (REAL)0 ? c.w[3] / c.w[0] : (REAL)0;  // a true division (cpu.rs)
+    c.conc = c.w[0] > (REAL)0 ? quotient(c.w[3], c.w[0]) : (REAL)0;  // a true division (cpu.rs)
     return c;
 }
 
@@ -152,12 +164,12 @@ __device__ __forceinline__ void edge_shares(const REAL phi[2], REAL lo, REAL me,
 // The water and the pollutant after the step (cpu.rs, `transport`, which says why hC / h stays
 // within its donors' bounds): theta[a][side], conc[a][side] of the cells below and above,
 // theta_p the cell's share.
-__device__ __forceinline__ void transport(REAL& h, REAL& hc, const REAL phi[2][2], const REAL theta[2][2],
+// c is the cell's concentration before the step (h > 0 ? hC / h : 0, `cell_state`).
+__device__ __forceinline__ void transport(REAL& h, REAL& hc, REAL c, const REAL phi[2][2], const REAL theta[2][2],
     const REAL conc[2][2], REAL theta_p, const REAL lam[2]) {
     const REAL zero = (REAL)0;
     const REAL out = outflow(phi, lam);
     const REAL rest = out > h ? zero : h - out;
-    const REAL c = h > zero ? hc / h : zero;
     REAL gained = rest;
     REAL pollutant = out == zero ? hc : c * rest;
     REAL bound = (rest > zero || out == zero) ? c : zero;
@@ -236,7 +248,7 @@ __device__ __forceinline__ double state_rate(const SweParams& s, REAL depth, con
 #pragma unroll
     for (int a = 0; a < 2; ++a) {
         if (!((s.active >> a) & 1)) continue;
-        sum = sum + (fabs((double)q[a] / h) + c) / s.h[a];
+        sum = sum + (fabs(quotient((double)q[a], h)) + c) / s.h[a];
     }
     return sum;
 }
@@ -383,8 +395,10 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
     constexpr int NXE = (TY + 2) * (TX + 3), NYE = (TY + 3) * (TX + 2);
     for (int e = threadIdx.x; e < NXE + NYE; e += blockDim.x) {
         const int a = e < NXE ? 0 : 1;
-        const int r = a == 0 ? e : e - NXE, width = a == 0 ? TX + 3 : TX + 2;
-        const int ex = r % width, ey = r / width;
+        // Each axis's row width a constant: a division by a variable width cost 45
+        // instructions an edge.
+        const int ex = a == 0 ? e % (TX + 3) : (e - NXE) % (TX + 2);
+        const int ey = a == 0 ? e / (TX + 3) : (e - NXE) / (TX + 2);
         const int lx = a == 0 ? ex - 2 : ex - 1, ly = a == 0 ? ey - 1 : ey - 2;
         const int hx = lx + (a == 0 ? 1 : 0), hy = ly + a;
         // A full tile needs every edge but those of the far corners' cells.
@@ -497,7 +511,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
                 }
             }
         }
-        transport(v[0], v[3], phi, th, conc, theta_p, lam);
+        transport(v[0], v[3], me.conc, phi, th, conc, theta_p, lam);
         if (owned && v[0] < (REAL)0) atomicAdd(clipped, -(double)v[0] * s.area);
         if (v[0] <= s.dry) {
             // Dry: no depth below zero, no velocity; the pollutant stays (cpu.rs).
@@ -525,7 +539,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
         for (int k = 0; k < 4; ++k) out[k * cs + p] = v[k];
         if (owned) r = state_rate(s, v[0], v + 1);  // the state just written
         if (owned && v[0] > (REAL)0) {
-            const REAL c = v[3] / v[0];
+            const REAL c = quotient(v[3], v[0]);
             c_max = fmax(c, (REAL)0);
             c_below = fmax(-c, (REAL)0);
         }
