@@ -616,7 +616,13 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
     early_launch_entry();
     const Layout& g = s.g;
     const REAL dt = (REAL)clock[CLOCK_DT];
+#ifdef EULER_MARCH_TX
+    // The tile compiled in (cuda.rs passes the launch's): its divisions become shifts and
+    // multiplications, where by s.tx, s.ty they were ~25 instructions each, a few a plane.
+    constexpr int TX = EULER_MARCH_TX, TY = EULER_MARCH_TY;
+#else
     const int TX = s.tx, TY = s.ty;
+#endif
     const int EX = TX + 4, ne = EX * (TY + 4), nc = TX * TY, nfx = (TX + 1) * TY, nfy = TX * (TY + 1);
     extern __shared__ unsigned char smem_raw[];
     REAL* Wp = (REAL*)smem_raw;  // [5][ne] the plane's primitives with two ghost rings

@@ -257,11 +257,23 @@ struct StageKernel {
 }
 
 impl StageKernel {
+    /// The z march's tile where a grid of `cells` takes the march (every axis active), compiled
+    /// into the module as EULER_MARCH_TX, EULER_MARCH_TY ([`StageKernel::tile_defines`]).
+    fn march_plan(cells: [usize; 3], sm_count: u32) -> Option<[u32; 3]> {
+        let march = cells.iter().all(|&c| c > 1) && std::env::var("CFD_EULER_MARCH").map_or(true, |v| v != "0");
+        march.then(|| march_tile(cells, sm_count))
+    }
+
+    /// The march's tile as the module's defines (names and values), none without the march.
+    fn tile_defines(cells: [usize; 3], sm_count: u32) -> Vec<(&'static str, String)> {
+        Self::march_plan(cells, sm_count)
+            .map(|t| vec![("EULER_MARCH_TX", t[0].to_string()), ("EULER_MARCH_TY", t[1].to_string())])
+            .unwrap_or_default()
+    }
+
     fn new<R: Real>(dev: &Device, cells: [usize; 3], defines: &[(&str, &str)]) -> Result<Self> {
         let rb = std::mem::size_of::<R>();
-        let march = cells.iter().all(|&c| c > 1) && std::env::var("CFD_EULER_MARCH").map_or(true, |v| v != "0");
-        let (f, tile, threads, shared) = if march {
-            let t = march_tile(cells, dev.sm_count);
+        let (f, tile, threads, shared) = if let Some(t) = Self::march_plan(cells, dev.sm_count) {
             let f = dev.function::<R>(kernels::euler::RK_MARCH, defines)?;
             (f, t, march_threads(t), march_shared_bytes(t, rb))
         } else {
@@ -320,6 +332,8 @@ impl<R: Real> CudaEuler<R> {
             })
             .collect();
         defines.extend(minb.iter().map(|(d, v)| (*d, v.as_str())));
+        let tile = StageKernel::tile_defines(setup.grid.cells, dev.sm_count);
+        defines.extend(tile.iter().map(|(d, v)| (*d, v.as_str())));
         let defines = defines.as_slice();
         let stage = StageKernel::new::<R>(&dev, setup.grid.cells, defines)?;
         let rk = setup.scheme == Scheme::PlmRk3;
