@@ -668,17 +668,23 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
         z_face(k0 - 1);
     }
     __syncthreads();
+    // The plane's ghost rows (two below and two above the tile, TX cells each) and columns (two
+    // left and two right, TY cells each; the corners are no face's cells), numbered so that a
+    // warp's threads load one row: no thread of a warp waits for another's other path.
+    const int ghosts = 4 * (TX + TY);
     for (int k = k0; k < k1; ++k) {
-        if (column) load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k + 2, Ring + ((k + 2) & 3) * nc + t, 4 * nc);
-        for (int e = t; e < ne; e += nt) {
-            const int ex = e % EX - 2, ey = e / EX - 2;  // tile coordinates
-            const bool in_x = ex >= 0 && ex < TX, in_y = ey >= 0 && ey < TY;
-            if (in_x && in_y) {
+        if (column) {
+            load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k + 2, Ring + ((k + 2) & 3) * nc + t, 4 * nc);
+            // The column's own cell of plane k, from its ring.
 #pragma unroll
-                for (int c = 0; c < 5; ++c) Wp[c * ne + e] = Ring[(c * 4 + (k & 3)) * nc + ex + TX * ey];
-            } else if (in_x || in_y) {  // the corners are no face's cells
-                load_primitive(g, u, s.gamma, i0 + ex, j0 + ey, k, Wp + e, ne);
-            }
+            for (int c = 0; c < 5; ++c) Wp[c * ne + (cj + 2) * EX + ci + 2] = Ring[(c * 4 + (k & 3)) * nc + t];
+        }
+        for (int h = t; h < ghosts; h += nt) {
+            const bool row = h < 4 * TX;
+            const int r = row ? h / TX : (h - 4 * TX) / TY, along = row ? h % TX : (h - 4 * TX) % TY;
+            const int across = r < 2 ? r - 2 : (row ? TY : TX) + r - 2;  // -2, -1, then T, T + 1
+            const int ex = row ? along : across, ey = row ? across : along;  // tile coordinates
+            load_primitive(g, u, s.gamma, i0 + ex, j0 + ey, k, Wp + (ey + 2) * EX + ex + 2, ne);
         }
         __syncthreads();
         for (int a = 0; a < 3; ++a) {

@@ -962,6 +962,32 @@ mod tests {
         }
     }
 
+    /// The z march with its tile compiled in (`EULER_MARCH_TX`, `EULER_MARCH_TY`: cuda.rs passes
+    /// the launch's): the default tile in single precision, exact and fast, and an odd one in
+    /// double (three compiles: each takes ~10 s).
+    #[test]
+    fn euler_march_compiles_with_its_tile_compiled_in() {
+        if !have_nvrtc() {
+            return;
+        }
+        for (tx, ty, real, fast) in [
+            ("32", "8", Real::F32, false),
+            ("32", "8", Real::F32, true),
+            ("7", "5", Real::F64, false),
+        ] {
+            let mut defines = vec![("EULER_MARCH_TX", tx), ("EULER_MARCH_TY", ty)];
+            if fast {
+                defines.push(FAST_MATH);
+            }
+            let (ptx, _) = compile_in(None, Module::Euler, real, "sm_90", &defines)
+                .unwrap_or_else(|e| panic!("{tx} x {ty} {real:?}: {e}"));
+            assert!(
+                ptx.to_src().contains(".entry euler_rk_march("),
+                "{tx} x {ty} {real:?} fast {fast}"
+            );
+        }
+    }
+
     /// Every kernel the host may load is an `.entry` of its compiled module, and every `.entry`
     /// is declared as a kernel constant (so a new `__global__` must be declared).
     #[test]

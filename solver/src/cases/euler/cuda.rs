@@ -652,10 +652,26 @@ impl<R: Real> Simulation for CudaEuler<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::{stable_from_rates, zero_momentum};
+    use super::{march_tile, stable_from_rates, zero_momentum, StageKernel};
     use crate::cases::euler::EulerSetup;
     use crate::framework::specs::spec_doc;
     use proptest::prelude::*;
+
+    /// The march's tile is compiled into the module as the launch's (the kernel indexes its
+    /// shared memory by the defines, the launch covers the grid by the tile): 3D grids only.
+    #[test]
+    fn the_march_tile_is_compiled_in_as_launched_on_3d_grids_only() {
+        for (cells, sms) in [([512, 512, 512], 132), ([37, 21, 70], 132), ([64, 64, 192], 8)] {
+            let t = march_tile(cells, sms);
+            let defines = StageKernel::tile_defines(cells, sms);
+            assert_eq!(defines, vec![("EULER_MARCH_TX", t[0].to_string()), ("EULER_MARCH_TY", t[1].to_string())]);
+            assert_eq!(StageKernel::march_plan(cells, sms), Some(t));
+        }
+        for cells in [[1000, 1000, 1], [400, 1, 1], [1, 64, 64]] {
+            assert!(StageKernel::tile_defines(cells, 132).is_empty(), "{cells:?}");
+            assert_eq!(StageKernel::march_plan(cells, 132), None);
+        }
+    }
 
     fn setup(template: &str, sets: &[&str]) -> (EulerSetup, Vec<f64>) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
