@@ -29,13 +29,26 @@ def find(env, patterns):
     if os.environ.get(env):
         return os.environ[env]
     for p in patterns:
-        hits = sorted(glob.glob(p, recursive=True))
+        # The newest version last (libnvrtc.so.13 after .so.12).
+        hits = sorted(glob.glob(p, recursive=True), key=lambda h: [int(x) for x in re.findall(r"\d+", os.path.basename(h))])
         if hits:
             return hits[-1]
     sys.exit(f"{env} not found: set it (searched {patterns})")
 
 
+def site_patterns(name):
+    """`name` under every site-packages' nvidia folder (where the PyPI wheels put it)."""
+    import site
+    dirs = site.getsitepackages() + [site.getusersitepackages()]
+    return [os.path.join(d, "nvidia", "**", name) for d in dirs]
+
+
 def nvrtc_cubin(lib, src, name, options):
+    # NVRTC opens its builtins library by name at compile time: load the one beside it first,
+    # so that no LD_LIBRARY_PATH is needed.
+    for builtins in sorted(glob.glob(os.path.join(os.path.dirname(lib), "libnvrtc-builtins.so.*"))):
+        if ".alt." not in builtins:
+            ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
     nv = ctypes.CDLL(lib)
     prog = ctypes.c_void_p()
     if nv.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), name.encode(), 0, None, None):
@@ -64,9 +77,8 @@ def main():
     ap.add_argument("--opt", action="append", default=None, help="replaces the module's options")
     ap.add_argument("--dump", default=None, help="write the kernel's SASS here")
     a = ap.parse_args()
-    lib = find("NVRTC_LIB", ["/tmp/nvrtc13/**/libnvrtc.so.13", "/tmp/nvtools/**/libnvrtc.so.1*", "/usr/local/cuda/lib64/libnvrtc.so*",
-                             "/usr/lib/x86_64-linux-gnu/libnvrtc.so*"])
-    disasm = find("NVDISASM", ["/tmp/nvtools/**/bin/nvdisasm", "/usr/local/cuda/bin/nvdisasm"])
+    lib = find("NVRTC_LIB", site_patterns("libnvrtc.so.1[0-9]") + ["/usr/local/cuda/lib64/libnvrtc.so*"])
+    disasm = find("NVDISASM", site_patterns("nvdisasm") + ["/usr/local/cuda/bin/nvdisasm"])
     objdump = os.path.join(os.path.dirname(disasm), "cuobjdump")
     src = open(os.path.join(HERE, f"{a.module}.cu")).read()
     options = ["--gpu-architecture=sm_90", f"-DREAL={a.real}", "-std=c++17", f"-I{HERE}"]
