@@ -828,24 +828,55 @@ mod tests {
     }
 
     /// CI has no GPU, but NVRTC compiles without one: every module, both precisions, for
-    /// Ampere and Hopper, the second time from the cache.
+    /// Ampere and Hopper, the second time from the cache; and every kernel the host may load is
+    /// an `.entry` of its compiled module, and every `.entry` is declared as a kernel constant
+    /// (so a new `__global__` must be declared). One test, so that each module is compiled once
+    /// an architecture and precision (CI's time).
     #[test]
-    fn every_module_compiles_with_nvrtc() {
+    fn every_module_compiles_with_nvrtc_and_declares_its_entries() {
         if !have_nvrtc() {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
         let cache = Some(dir.path());
-        for module in Module::ALL {
-            for real in [Real::F32, Real::F64] {
-                for arch in ["sm_80", "sm_90"] {
-                    let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));
-                    assert!(!cached);
-                    let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap();
-                    assert!(cached, "second compile must come from the cache");
-                }
+        // One thread an architecture: the test is CI's longest, and NVRTC compiles on one core.
+        std::thread::scope(|scope| {
+            for arch in ["sm_80", "sm_90"] {
+                scope.spawn(move || {
+                    for module in Module::ALL {
+                        for real in [Real::F32, Real::F64] {
+                            let (ptx, cached) =
+                                compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));
+                            assert!(!cached);
+                            if arch == "sm_80" {
+                                check_entries(module, real, &ptx.to_src());
+                            }
+                            let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap();
+                            assert!(cached, "second compile must come from the cache");
+                        }
+                    }
+                });
             }
+        });
+    }
+
+    /// Every kernel declared in `kernels::{module}` is an `.entry` of the PTX, and every `.entry`
+    /// is declared.
+    fn check_entries(module: Module, real: Real, ptx: &str) {
+        for name in module.entries() {
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "{module} ({real:?}): kernel {name} is declared in kernels::{module} but is no `.entry` of the PTX"
+            );
         }
+        let declared: BTreeSet<String> = module.entries().iter().map(|s| s.to_string()).collect();
+        let found = ptx_entries(ptx);
+        assert_eq!(found.len(), ptx.matches(".entry ").count());
+        let undeclared: Vec<_> = found.difference(&declared).collect();
+        assert!(
+            undeclared.is_empty(),
+            "{module} ({real:?}): PTX entries {undeclared:?} have no Kernel constant in kernels::{module}"
+        );
     }
 
     /// Every kernel may be launched before the one ahead of it on the stream has ended
@@ -985,35 +1016,6 @@ mod tests {
                 ptx.to_src().contains(".entry euler_rk_march("),
                 "{tx} x {ty} {real:?} fast {fast}"
             );
-        }
-    }
-
-    /// Every kernel the host may load is an `.entry` of its compiled module, and every `.entry`
-    /// is declared as a kernel constant (so a new `__global__` must be declared).
-    #[test]
-    fn kernel_constants_match_the_ptx_entries() {
-        if !have_nvrtc() {
-            return;
-        }
-        for module in Module::ALL {
-            for real in [Real::F32, Real::F64] {
-                let (ptx, _) = compile_in(None, module, real, "sm_80", &[]).unwrap_or_else(|e| panic!("{e}"));
-                let ptx = ptx.to_src();
-                for name in module.entries() {
-                    assert!(
-                        ptx.contains(&format!(".entry {name}(")),
-                        "{module} ({real:?}): kernel {name} is declared in kernels::{module} but is no `.entry` of the PTX"
-                    );
-                }
-                let declared: BTreeSet<String> = module.entries().iter().map(|s| s.to_string()).collect();
-                let found = ptx_entries(&ptx);
-                assert_eq!(found.len(), ptx.matches(".entry ").count());
-                let undeclared: Vec<_> = found.difference(&declared).collect();
-                assert!(
-                    undeclared.is_empty(),
-                    "{module} ({real:?}): PTX entries {undeclared:?} have no Kernel constant in kernels::{module}"
-                );
-            }
         }
     }
 
