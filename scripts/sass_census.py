@@ -77,7 +77,9 @@ def main():
     ap.add_argument("--opt", action="append", default=None, help="replaces the module's options")
     ap.add_argument("--dump", default=None, help="write the kernel's SASS here")
     a = ap.parse_args()
-    lib = find("NVRTC_LIB", site_patterns("libnvrtc.so.1[0-9]") + ["/usr/local/cuda/lib64/libnvrtc.so*"])
+    # The tests' own copy (scripts/setup.sh fetches it into target/nvrtc) comes first.
+    here_nvrtc = os.path.join(HERE, "..", "..", "target", "nvrtc", "nvidia", "**", "libnvrtc.so.1[0-9]")
+    lib = find("NVRTC_LIB", [here_nvrtc] + site_patterns("libnvrtc.so.1[0-9]") + ["/usr/local/cuda/lib64/libnvrtc.so*"])
     disasm = find("NVDISASM", site_patterns("nvdisasm") + ["/usr/local/cuda/bin/nvdisasm"])
     objdump = os.path.join(os.path.dirname(disasm), "cuobjdump")
     src = open(os.path.join(HERE, f"{a.module}.cu")).read()
