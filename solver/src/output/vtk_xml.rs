@@ -92,17 +92,7 @@ macro_rules! element {
 element!(f64, "Float64");
 element!(f32, "Float32");
 element!(u64, "UInt64");
-
-impl Element for u8 {
-    const NAME: &'static str = "UInt8";
-    const SIZE: usize = 1;
-    fn put(self, out: &mut Vec<u8>) {
-        out.push(self);
-    }
-    fn f64(self) -> f64 {
-        self as f64
-    }
-}
+element!(u8, "UInt8");
 
 /// Little-endian bytes of `values`.
 fn bytes_of<T: Element>(values: &[T]) -> Vec<u8> {

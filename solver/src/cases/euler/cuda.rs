@@ -264,16 +264,19 @@ impl StageKernel {
         march.then(|| march_tile(cells, sm_count))
     }
 
-    /// The march's tile as the module's defines (names and values), none without the march.
-    fn tile_defines(cells: [usize; 3], sm_count: u32) -> Vec<(&'static str, String)> {
-        Self::march_plan(cells, sm_count)
+    /// The march's tile (`march_plan`'s) as the module's defines (names and values), none
+    /// without the march.
+    fn tile_defines(march: Option<[u32; 3]>) -> Vec<(&'static str, String)> {
+        march
             .map(|t| vec![("EULER_MARCH_TX", t[0].to_string()), ("EULER_MARCH_TY", t[1].to_string())])
             .unwrap_or_default()
     }
 
-    fn new<R: Real>(dev: &Device, cells: [usize; 3], defines: &[(&str, &str)]) -> Result<Self> {
+    /// The stage's kernel for a grid of `cells`: the z march with the tile `march` (compiled
+    /// into `defines`, [`StageKernel::tile_defines`]) or, without it, the general tile.
+    fn new<R: Real>(dev: &Device, cells: [usize; 3], march: Option<[u32; 3]>, defines: &[(&str, &str)]) -> Result<Self> {
         let rb = std::mem::size_of::<R>();
-        let (f, tile, threads, shared) = if let Some(t) = Self::march_plan(cells, dev.sm_count) {
+        let (f, tile, threads, shared) = if let Some(t) = march {
             let f = dev.function::<R>(kernels::euler::RK_MARCH, defines)?;
             (f, t, march_threads(t), march_shared_bytes(t, rb))
         } else {
@@ -332,10 +335,12 @@ impl<R: Real> CudaEuler<R> {
             })
             .collect();
         defines.extend(minb.iter().map(|(d, v)| (*d, v.as_str())));
-        let tile = StageKernel::tile_defines(setup.grid.cells, dev.sm_count);
+        // The march's tile is compiled in: one plan for the defines and the launch.
+        let march = StageKernel::march_plan(setup.grid.cells, dev.sm_count);
+        let tile = StageKernel::tile_defines(march);
         defines.extend(tile.iter().map(|(d, v)| (*d, v.as_str())));
         let defines = defines.as_slice();
-        let stage = StageKernel::new::<R>(&dev, setup.grid.cells, defines)?;
+        let stage = StageKernel::new::<R>(&dev, setup.grid.cells, march, defines)?;
         let rk = setup.scheme == Scheme::PlmRk3;
         Ok(CudaEuler {
             u0: if rk { dev.zeros(host.len())? } else { dev.zeros(1)? },
@@ -663,14 +668,14 @@ mod tests {
     fn the_march_tile_is_compiled_in_as_launched_on_3d_grids_only() {
         for (cells, sms) in [([512, 512, 512], 132), ([37, 21, 70], 132), ([64, 64, 192], 8)] {
             let t = march_tile(cells, sms);
-            let defines = StageKernel::tile_defines(cells, sms);
-            assert_eq!(defines, vec![("EULER_MARCH_TX", t[0].to_string()), ("EULER_MARCH_TY", t[1].to_string())]);
             assert_eq!(StageKernel::march_plan(cells, sms), Some(t));
+            let defines = StageKernel::tile_defines(Some(t));
+            assert_eq!(defines, vec![("EULER_MARCH_TX", t[0].to_string()), ("EULER_MARCH_TY", t[1].to_string())]);
         }
         for cells in [[1000, 1000, 1], [400, 1, 1], [1, 64, 64]] {
-            assert!(StageKernel::tile_defines(cells, 132).is_empty(), "{cells:?}");
-            assert_eq!(StageKernel::march_plan(cells, 132), None);
+            assert_eq!(StageKernel::march_plan(cells, 132), None, "{cells:?}");
         }
+        assert!(StageKernel::tile_defines(None).is_empty());
     }
 
     fn setup(template: &str, sets: &[&str]) -> (EulerSetup, Vec<f64>) {
