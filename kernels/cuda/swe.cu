@@ -316,11 +316,26 @@ constexpr int TX = SWE_TX;
 #define SWE_TY 8
 #endif
 constexpr int TY = SWE_TY;
-// Blocks an SM should hold at once (registers capped to fit them: 40 in single precision, 72
-// in double; measured faster than the compiler's own choice of 56 and 82, and in single
-// precision than 5, 7 or 8 blocks, session 22).
+// Blocks an SM should hold at once (registers capped to fit them): as many as make 1536 threads
+// in single precision (40 registers) and 896 in double (72); measured faster than the
+// compiler's own choice of 56 and 82 registers, and in single precision than 5, 7 or 8 blocks
+// of 32 x 8 (session 22).
 #ifndef SWE_MINB
-#define SWE_MINB (sizeof(REAL) == 4 ? 6 : 7)
+#define SWE_MINB ((sizeof(REAL) == 4 ? 1536 : 896) / (TX * TY) > 1 ? (sizeof(REAL) == 4 ? 1536 : 896) / (TX * TY) : 1)
+#endif
+
+// The step kernel's tile in shared memory (dynamic: a 32 x 16 tile needs more than the 48 KiB a
+// block may hold statically). The host launches it with kernels/src/lib.rs's
+// `swe::step_shared_bytes`, passed here as SWE_STEP_SHARED_BYTES; every member is REAL-typed,
+// so there is no padding. Places as in swe_step.
+struct StepShared {
+    CellState cells[TY + 4][TX + 4];
+    REAL xphi[TY + 2][TX + 3], yphi[TY + 3][TX + 2], share[TY + 2][TX + 2];
+    REAL xm[2][TY][TX + 1], xp[2][TY][TX + 1];
+    REAL ym[2][TY + 1][TX], yp[2][TY + 1][TX];
+};
+#ifdef SWE_STEP_SHARED_BYTES
+static_assert(sizeof(StepShared) == SWE_STEP_SHARED_BYTES, "the host's step_shared_bytes and StepShared disagree");
 #endif
 
 // One step of clock[CLOCK_DT] from w (ghosts filled) into out, and the rate of what it wrote
@@ -378,12 +393,18 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
     const bool full = x_on && y_on && ux == TX && uy == TY && sx0 <= -2 && sx1 >= TX + 1 && sy0 <= -2 && sy1 >= TY + 1;
     // cells[ly + 2][lx + 2]; phi of the x edge left of (lx, ly) at xphi[ly + 1][lx + 1], of the
     // y edge below it at yphi[ly + 1][lx + 1]; share of (lx, ly) at share[ly + 1][lx + 1].
-    __shared__ CellState cells[TY + 4][TX + 4];
-    __shared__ REAL xphi[TY + 2][TX + 3], yphi[TY + 3][TX + 2], share[TY + 2][TX + 2];
     // The momentum's contributions (k = 0, 1: frame components 1, 2) of the edges of the tile's
-    // cells: [k][row][edge] to the cell below (F^-) and above (b - F^-).
-    __shared__ REAL xm[2][TY][TX + 1], xp[2][TY][TX + 1];
-    __shared__ REAL ym[2][TY + 1][TX], yp[2][TY + 1][TX];
+    // cells: xm, xp, ym, yp [k][row][edge] to the cell below (F^-) and above (b - F^-).
+    extern __shared__ __align__(16) unsigned char step_smem[];
+    StepShared& sh = *reinterpret_cast<StepShared*>(step_smem);
+    auto& cells = sh.cells;
+    auto& xphi = sh.xphi;
+    auto& yphi = sh.yphi;
+    auto& share = sh.share;
+    auto& xm = sh.xm;
+    auto& xp = sh.xp;
+    auto& ym = sh.ym;
+    auto& yp = sh.yp;
     for (int t = threadIdx.x; t < (TX + 4) * (TY + 4); t += blockDim.x) {
         const int lx = t % (TX + 4) - 2, ly = t / (TX + 4) - 2;
         const int ox = lx < 0 ? -lx : (lx >= TX ? lx - TX + 1 : 0), oy = ly < 0 ? -ly : (ly >= TY ? ly - TY + 1 : 0);

@@ -318,6 +318,20 @@ pub mod swe {
         /// The point sources' water and pollutant over the clock's step.
         SOURCES = "swe_sources",
     }
+
+    /// The step kernel's dynamic shared memory for a tile of `tx` x `ty` cells (swe.cu,
+    /// `StepShared`): the cell states of the tile and two rings (9 values each), the mass
+    /// fluxes, the shares and the momentum's contributions, all REAL. Passed to the compile as
+    /// SWE_STEP_SHARED_BYTES, which the kernel checks against its struct.
+    pub fn step_shared_bytes(tx: u32, ty: u32, real_bytes: usize) -> u32 {
+        let values = 9 * (ty + 4) * (tx + 4)
+            + (ty + 2) * (tx + 3)
+            + (ty + 3) * (tx + 2)
+            + (ty + 2) * (tx + 2)
+            + 4 * ty * (tx + 1)
+            + 4 * (ty + 1) * tx;
+        values * real_bytes as u32
+    }
 }
 
 /// Kernels of [`Module::Cg`] (`cg.cu`): double precision whatever `REAL` is.
@@ -1016,6 +1030,26 @@ mod tests {
                 ptx.to_src().contains(".entry euler_rk_march("),
                 "{tx} x {ty} {real:?} fast {fast}"
             );
+        }
+    }
+
+    /// Shallow water's step kernel checks the host's size of its shared memory when compiled:
+    /// a 32 x 16 tile compiles with `swe::step_shared_bytes`, and a size 4 bytes off does not.
+    #[test]
+    fn swe_step_compiles_with_the_hosts_shared_memory_size_only() {
+        if !have_nvrtc() {
+            return;
+        }
+        let right = swe::step_shared_bytes(32, 16, 4);
+        for (bytes, ok) in [(right, true), (right + 4, false)] {
+            let b = bytes.to_string();
+            let defines = [
+                ("SWE_TX", "32"),
+                ("SWE_TY", "16"),
+                ("SWE_STEP_SHARED_BYTES", b.as_str()),
+            ];
+            let r = compile_in(None, Module::Swe, Real::F32, "sm_90", &defines);
+            assert_eq!(r.is_ok(), ok, "{bytes} bytes: {:?}", r.err());
         }
     }
 

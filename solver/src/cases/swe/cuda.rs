@@ -238,8 +238,17 @@ impl<R: Real> Part<R> {
             halo: DeviceHalo::new(dev.clone(), g, &setup.bc)?,
             f_rate: dev.function::<R>(kernels::swe::RATE, &[])?,
             f_step: {
-                let d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                dev.function::<R>(kernels::swe::STEP, &d)?
+                // The kernel checks the shared memory it is launched with against its struct.
+                let bytes = Self::step_shared_bytes().to_string();
+                let mut d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                d.push(("SWE_STEP_SHARED_BYTES", bytes.as_str()));
+                let f = dev.function::<R>(kernels::swe::STEP, &d)?;
+                // Above 48 KiB a kernel must opt in to its dynamic shared memory.
+                f.function().set_attribute(
+                    cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    Self::step_shared_bytes() as i32,
+                )?;
+                f
             },
             f_clock: dev.function::<R>(kernels::swe::CLOCK, &[])?,
             f_bad: dev.function::<R>(kernels::swe::FIRST_BAD, &[])?,
@@ -261,6 +270,10 @@ impl<R: Real> Part<R> {
         define_set("SWE_TY").unwrap_or(8)
     }
 
+    /// The step kernel's dynamic shared memory (swe.cu, `StepShared`).
+    fn step_shared_bytes() -> u32 {
+        kernels::swe::step_shared_bytes(Self::tile_cols(), Self::tile_rows(), std::mem::size_of::<R>())
+    }
 
     /// The rate of the current state folded into `rate` (zeroed first).
     fn fold_rate(&mut self) -> Result<()> {
@@ -290,7 +303,7 @@ impl<R: Real> Part<R> {
         let cfg = LaunchConfig {
             grid_dim: ((self.setup.grid.cells[0] as u32).div_ceil(Self::tile_cols()), t.count, 1),
             block_dim: (Self::tile_cols() * ty, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: Self::step_shared_bytes(),
         };
         let (first, step) = (t.first as i32, t.step as i32);
         let (row0, row_end) = (t.rows.start as i32, t.rows.end as i32);
