@@ -213,17 +213,34 @@ fn stage_shared_bytes(tile: [u32; 3], cells: [usize; 3], real_bytes: usize) -> u
     5 * (ext + stage_threads(tile, cells)) * real_bytes as u32
 }
 
-/// The z march's tile (`euler_rk_march`): 32 x 8 columns, and as many planes as keep about four
-/// blocks a multiprocessor busy, from 8 (small grids: more blocks) to 64 (less warm-up: each
-/// block first reads four planes and solves one face below its first plane).
+/// The z march's tile (`euler_rk_march`): 32 x 8 columns, its planes a block (0: chosen for the
+/// device's occupancy once the kernel is compiled, [`march_planes`]).
 /// `CFD_EULER_TILE=a,b,c` sets it instead (at most 288 threads, the kernel's launch bound).
-fn march_tile(n: [usize; 3], sm_count: u32) -> [u32; 3] {
+fn march_tile() -> [u32; 3] {
     if let Some(k) = tile_knob().filter(|k| k.len() == 3 && march_threads([k[0], k[1], k[2]]) <= 288) {
         return [k[0], k[1], k[2]];
     }
-    let columns = (n[0] as u64).div_ceil(32) * (n[1] as u64).div_ceil(8);
-    let planes = columns * n[2] as u64 / (4 * sm_count.max(1) as u64);
-    [32, 8, planes.clamp(8, 64) as u32]
+    [32, 8, 0]
+}
+
+/// The planes a block of the z march climbs on a grid of `n` cells with `tile`'s columns, when
+/// `resident` blocks run at once. As many as keep every resident block busy, from 8 (small
+/// grids: more blocks) to 32: each block first reads four planes and solves one face below its
+/// first plane, but at 512^3 on an H100 31-43 planes were 0.5-0.7 % faster than 64 (session
+/// 27). Within the top quarter of that range, the count whose blocks end nearest below a whole
+/// number of waves of `resident` (the last wave's idle slots), the most planes among equals:
+/// 31 at 512^3 on 132 SMs (17 blocks a column, 32.97 waves), measured 0.2 % faster than 32
+/// (31.03 waves).
+fn march_planes(n: [usize; 3], tile: [u32; 2], resident: u32) -> u32 {
+    let columns = (n[0] as u64).div_ceil(tile[0] as u64) * (n[1] as u64).div_ceil(tile[1] as u64);
+    let resident = resident.max(1) as u64;
+    let most = (columns * n[2] as u64 / resident).clamp(8, 32) as u32;
+    let fill = |planes: u32| {
+        let waves = (columns * (n[2] as u64).div_ceil(planes as u64)) as f64 / resident as f64;
+        waves / waves.ceil()
+    };
+    // max_by keeps the last of equals: the most planes.
+    (8.max(most - most / 4)..=most).max_by(|&a, &b| fill(a).total_cmp(&fill(b))).unwrap_or(most)
 }
 
 /// Threads of the z march for `tile`: the most x or y faces of a plane.
@@ -259,9 +276,9 @@ struct StageKernel {
 impl StageKernel {
     /// The z march's tile where a grid of `cells` takes the march (every axis active), compiled
     /// into the module as EULER_MARCH_TX, EULER_MARCH_TY ([`StageKernel::tile_defines`]).
-    fn march_plan(cells: [usize; 3], sm_count: u32) -> Option<[u32; 3]> {
+    fn march_plan(cells: [usize; 3]) -> Option<[u32; 3]> {
         let march = cells.iter().all(|&c| c > 1) && std::env::var("CFD_EULER_MARCH").map_or(true, |v| v != "0");
-        march.then(|| march_tile(cells, sm_count))
+        march.then(march_tile)
     }
 
     /// The march's tile (`march_plan`'s) as the module's defines (names and values), none
@@ -276,7 +293,7 @@ impl StageKernel {
     /// into `defines`, [`StageKernel::tile_defines`]) or, without it, the general tile.
     fn new<R: Real>(dev: &Device, cells: [usize; 3], march: Option<[u32; 3]>, defines: &[(&str, &str)]) -> Result<Self> {
         let rb = std::mem::size_of::<R>();
-        let (f, tile, threads, shared) = if let Some(t) = march {
+        let (f, mut tile, threads, shared) = if let Some(t) = march {
             let f = dev.function::<R>(kernels::euler::RK_MARCH, defines)?;
             (f, t, march_threads(t), march_shared_bytes(t, rb))
         } else {
@@ -289,6 +306,11 @@ impl StageKernel {
             cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             shared as i32,
         )?;
+        if march.is_some() && tile[2] == 0 {
+            // The blocks an SM holds, asked once the opt-in above is made (before it, none fit).
+            let per_sm = f.function().occupancy_max_active_blocks_per_multiprocessor(threads, shared as usize, None)?;
+            tile[2] = march_planes(cells, [tile[0], tile[1]], per_sm * dev.sm_count);
+        }
         let cfg = LaunchConfig {
             grid_dim: (
                 (cells[0] as u32).div_ceil(tile[0]),
@@ -336,7 +358,7 @@ impl<R: Real> CudaEuler<R> {
             .collect();
         defines.extend(minb.iter().map(|(d, v)| (*d, v.as_str())));
         // The march's tile is compiled in: one plan for the defines and the launch.
-        let march = StageKernel::march_plan(setup.grid.cells, dev.sm_count);
+        let march = StageKernel::march_plan(setup.grid.cells);
         let tile = StageKernel::tile_defines(march);
         defines.extend(tile.iter().map(|(d, v)| (*d, v.as_str())));
         let defines = defines.as_slice();
@@ -657,7 +679,7 @@ impl<R: Real> Simulation for CudaEuler<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::{march_tile, stable_from_rates, zero_momentum, StageKernel};
+    use super::{march_planes, march_tile, stable_from_rates, zero_momentum, StageKernel};
     use crate::cases::euler::EulerSetup;
     use crate::framework::specs::spec_doc;
     use proptest::prelude::*;
@@ -666,16 +688,36 @@ mod tests {
     /// shared memory by the defines, the launch covers the grid by the tile): 3D grids only.
     #[test]
     fn the_march_tile_is_compiled_in_as_launched_on_3d_grids_only() {
-        for (cells, sms) in [([512, 512, 512], 132), ([37, 21, 70], 132), ([64, 64, 192], 8)] {
-            let t = march_tile(cells, sms);
-            assert_eq!(StageKernel::march_plan(cells, sms), Some(t));
+        for cells in [[512, 512, 512], [37, 21, 70], [64, 64, 192]] {
+            let t = march_tile();
+            assert_eq!(StageKernel::march_plan(cells), Some(t));
             let defines = StageKernel::tile_defines(Some(t));
             assert_eq!(defines, vec![("EULER_MARCH_TX", t[0].to_string()), ("EULER_MARCH_TY", t[1].to_string())]);
         }
         for cells in [[1000, 1000, 1], [400, 1, 1], [1, 64, 64]] {
-            assert_eq!(StageKernel::march_plan(cells, 132), None, "{cells:?}");
+            assert_eq!(StageKernel::march_plan(cells), None, "{cells:?}");
         }
         assert!(StageKernel::tile_defines(None).is_empty());
+    }
+
+    /// The planes a block: 31 at 512^3 on an H100 (528 blocks at once: 32.97 waves, where 32
+    /// planes make 31.03), at most 32, at least 8 on grids too small to fill the device, and
+    /// never fewer than 3/4 of the most that fill it.
+    #[test]
+    fn the_march_planes_fill_the_device_and_end_near_a_whole_wave() {
+        assert_eq!(march_planes([512, 512, 512], [32, 8], 528), 31);
+        assert_eq!(march_planes([37, 21, 70], [32, 8], 528), 8);
+        let fill = |n: [usize; 3], planes: u32| {
+            let blocks = (n[0].div_ceil(32) * n[1].div_ceil(8) * n[2].div_ceil(planes as usize)) as f64 / 528.0;
+            blocks / blocks.ceil()
+        };
+        for n in [[256, 256, 256], [512, 512, 512], [640, 320, 1024], [1024, 1024, 1024], [96, 96, 4096]] {
+            let planes = march_planes(n, [32, 8], 528);
+            assert!((24..=32).contains(&planes), "{n:?}: {planes}");
+            assert!((24..=32).all(|p| fill(n, p) < fill(n, planes) || (fill(n, p) == fill(n, planes) && p <= planes)));
+        }
+        // Equally full: the most planes (256^3 on 528 blocks: 24 and 32 planes both 3.88 waves).
+        assert_eq!(march_planes([256, 256, 256], [32, 8], 528), 32);
     }
 
     fn setup(template: &str, sets: &[&str]) -> (EulerSetup, Vec<f64>) {
