@@ -2,6 +2,7 @@
 # The shallow-water family on the device machine (carry .gpu; gpu_run.sh runs it too):
 # CPU-vs-CUDA checks, the benchmarks (cell-updates/s against the copy bandwidth), the paper's
 # one-week run (1000 x 1000, 1,679,708 steps, f32) extrapolated from >= 100,000 measured steps,
+# the step's floor (benchmarks/swe_floor/floor.py: a lower bound on the step's time, needs CuPy),
 # and the paper's Table V: L1 of h, q_x, q_y between the sequential CPU reference and the device
 # for the tank at t = 1 s, 100^2, 400^2, 1000^2 (scripts/swe_tank_l1.py, numpy only).
 # Results in $OUT (or .gpu/results). Knobs: SWE_BENCH=0 (no benchmarks), SWE_WEEK_STEPS
@@ -31,6 +32,9 @@ s = r['seconds_per_step']
 print('one week, 1000^2 f32: %.3e s/step over $week steps -> %.1f s for 1,679,708 steps (paper: 91 min on one M2050, 29 min on 4); %.1f%% of copy bandwidth' % (s, s * 1679708, 100 * r['fraction_of_copy_bandwidth']))" \
   | tee -a "$R/swe-week.txt"
 
+echo "== the step's floor: its per-cell work without the tiles' overlap (benchmarks/swe_floor/floor.py, CuPy)"
+python3 benchmarks/swe_floor/floor.py --sizes 1000,8000 --json "$R/swe-floor.json" 2>&1 | tee "$R/swe-floor.txt" || fail "floor"
+
 if [ "${SWE_BENCH:-1}" != 0 ]; then
   echo "== benchmarks"
   $S bench shallow-water --steps 200 --json "$R/bench-swe.json" 2>&1 | tee "$R/bench-swe.txt" || fail "bench"
@@ -53,6 +57,7 @@ done
 echo "== summary"
 grep -E "^shallow|FAIL|fail" "$R/check-swe.txt" | tail -12
 tail -1 "$R/swe-week.txt"
+grep "^floor" "$R/swe-floor.txt"
 cat "$R/swe-tank.txt"
 rm -rf "$W"
 exit $status
