@@ -76,15 +76,7 @@ extern "C" __global__ void __launch_bounds__(FX * FY, 6)
         v[2] = v[2] - lam[1] * (t[0] * yp[0][tj][ti] + t[1] * ym[0][jh][ti]);
         v[1] = v[1] - lam[1] * (t[0] * yp[1][tj][ti] + t[1] * ym[1][jh][ti]);
         transport(v[0], v[3], me.conc, phi, th, conc, theta_p, lam);
-        if (v[0] <= s.dry) {
-            v[0] = fmax(v[0], (REAL)0);
-            v[1] = v[2] = (REAL)0;
-        } else if (v[0] < s.thin) {
-            const REAL thin4 = s.thin * s.thin * s.thin * s.thin;
-            const REAL h4 = v[0] * v[0] * v[0] * v[0];
-            const REAL scale = (REAL)1.4142135623730951 * v[0] * v[0] / sqrt(h4 + thin4);
-            for (int k = 1; k < 3; ++k) v[k] = v[k] * scale;
-        }
+        dry_or_thin(s, v);
         for (int k = 0; k < 4; ++k) out[k * s.g.cstride + p] = v[k];
         r = state_rate(s, v[0], v + 1);
         if (v[0] > (REAL)0) {

@@ -192,6 +192,21 @@ __device__ __forceinline__ void transport(REAL& h, REAL& hc, REAL c, const REAL 
     hc = fmin(pollutant, bound * fmax(depth, zero));
 }
 
+// A cell's new state (h, q_x, q_y, hC) in v: at or below the dry depth no depth below zero and
+// no velocity, the pollutant staying; below the thin depth Kurganov & Petrova's
+// desingularization of the momentum (cpu.rs).
+__device__ __forceinline__ void dry_or_thin(const SweParams& s, REAL* v) {
+    if (v[0] <= s.dry) {
+        v[0] = fmax(v[0], (REAL)0);
+        v[1] = v[2] = (REAL)0;
+    } else if (v[0] < s.thin) {
+        const REAL thin4 = s.thin * s.thin * s.thin * s.thin;
+        const REAL h4 = v[0] * v[0] * v[0] * v[0];
+        const REAL scale = (REAL)1.4142135623730951 * v[0] * v[0] / sqrt(h4 + thin4);
+        for (int k = 1; k < 3; ++k) v[k] = v[k] * scale;
+    }
+}
+
 // The step's lam_a = dt / h_a, as the CPU rounds it.
 __device__ __forceinline__ void step_ratios(const SweParams& s, double dt, REAL lam[2]) {
     lam[0] = (REAL)(dt / s.h[0]);
@@ -534,17 +549,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
         }
         transport(v[0], v[3], me.conc, phi, th, conc, theta_p, lam);
         if (owned && v[0] < (REAL)0) atomicAdd(clipped, -(double)v[0] * s.area);
-        if (v[0] <= s.dry) {
-            // Dry: no depth below zero, no velocity; the pollutant stays (cpu.rs).
-            v[0] = fmax(v[0], (REAL)0);
-            v[1] = v[2] = (REAL)0;
-        } else if (v[0] < s.thin) {
-            // Kurganov & Petrova's desingularization of the momentum (cpu.rs).
-            const REAL thin4 = s.thin * s.thin * s.thin * s.thin;
-            const REAL h4 = v[0] * v[0] * v[0] * v[0];
-            const REAL scale = (REAL)1.4142135623730951 * v[0] * v[0] / sqrt(h4 + thin4);
-            for (int k = 1; k < 3; ++k) v[k] = v[k] * scale;
-        }
+        dry_or_thin(s, v);
         if (s.manning > 0.0) {
             // Semi-implicit Manning friction (cpu.rs, manning_factor).
             const double h = (double)v[0];
