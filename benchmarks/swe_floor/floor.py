@@ -6,7 +6,11 @@ template, water at rest 1 m deep, a disc of radius 1 m raised by 1 m and pollute
 favourable state: the divisions with a zero numerator are skipped (swe.cu, `quotient`). The
 kernel's input stays the same launch after launch (its output is not a solution).
 
-    python3 benchmarks/swe_floor/floor.py --sizes 1000,8000 [--json out.json]
+    python3 benchmarks/swe_floor/floor.py --sizes 1000,8000 [--math exact|fma|fast] [--json out.json]
+
+--math: exact (the solver's swe.cu options, --fmad=false: CPU and CUDA identical to the bit),
+fma (contraction on: what FMA on both backends could at best give), fast (--use_fast_math,
+which the family refuses: it changes wet/dry decisions).
 """
 import argparse
 import json
@@ -51,10 +55,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,8000")
     ap.add_argument("--launches", type=int, default=400)
+    ap.add_argument("--math", choices=["exact", "fma", "fast"], default="exact")
     ap.add_argument("--json")
     args = ap.parse_args()
     source = open(os.path.join(HERE, "floor.cu")).read()
-    opts = ("-DREAL=float", "--fmad=false", "-std=c++17", "-I" + os.path.abspath(KERNELS))
+    math = {"exact": ("--fmad=false",), "fma": ("--fmad=true",), "fast": ("--use_fast_math",)}[args.math]
+    opts = ("-DREAL=float", "-std=c++17", "-I" + os.path.abspath(KERNELS)) + math
     kernel = cp.RawModule(code=source, options=opts).get_function("swe_floor")
     rows = []
     copy_bw = copy_bandwidth()
@@ -83,9 +89,9 @@ def main():
             best = min(best, cp.cuda.get_elapsed_time(start, stop) * 1e-3 / args.launches)
         finite = bool(cp.isfinite(out).all())
         fraction = STEP_BYTES * n * n / best / copy_bw
-        row = {"n": n, "floor_s_per_step": best, "cell_updates_per_s": n * n / best,
+        row = {"n": n, "math": args.math, "floor_s_per_step": best, "cell_updates_per_s": n * n / best,
                "fraction_of_copy_bandwidth": fraction, "copy_bandwidth": copy_bw, "output_finite": finite}
-        line = f"floor {n}^2 f32: {best:.4e} s a step, {n * n / best:.3e} cell-updates/s, {100 * fraction:.1f} % of copy"
+        line = f"floor ({args.math}) {n}^2 f32: {best:.4e} s a step, {n * n / best:.3e} cell-updates/s, {100 * fraction:.1f} % of copy"
         if n == 1000:
             row["week_s_at_floor"] = best * WEEK_STEPS
             row["budget_s_per_step"] = BUDGET
