@@ -36,8 +36,9 @@ const THREADS: u32 = 256;
 /// Steps queued ahead on each device when one process drives several (a few hundred launches).
 const QUEUED_STEPS: u64 = 16;
 
-/// `CFD_SWE_DEFINES` (e.g. "SWE_TX=16 SWE_TY=8 SWE_MINB=7"): defines of the step kernel, its
-/// tile and the blocks an SM should hold (a timing knob: the results do not depend on them).
+/// `CFD_SWE_DEFINES` (e.g. "SWE_TX=16 SWE_TY=8 SWE_MINB=7 SWE_EDGE_LOOPS_BY_AXIS=0"): defines
+/// of the step kernel, its tile, the blocks an SM should hold and its edge loops (a timing knob:
+/// the results do not depend on them).
 fn step_defines() -> &'static [(String, String)] {
     static SET: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
     SET.get_or_init(|| {
@@ -242,6 +243,11 @@ impl<R: Real> Part<R> {
                 let bytes = Self::step_shared_bytes().to_string();
                 let mut d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 d.push(("SWE_STEP_SHARED_BYTES", bytes.as_str()));
+                // The edges in one loop an axis in single precision only (measured faster there,
+                // slower in double: swe.cu); CFD_SWE_DEFINES may set it either way.
+                if std::mem::size_of::<R>() == 4 && define_set("SWE_EDGE_LOOPS_BY_AXIS").is_none() {
+                    d.push(("SWE_EDGE_LOOPS_BY_AXIS", "1"));
+                }
                 let f = dev.function::<R>(kernels::swe::STEP, &d)?;
                 // Above 48 KiB a kernel must opt in to its dynamic shared memory.
                 f.function().set_attribute(
