@@ -1034,7 +1034,8 @@ mod tests {
     }
 
     /// Shallow water's step kernel checks the host's size of its shared memory when compiled:
-    /// a 32 x 16 tile compiles with `swe::step_shared_bytes`, and a size 4 bytes off does not.
+    /// a 32 x 16 tile compiles with `swe::step_shared_bytes`, and a size 4 bytes off does not
+    /// (both with single precision's edge loops by axis, as the solver compiles it).
     #[test]
     fn swe_step_compiles_with_the_hosts_shared_memory_size_only() {
         if !have_nvrtc() {
@@ -1047,6 +1048,7 @@ mod tests {
                 ("SWE_TX", "32"),
                 ("SWE_TY", "16"),
                 ("SWE_STEP_SHARED_BYTES", b.as_str()),
+                ("SWE_EDGE_LOOPS_BY_AXIS", "1"),
             ];
             let r = compile_in(None, Module::Swe, Real::F32, "sm_90", &defines);
             assert_eq!(r.is_ok(), ok, "{bytes} bytes: {:?}", r.err());

@@ -239,15 +239,8 @@ impl<R: Real> Part<R> {
             halo: DeviceHalo::new(dev.clone(), g, &setup.bc)?,
             f_rate: dev.function::<R>(kernels::swe::RATE, &[])?,
             f_step: {
-                // The kernel checks the shared memory it is launched with against its struct.
-                let bytes = Self::step_shared_bytes().to_string();
-                let mut d: Vec<(&str, &str)> = step_defines().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                d.push(("SWE_STEP_SHARED_BYTES", bytes.as_str()));
-                // The edges in one loop an axis in single precision only (measured faster there,
-                // slower in double: swe.cu); CFD_SWE_DEFINES may set it either way.
-                if std::mem::size_of::<R>() == 4 && define_set("SWE_EDGE_LOOPS_BY_AXIS").is_none() {
-                    d.push(("SWE_EDGE_LOOPS_BY_AXIS", "1"));
-                }
+                let owned = Self::step_kernel_defines();
+                let d: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
                 let f = dev.function::<R>(kernels::swe::STEP, &d)?;
                 // Above 48 KiB a kernel must opt in to its dynamic shared memory.
                 f.function().set_attribute(
@@ -274,6 +267,18 @@ impl<R: Real> Part<R> {
 
     fn tile_rows() -> u32 {
         define_set("SWE_TY").unwrap_or(8)
+    }
+
+    /// The step kernel's defines: `CFD_SWE_DEFINES`'s, the size of its shared memory (which the
+    /// kernel checks against its struct) and, in single precision, its edges in one loop an
+    /// axis (measured faster there, slower in double: swe.cu), unless `CFD_SWE_DEFINES` says.
+    fn step_kernel_defines() -> Vec<(String, String)> {
+        let mut d = step_defines().to_vec();
+        d.push(("SWE_STEP_SHARED_BYTES".into(), Self::step_shared_bytes().to_string()));
+        if std::mem::size_of::<R>() == 4 && define_set("SWE_EDGE_LOOPS_BY_AXIS").is_none() {
+            d.push(("SWE_EDGE_LOOPS_BY_AXIS".into(), "1".into()));
+        }
+        d
     }
 
     /// The step kernel's dynamic shared memory (swe.cu, `StepShared`).
@@ -843,8 +848,25 @@ impl<R: Real> Simulation for CudaSwe<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::{slab, tile_plan, Tiles};
+    use super::{slab, tile_plan, Part, Tiles};
     use crate::framework::ranks::Slab;
+
+    /// The step kernel is compiled with its shared memory's size and, in single precision only,
+    /// its edges in one loop an axis (unless CFD_SWE_DEFINES says otherwise, as the test
+    /// environment does not).
+    #[test]
+    fn the_step_kernel_gets_its_shared_size_and_single_precisions_edge_loops() {
+        if std::env::var_os("CFD_SWE_DEFINES").is_some() {
+            return;
+        }
+        let f32_defines = Part::<f32>::step_kernel_defines();
+        let f64_defines = Part::<f64>::step_kernel_defines();
+        let has = |d: &[(String, String)], k: &str, v: &str| d.iter().any(|(a, b)| a == k && b == v);
+        assert!(has(&f32_defines, "SWE_STEP_SHARED_BYTES", &kernels::swe::step_shared_bytes(32, 8, 4).to_string()));
+        assert!(has(&f64_defines, "SWE_STEP_SHARED_BYTES", &kernels::swe::step_shared_bytes(16, 8, 8).to_string()));
+        assert!(has(&f32_defines, "SWE_EDGE_LOOPS_BY_AXIS", "1"));
+        assert!(!f64_defines.iter().any(|(k, _)| k == "SWE_EDGE_LOOPS_BY_AXIS"));
+    }
 
     /// The rows a launch updates.
     fn updated(t: &Tiles, ty: u32) -> Vec<isize> {
