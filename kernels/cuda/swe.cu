@@ -320,8 +320,8 @@ extern "C" __global__ void swe_rate(SweParams s, const REAL* __restrict__ w, u64
     block_max_into(q < points ? cell_rate(s, w, cell_at(s.g, q)) : 0.0, rate);
 }
 
-// The step kernel's tile: TX x TY cells (32 x 8, 16 x 8 in double precision, for shared
-// memory), one thread a cell; SWE_TX, SWE_TY set them (cuda.rs launches TX * TY threads a
+// The step kernel's tile: TX x TY cells (32 x 8, 16 x 8 in double precision: chosen while its
+// shared memory was static, 48 KiB at most), one thread a cell; SWE_TX, SWE_TY set them (cuda.rs launches TX * TY threads a
 // block).
 #ifndef SWE_TX
 #define SWE_TX (sizeof(REAL) == 4 ? 32 : 16)

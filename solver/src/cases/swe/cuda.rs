@@ -260,7 +260,8 @@ impl<R: Real> Part<R> {
     }
 
     /// The step kernel's tile (`TX`, `TY` in swe.cu): 32 x 8 cells (16 x 8 in double
-    /// precision, for shared memory), or `CFD_SWE_DEFINES`'s SWE_TX, SWE_TY (a timing knob).
+    /// precision, chosen while its shared memory was static), or `CFD_SWE_DEFINES`'s SWE_TX,
+    /// SWE_TY (a timing knob).
     fn tile_cols() -> u32 {
         define_set("SWE_TX").unwrap_or(if std::mem::size_of::<R>() == 4 { 32 } else { 16 })
     }
