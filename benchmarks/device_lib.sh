@@ -7,6 +7,8 @@
 #   r2d_end_to_end TOML       the Euler paper's benchmark run three times by base and new, exact
 #                             and fast math: wall time and summary.json's stepping and total
 #   check_families FAMILY...  `solver check` of each family by the new build, into checks.txt
+#   swe_bench P BIN..., plm_bench BIN...  the issue-28 benchmarks by each binary in turn
+#   same_swe P...             `same` on every shallow-water template; summary: the call's last table
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 N=.gpu/solver; B=.gpu/solver-base; R=${OUT:-/tmp/out}; mkdir -p "$R"; W=$(mktemp -d)
 export CFD_KERNEL_CACHE=$W/cache
@@ -48,4 +50,29 @@ check_families() {
     $N check $f > $W/check-$f.txt 2>&1; echo "check $f rc $? pass $(grep -c ' PASS' $W/check-$f.txt) fail $(grep -c ' FAIL' $W/check-$f.txt)"
     grep " FAIL" $W/check-$f.txt | head -5
   done 2>&1 | tee $R/checks.txt
+}
+
+# swe_bench PRECISION BIN...: the shallow-water tank at 1000^2 and 8000^2 by each binary in turn.
+swe_bench() { local p=$1; shift
+  for x in "$@"; do echo "== $p $x"; $x bench shallow-water --sizes 1000,8000 --precision $p 2>&1 | grep '^shallow' | tr -s ' ' | cut -c1-100; done
+}
+
+# plm_bench BIN...: PLM + HLL + RK3 at 512^3, f32, fast math, by each binary in turn.
+plm_bench() {
+  for x in "$@"; do echo "== plm $x"; $x bench euler --only "rt-3d plm-rk3 hll" --sizes 512 --precision f32 --steps 5 --reps 3 --set 'run.math="fast"' 2>&1 | grep '^euler' | tr -s ' ' | cut -c1-100; done
+}
+
+# same_swe PRECISION...: `same` (base against new) on every shallow-water template, CUDA backend.
+same_swe() {
+  local t
+  for t in swe-thacker swe-estuary swe-column swe-dam-break-dry swe-dam-break-wet swe-lake-at-rest; do $N cases $t > $W/$t.toml; done
+  for p in "$@"; do for t in swe-thacker swe-estuary swe-column swe-dam-break-dry swe-dam-break-wet swe-lake-at-rest; do
+    same $t-$p $W/$t.toml --backend cuda --set run.precision=$p
+  done; done
+}
+
+# summary: the call's bench.txt and checks.txt, and how many `same` lines found no difference.
+summary() {
+  echo "== summary"; cat $R/bench.txt $R/checks.txt
+  echo "same: $(grep -c ' 0 differ' $R/same.txt) of $(grep -c '^same' $R/same.txt) with 0 differing"
 }

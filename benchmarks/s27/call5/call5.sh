@@ -4,18 +4,10 @@
 # every shallow-water template and the march's cases, and the benchmarks, alternating.
 set -uo pipefail
 source benchmarks/device_lib.sh  # N, B, R, W
-for t in swe-thacker swe-estuary swe-column swe-dam-break-dry swe-dam-break-wet swe-lake-at-rest; do $N cases $t > $W/$t.toml 2>/dev/null || rm -f $W/$t.toml; done
 $N cases euler-rt-3d > $W/rt3d.toml
-{ for p in f64 f32; do
-    for f in $W/swe-*.toml; do t=$(basename $f .toml); same $t-$p $f --backend cuda --set run.precision=$p; done
-    same rt3d-odd-$p $W/rt3d.toml --backend cuda --set run.precision=$p --set 'grid.dims=[37,21,70]' --set time.end_time=1.0
-  done
+{ same_swe f64 f32
+  for p in f64 f32; do same rt3d-odd-$p $W/rt3d.toml --backend cuda --set run.precision=$p --set 'grid.dims=[37,21,70]' --set time.end_time=1.0; done
 } 2>&1 | tee $R/same.txt
 check_families shallow-water euler
-{ for rep in 1 2; do for x in $B $N; do
-    echo "== $rep $x"
-    $x bench shallow-water --sizes 1000,8000 --precision f32 2>&1 | grep '^shallow' | tr -s ' ' | cut -c1-100
-    $x bench euler --only "rt-3d plm-rk3 hll" --sizes 512 --precision f32 --steps 5 --reps 3 --set 'run.math="fast"' 2>&1 | grep '^euler' | tr -s ' ' | cut -c1-100
-  done; done
-} 2>&1 | tee $R/bench.txt
-echo "== summary"; cat $R/bench.txt; cat $R/checks.txt; echo "same: $(grep -c ' 0 differ' $R/same.txt) of $(grep -c '^same' $R/same.txt) with 0 differing"
+{ for rep in 1 2; do for x in $B $N; do swe_bench f32 $x; plm_bench $x; done; done; } 2>&1 | tee $R/bench.txt
+summary

@@ -5,14 +5,9 @@
 set -uo pipefail
 source benchmarks/device_lib.sh  # N, R, W
 B=.gpu/solver-head
-{ for rep in 1 2 3; do for x in $B $N; do
-    echo "== $rep $x"; $x bench shallow-water --sizes 1000,8000 --precision f32 2>&1 | grep '^shallow' | tr -s ' ' | cut -c1-100
-  done; done
-  echo "== f64"; for x in $B $N; do $x bench shallow-water --sizes 1000,8000 --precision f64 2>&1 | grep '^shallow' | tr -s ' ' | cut -c1-100; done
-} 2>&1 | tee $R/bench.txt
-for t in swe-thacker swe-estuary swe-column swe-dam-break-dry swe-dam-break-wet swe-lake-at-rest; do $N cases $t > $W/$t.toml; done
-{ for p in f64 f32; do for f in $W/swe-*.toml; do t=$(basename $f .toml); same $t-$p $f --backend cuda --set run.precision=$p; done; done
+{ for rep in 1 2 3; do swe_bench f32 $B $N; done; swe_bench f64 $B $N; } 2>&1 | tee $R/bench.txt
+{ same_swe f64 f32
   same column-periodic-f32 $W/swe-column.toml --backend cuda --set run.precision=f32 --set 'shallow-water.boundary={x="periodic",y="periodic"}'
 } 2>&1 | tee $R/same.txt
 check_families shallow-water
-echo "== summary"; cat $R/bench.txt $R/checks.txt; echo "same: $(grep -c ' 0 differ' $R/same.txt) of $(grep -c '^same' $R/same.txt) with 0 differing"
+summary
