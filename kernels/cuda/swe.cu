@@ -321,8 +321,8 @@ extern "C" __global__ void swe_rate(SweParams s, const REAL* __restrict__ w, u64
 }
 
 // The step kernel's tile: TX x TY cells (32 x 8, 16 x 8 in double precision: chosen while its
-// shared memory was static, 48 KiB at most), one thread a cell; SWE_TX, SWE_TY set them (cuda.rs launches TX * TY threads a
-// block).
+// shared memory was static, 48 KiB at most), one thread a cell; SWE_TX, SWE_TY set them
+// (cuda.rs launches TX * TY threads a block).
 #ifndef SWE_TX
 #define SWE_TX (sizeof(REAL) == 4 ? 32 : 16)
 #endif
@@ -335,8 +335,9 @@ constexpr int TY = SWE_TY;
 // in single precision (40 registers) and 896 in double (72); measured faster than the
 // compiler's own choice of 56 and 82 registers, and in single precision than 5, 7 or 8 blocks
 // of 32 x 8 (session 22).
+constexpr int SWE_SM_THREADS = sizeof(REAL) == 4 ? 1536 : 896;
 #ifndef SWE_MINB
-#define SWE_MINB ((sizeof(REAL) == 4 ? 1536 : 896) / (TX * TY) > 1 ? (sizeof(REAL) == 4 ? 1536 : 896) / (TX * TY) : 1)
+#define SWE_MINB (SWE_SM_THREADS / (TX * TY) > 1 ? SWE_SM_THREADS / (TX * TY) : 1)
 #endif
 
 // The step kernel's tile in shared memory (dynamic: a 32 x 16 tile needs more than the 48 KiB a
