@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 source scripts/env.sh
 cargo fmt --all -- --check
-python3 scripts/check_layout.py
+python3 scripts/dev/check_layout.py
 cargo clippy --release --all-targets --features meshtool/gmsh,solver/mpi -q -- -D warnings
 log=$(mktemp)
 cargo test --release --features meshtool/gmsh,solver/mpi --workspace 2>&1 | tee "$log"

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "solver", "src")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "solver", "src")
 
 
 def rust_files():
