@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The CG micro-benchmark on the device machine (issues 11 and 26; carry .gpu, run from the repo
-# root): the CPU-vs-CUDA CG check (Jacobi, AMG with f32 and f64 cycles, Chebyshev-Jacobi, on
+# The CG micro-benchmark on the GPU machine (run from the repository root with .gpu staged by
+# scripts/gpu/stage.sh; run.sh runs it too): the CPU-vs-CUDA CG check (Jacobi, AMG with f32 and f64 cycles, Chebyshev-Jacobi, on
 # a 48k and a 663k-unknown Kuhn box), `solver bench cg` on the 10.1 M-unknown two-point
 # Poisson matrix of a 119^3 x 6 Kuhn box (set-up, iterations to 1e-8, seconds per solve and
 # per iteration, bytes per iteration, fraction of the copy bandwidth), and the CuPy /
@@ -20,10 +20,10 @@ size=${CG_SIZE:-119}
 preconds=${CG_PRECONDS:-jacobi,amg,amg-f64,chebyshev4}
 reps=${CG_REPS:-3}
 
-[ -x "$S" ] || { echo "FAIL: $S missing (run scripts/gpu_stage.sh here first and carry .gpu)"; exit 1; }
+[ -x "$S" ] || { echo "FAIL: $S missing (run scripts/gpu/stage.sh first and bring .gpu along)"; exit 1; }
 
 echo "== registers and spills of cg.cu"
-python3 scripts/kernel_resources.py cg -DCG_RESOURCES 2>&1 | tee "$R/cg-kernel-resources.txt" || echo "(kernel resources: not available)"
+python3 scripts/dev/kernel_resources.py cg -DCG_RESOURCES 2>&1 | tee "$R/cg-kernel-resources.txt" || echo "(kernel resources: not available)"
 
 echo "== CPU vs CUDA CG check (box 20 and box ${CG_CHECK_SIZE:-48}), with CPU seconds per iteration"
 $S bench cg --sizes "${CG_CHECK_SIZE:-48}" --cpu --reps 1 --precond "$preconds" --json "$R/bench-cg-check.json" 2>&1 \
@@ -68,7 +68,7 @@ if peer:
             p = peer[k]
             print(f"| cupy {k} | ({peer['unknowns']}) | jacobi | csr | - | {p['iterations']} | {p['iterations'] * p['seconds_per_iteration']:.3e} | {p['seconds_per_iteration']:.3e} | - | - | {peer['spmv_seconds']:.3e} |")
 if ours:
-    print(f"device: {ours['device']}, copy bandwidth {ours['copy_bandwidth']/1e9:.0f} GB/s; issue 26 target: a solve to 1e-8 in <= 0.10 s at 10.1 M unknowns")
+    print(f"device: {ours['device']}, copy bandwidth {ours['copy_bandwidth']/1e9:.0f} GB/s; target: a solve to 1e-8 in <= 0.10 s at 10.1 M unknowns")
 PY
 rm -rf "$W"
 exit $status

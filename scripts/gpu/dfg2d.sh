@@ -3,7 +3,8 @@
 # each slab mesh (from meshes/channel2d.geo) is prepared once, the `dfg-2d-2` template runs on it
 # for each time step of DFG2D_DT, and a table of Cd max, Cl max, St and dp against the
 # benchmark's intervals closes the output.
-#   scripts/gpu_dfg2d.sh SLAB.msh...   (carry the staged folder and the meshes)
+#   bash .gpu/dfg2d.sh SLAB.msh...   (from the repository root; STAGE_NS=1 scripts/gpu/stage.sh stages
+#                                     .gpu/dfg2d-73k.msh)
 # Knobs: DFG_DIR (binaries, default .gpu), DFG2D_DT (space-separated steps, default "0.002"),
 # DFG2D_END (end time, default the template's 8), DFG_EXTRA (more --set overrides). Results in
 # $OUT (or $DFG_DIR/results): each run's summary.json and forces.csv.

@@ -2,7 +2,8 @@
 # DFG 3D-1Z steady on a mesh family, on the device machine, with --backend cuda: each mesh is
 # prepared once, then the template runs once per setting, and a table of cd, cl, dp and their
 # errors against Braack & Richter's reference closes the output.
-#   scripts/gpu_dfg_family.sh MESH.msh... (carry the staged folder and the meshes)
+#   bash .gpu/dfg_family.sh MESH.msh...   (from the repository root; STAGE_NS=1 scripts/gpu/stage.sh
+#                                         stages .gpu/dfg-274k.msh)
 # Knobs: DFG_DIR (binaries, default .gpu), DFG_SETTINGS (space-separated "theta:cfl" pairs,
 # default "0.6:2"), DFG_STEPS (cap, default 3000), DFG_TIMEOUT (seconds per run, default
 # 600), DFG_EXTRA (more --set overrides, space-separated, e.g. "navier-stokes.steady.velocity_tol=1e-7")

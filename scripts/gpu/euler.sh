@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The Euler family on the device machine (carry .gpu; gpu_run.sh runs it too): CPU-vs-CUDA
+# The Euler family on the GPU machine (from the repository root, .gpu staged; run.sh runs it
+# too): CPU-vs-CUDA
 # checks, the paper's 2D benchmark run to its end time, the Rayleigh-Taylor growth rate at two
-# resolutions with each HLL-type solver (scripts/rt_growth.py, numpy only), where the time of a
+# resolutions with each HLL-type solver (validation/euler-rt/rt_growth.py, numpy only), where the time of a
 # step goes (the CFL reduction's share, the reconstruction's share), Rayleigh-Taylor frames for
-# scripts/render_rt.py, and the benchmarks. Results in $OUT (or .gpu/results). Knobs:
+# scripts/viz/render_rt.py, and the benchmarks. Results in $OUT (or .gpu/results). Knobs:
 # EULER_BENCH=0 (no benchmarks), RT_DIMS (default "128 256": N x 3N cells), RT_HLL_FINE (default
 # "512"; "512 1024" adds 4 minutes: the finer grids HLL needs, f32), EULER_PROFILE=1 (an nsys profile of the 2D
 # benchmark, if nsys is there).
@@ -63,7 +64,7 @@ for n in ${RT_DIMS:-128 256}; do
       $S run "$W/rt.toml" --backend cuda -q --set "grid.dims=[$n,$((3 * n)),1]" --set euler.riemann=\"$riemann\" \
         --set euler.initial.amplitude=$amp --set time.end_time=$end --set output.interval=$every -o "$o" || fail "rt $n $riemann"
       printf "rt-2d %-4s %-5s A=%-6s " "$n" "$riemann" "$amp" | tee -a "$R/euler-runs.txt"
-      python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+      python3 validation/euler-rt/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
     done
   done
 done
@@ -73,10 +74,10 @@ for n in ${RT_HLL_FINE:-512}; do
   $S run "$W/rt.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[$n,$((3 * n)),1]" \
     --set euler.initial.amplitude=0.001 --set time.end_time=6.0 --set output.interval=0.2 -o "$o" || fail "rt $n hll"
   printf "rt-2d %-4s %-5s A=%-6s f32 " "$n" hll 0.001 | tee -a "$R/euler-runs.txt"
-  python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+  python3 validation/euler-rt/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
 done
 
-echo "== Rayleigh-Taylor frames for scripts/render_rt.py (2D 128 x 384 to t = 10, 3D 32 x 32 x 96 to t = 12, f32: small enough to bring back)"
+echo "== Rayleigh-Taylor frames for scripts/viz/render_rt.py (2D 128 x 384 to t = 10, 3D 32 x 32 x 96 to t = 12, f32: small enough to bring back)"
 $S run "$W/rt.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[128,384,1]" --set time.end_time=10.0 \
   --set output.interval=2.5 -o "$W/frames/rt2d" || fail "rt2d frames"
 $S run "$W/rt3.toml" --backend cuda -q --set run.precision=f32 --set "grid.dims=[32,32,96]" --set output.interval=4.0 -o "$W/frames/rt3d" || fail "rt3d frames"
@@ -95,16 +96,16 @@ for math in exact fast; do
   $S run "$W/rt.toml" --backend cuda -q --set "run.math=\"$math\"" --set "grid.dims=[128,384,1]" --set euler.riemann=\"hllc\" \
     --set euler.initial.amplitude=0.01 --set time.end_time=4.0 --set output.interval=0.1 -o "$o" || fail "rt fast $math"
   printf "rt-2d 128  hllc  A=0.01   %-5s " "$math" | tee -a "$R/euler-runs.txt"
-  python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+  python3 validation/euler-rt/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
   o="$W/rt3-fast-$math"
   $S run "$W/rt3.toml" --backend cuda -q --set run.precision=f32 --set "run.math=\"$math\"" --set time.end_time=4.0 \
     --set output.interval=0.2 -o "$o" || fail "rt3 fast $math"
   printf "rt-3d 64   hll   f32      %-5s " "$math" | tee -a "$R/euler-runs.txt"
-  python3 scripts/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
+  python3 validation/euler-rt/rt_growth.py "$o" --max-kh 0.5 | tail -1 | tee -a "$R/euler-runs.txt"
 done
 
 if [ "${EULER_BENCH:-1}" = 1 ]; then
-  echo "== benchmarks: euler (exact math, then the issue-28 rows with run.math = \"fast\")"
+  echo "== benchmarks: euler (exact math, then the headline rows with run.math = \"fast\")"
   $S bench euler --steps ${BENCH_STEPS:-10} --reps ${BENCH_REPS:-2} --json "$R/bench-euler.json" 2>&1 | tee "$R/bench-euler.txt" || fail "bench euler"
   for only in "cube hllc:512" "rt-3d plm-rk3 hll:512" "riemann-2d hllc:1000"; do
     $S bench euler --only "${only%%:*}" --sizes "${only##*:}" --precision f32 --steps ${BENCH_STEPS:-10} --reps ${BENCH_REPS:-2} \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end latency of `solver run` as a user runs it (issue 28), on the device machine (carry
-# .gpu): `/usr/bin/time solver run CASE --backend cuda`, the kernel cache cold (emptied) then
+# End-to-end latency of `solver run` as a user runs it, on the GPU machine (from the repository
+# root, .gpu staged): `/usr/bin/time solver run CASE --backend cuda`, the kernel cache cold (emptied) then
 # warm, and summary.json's `timing` breakdown. One line per run in $OUT/latency.tsv.
 #   LATENCY=euler      the paper's benchmark (euler-riemann-2d, 1000^2, f32), exact and HLLC,
 #                      cold + 2 warm runs, for each binary of BINARIES (default: .gpu/solver;
@@ -8,7 +8,7 @@
 #   LATENCY=templates  every structured template (heat, euler, shallow water), cold then warm
 #                      (TEMPLATES="a b": only these; STATES="cold warm warm": these runs of each)
 # The kernel cache lives in /tmp/gpu-kernel-cache-LABEL (kept while the machine is). VTI=DIR: where
-# scripts/vti.py is (default scripts).
+# scripts/viz/vti.py is (default scripts/viz).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 R=${OUT:-.gpu/results}
@@ -59,7 +59,7 @@ euler)
   if [ "$(echo $BINARIES | wc -w)" -gt 1 ]; then
     python3 - "$W" $BINARIES <<'EOF'
 import glob, os, sys
-sys.path.insert(0, os.environ.get("VTI", "scripts"))
+sys.path.insert(0, os.environ.get("VTI", "scripts/viz"))
 import numpy as np, vti
 w, labels = sys.argv[1], [b.split(":")[0] for b in sys.argv[2:]]
 for riemann in ["exact", "hllc"]:

@@ -5,7 +5,7 @@
 # until LIMIT_S seconds; at the limit Ctrl-C writes the checkpoint and the summary so far.
 # RE_SET: more --set overrides ("time.end_time=180 navier-stokes.statistics.start=60").
 # Results in $OUT (or /tmp/out): final.txt, run-MESH.log, summary-MESH.json, forces-MESH.csv.gz.
-#   bash scripts/gpu_les_run.sh MESH LIMIT_S   (sessions 19 and 21: benchmarks/s19, s21)
+#   bash .gpu/les_run.sh MESH LIMIT_S   (run it again with the same MESH to continue the run)
 set -uo pipefail
 M=$1; LIMIT=$2
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"

@@ -1,13 +1,15 @@
-# Shared by the device-call scripts (benchmarks/sNN/callN/callN.sh, run from the repository root
-# on the device with .gpu carried): source it after `set -uo pipefail`.
-# Sets N (.gpu/solver, the build under test), B (.gpu/solver-base, the session's start), R ($OUT,
-# what comes back), W (scratch), NCU; a fresh kernel cache; writes $R/device.txt. Functions:
+# Shared by scripts that compare two builds or time kernels on the GPU machine (run from the
+# repository root with .gpu staged: `BASE=REV scripts/gpu/stage.sh` adds .gpu/solver-base, the
+# build of commit REV): `set -uo pipefail; source scripts/gpu/lib.sh`.
+# Sets N (.gpu/solver, the build under test), B (.gpu/solver-base, the build compared against),
+# R ($OUT, what comes back), W (scratch), NCU; a fresh kernel cache; writes $R/device.txt. Functions:
 #   same TAG ARGS...          `run ARGS` by base and new, the .vt* files compared byte for byte
 #   ncu_durations TAG CMD...  each kernel's launches and mean duration over 120 launches of CMD
 #   r2d_end_to_end TOML       the Euler paper's benchmark run three times by base and new, exact
 #                             and fast math: wall time and summary.json's stepping and total
 #   check_families FAMILY...  `solver check` of each family by the new build, into checks.txt
-#   swe_bench P BIN..., plm_bench BIN...  the issue-28 benchmarks by each binary in turn
+#   swe_bench P BIN...        shallow water at 1000^2 and 8000^2 in precision P, by each binary
+#   plm_bench BIN...          Euler PLM + HLL + RK3 at 512^3, f32, fast math, by each binary
 #   same_swe P...             `same` on every shallow-water template; summary: the call's last table
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 N=.gpu/solver; B=.gpu/solver-base; R=${OUT:-/tmp/out}; mkdir -p "$R"; W=$(mktemp -d)

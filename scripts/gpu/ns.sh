@@ -8,7 +8,7 @@
 #      bandwidth);
 #   3. the DFG steady run with --backend cuda on the given mesh, timed (cd, cl, dp and their
 #      errors from summary.json);
-# a short table last. Usage: scripts/gpu_ns.sh [MESH.pmesh|MESH.msh] (a .msh is prepared with
+# a short table last. Usage: bash .gpu/ns.sh [MESH.pmesh|MESH.msh] (a .msh is prepared with
 # meshtool first). Knobs: NS_DIR (binaries, default .gpu), NS_STEPS (cap of the steady run,
 # default 3000), NS_RUN_TIMEOUT (seconds, default none), NS_BENCH_STEPS (20), NS_SKIP_CHECK
 # (set: no check). Results in $OUT (or $NS_DIR/results).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Euler and heat split over the GPUs of one host (device kind nvidia-h100-x2 or nvidia-h200-x2;
-# carry .gpu): the grid layer's parts (`grid::parts`), one process driving both GPUs
+# Euler and heat split over the GPUs of one host (2 GPUs or more; from the repository root, .gpu
+# staged): the grid layer's parts (`grid::parts`), one process driving both GPUs
 # (run.gpus = 2, the copy engines between them; CFD_PARTS_TRANSPORT=nccl for NCCL) and one
 # process per GPU under mpirun (NCCL). Shows: CPU vs CUDA
 # still agree on one GPU (`solver check`); 2 GPUs write the same files as 1 GPU, f64 and f32,

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The shallow-water family on the device machine (carry .gpu; gpu_run.sh runs it too):
+# The shallow-water family on the GPU machine (from the repository root, .gpu staged):
 # CPU-vs-CUDA checks, the benchmarks (cell-updates/s against the copy bandwidth), the paper's
 # one-week run (1000 x 1000, 1,679,708 steps, f32) extrapolated from >= 100,000 measured steps,
 # the step's floor (benchmarks/swe_floor/floor.py: a lower bound on the step's time, needs CuPy),
 # and the paper's Table V: L1 of h, q_x, q_y between the sequential CPU reference and the device
-# for the tank at t = 1 s, 100^2, 400^2, 1000^2 (scripts/swe_tank_l1.py, numpy only).
+# for the tank at t = 1 s, 100^2, 400^2, 1000^2 (validation/swe-tank/swe_tank_l1.py, numpy only).
 # Results in $OUT (or .gpu/results). Knobs: SWE_BENCH=0 (no benchmarks), SWE_WEEK_STEPS
 # (default 100000), SWE_TANK="100 400 1000".
 set -uo pipefail
@@ -17,7 +17,7 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 echo "== registers and spills of swe.cu"
-python3 scripts/kernel_resources.py swe 2>&1 | tee "$R/swe-kernel-resources.txt" || fail "kernel resources"
+python3 scripts/dev/kernel_resources.py swe 2>&1 | tee "$R/swe-kernel-resources.txt" || fail "kernel resources"
 
 echo "== CPU vs CUDA: shallow-water checks"
 $S check shallow-water 2>&1 | tee "$R/check-swe.txt" || fail "check shallow-water"
@@ -50,7 +50,7 @@ for n in ${SWE_TANK:-100 400 1000}; do
   done
   for pair in "cpu-f32 cuda-f32" "cpu-f64 cuda-f64" "cpu-f64 cuda-f32"; do
     set -- $pair
-    python3 scripts/swe_tank_l1.py "$W/tank-$n-$1" "$W/tank-$n-$2" --label "$1 vs $2" | tee -a "$R/swe-tank.txt"
+    python3 validation/swe-tank/swe_tank_l1.py "$W/tank-$n-$1" "$W/tank-$n-$2" --label "$1 vs $2" | tee -a "$R/swe-tank.txt"
   done
 done
 

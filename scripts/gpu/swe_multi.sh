@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Shallow water on the GPUs of one host (device kind nvidia-h200-x2; carry .gpu): one process
-# driving every GPU (run.gpus = 2, NCCL between them), and one process per GPU under mpirun
-# (.gpu/solver-mpi, where the machine's Open MPI can run it). Shows: the 2-GPU runs write the
-# same files as the 1-GPU run (f64 and f32); strong scaling 2000^2, 4000^2, 8000^2 (f32, f64);
+# Shallow water on the GPUs of one host (2 GPUs or more; from the repository root, .gpu
+# staged): one process driving every GPU (run.gpus = 2, NCCL between them), and one process
+# per GPU under mpirun (.gpu/solver-mpi, where the machine's Open MPI can run it). Shows: the
+# 2-GPU runs write the same files as the 1-GPU run (f64 and f32); strong scaling 2000^2, 4000^2, 8000^2 (f32, f64);
 # the ghost-row exchange's cost and how much of it the overlap hides (CFD_SWE_EXCHANGE=serial /
 # off against the default overlap); the paper's one-week run on 2 GPUs. NVLink multicast stays
 # off (NCCL_NVLS_ENABLE=0). Results in $OUT (or .gpu/results). Knobs: SWE_SIZES (default
@@ -45,7 +45,7 @@ same() {  # name, case, sets...
     echo "$name $p: $n files, $bad differ" | tee -a "$R/swe-multi-same.txt"
     if [ "$bad" != 0 ] || [ "$n" -lt 2 ]; then
       fail "$name $p differs"
-      python3 scripts/swe_compare.py "$W/$name-$p-1" "$W/$name-$p-2" | tee -a "$R/swe-multi-same.txt"
+      python3 scripts/dev/swe_compare.py "$W/$name-$p-1" "$W/$name-$p-2" | tee -a "$R/swe-multi-same.txt"
     fi
   done
 }
@@ -60,7 +60,7 @@ $S run "$W/column.toml" --backend cpu -q --set "grid.dims=[500,401,1]" --set sha
   --set "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}" -o "$W/column-cpu" || fail "cpu"
 for other in column-again column-f64-2 column-cpu; do
   echo "column f64 1 GPU vs $other:" | tee -a "$R/swe-multi-same.txt"
-  python3 scripts/swe_compare.py "$W/column-f64-1" "$W/$other" | tee -a "$R/swe-multi-same.txt"
+  python3 scripts/dev/swe_compare.py "$W/column-f64-1" "$W/$other" | tee -a "$R/swe-multi-same.txt"
 done
 # (column-manning and column-outflow apart: dropped for the ghost-row runs' time; `column` has both.)
 fi
@@ -95,7 +95,7 @@ if [ "${SWE_WEEK:-1}" != 0 ]; then
     >> "$W/scaling.txt" || fail "week 2 gpus"
 fi
 cat "$W/scaling.txt"
-python3 scripts/swe_scaling.py "$R" | tee -a "$R/swe-multi-same.txt"
+python3 scripts/dev/swe_scaling.py "$R" | tee -a "$R/swe-multi-same.txt"
 
 echo "== one process per GPU: mpirun -np 2"
 if [ "${SWE_MPI:-1}" != 0 ] && [ -x .gpu/solver-mpi ] && command -v mpirun >/dev/null; then

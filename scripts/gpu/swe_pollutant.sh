@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 30, item 1 on the device machine (carry .gpu; kind nvidia-h100-x2 or nvidia-h200-x2):
-# the pollutant moves with the water's mass flux at the donors' shares (cpu.rs, `transport`),
+# The shallow-water pollutant on the GPU machine (from the repository root, .gpu staged; a host
+# with 2 GPUs for part 4): the pollutant moves with the water's mass flux at the donors' shares (cpu.rs, `transport`),
 # so hC / h stays within [0, 1] and the pollutant's ledger closes at the default dry depth.
 # 1. CPU vs CUDA: `solver check shallow-water` (every template, 1e-12 in f64, 1e-6 in f32).
 # 2. The estuary's week (time.end_time = 604800 s) at the default dry depth on one GPU, f64 and
@@ -51,7 +51,7 @@ for p in f64 f32; do
   ledger "estuary week, CUDA $p ($(python3 -c "print(f'{$end - $start:.1f}')") s)" "$W/week-$p" | tee -a "$R/pollutant-week.txt"
   python3 - "$W/week-$p" <<'EOF' | tee -a "$R/pollutant-week.txt"
 import os, sys
-sys.path.insert(0, "scripts")
+sys.path.insert(0, "scripts/viz")
 from vti import frames, read_cell_array
 import numpy as np
 fs = list(frames(sys.argv[1]))

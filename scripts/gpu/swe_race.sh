@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Staged by scripts/gpu_stage.sh; run on the device machine (kind nvidia-h200-x2 or nvidia-h100-x2, carry .gpu).
+# Whether 2-GPU shallow-water runs repeat: the tank (f64, 500 x 401) on 1 GPU and twice on 2, with
+# the exchange overlapped and serialized, with and without the pollutant, the files compared.
+# On a host with 2 GPUs, from the repository root with .gpu staged (scripts/gpu/stage.sh).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 export NCCL_NVLS_ENABLE=0
@@ -17,4 +19,4 @@ echo "2 GPUs vs 2 GPUs (run to run): $(cmpdirs $W/two-a $W/two-b)"
 echo "2 GPUs vs 1: $(cmpdirs $W/one $W/two-a)"
 echo "2 GPUs serial exchange vs 1: $(cmpdirs $W/one $W/two-serial)"
 echo "no pollutant, 2 GPUs vs 1: $(cmpdirs $W/one-np $W/two-np)"
-python3 scripts/swe_compare.py $W/one $W/two-a 2>&1 | tail -3
+python3 scripts/dev/swe_compare.py $W/one $W/two-a 2>&1 | tail -3

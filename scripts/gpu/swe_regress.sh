@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Staged by scripts/gpu_stage.sh; run on the device machine (kind nvidia-h200-x2 or nvidia-h100-x2, carry .gpu).
-# 2-GPU shallow water after issue 30: strong scaling at 8000^2 (1 vs 2 GPUs, f32 and f64) and the
+# On a host with 2 GPUs, from the repository root with .gpu staged (scripts/gpu/stage.sh).
+# 2-GPU shallow water: strong scaling at 8000^2 (1 vs 2 GPUs, f32 and f64) and the
 # tank's byte identity with 1, 2 ghost rows (f64).
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Staged by scripts/gpu_stage.sh; run on the device machine (kind nvidia-h200-x2 or nvidia-h100-x2, carry .gpu).
+# On a host with 2 GPUs, from the repository root with .gpu staged (scripts/gpu/stage.sh).
 # Which 2-GPU f64 runs differ from 1 GPU: the tank at even and uneven row counts, Thacker uneven.
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
