@@ -11,7 +11,8 @@ python3 scripts/dev/check_layout.py
 cargo clippy --release --all-targets --features meshtool/gmsh,solver/mpi -q -- -D warnings
 log=$(mktemp)
 cargo test --release --features meshtool/gmsh,solver/mpi --workspace 2>&1 | tee "$log"
-# GPU checks run on a device (scripts/gpu_stage.sh, then bash .gpu/gpu_run.sh there); say so here.
+# Every GPU test and check runs on a GPU machine (scripts/gpu/stage.sh here, then bash .gpu/run.sh
+# there); say so here.
 if "$CFD_BIN/solver" devices | grep -q "^no CUDA devices"; then
   echo "GPU checks: SKIPPED on this machine ($("$CFD_BIN/solver" devices | sed 's/^no CUDA devices: //')); CUDA kernels were compiled with NVRTC above"
 else

@@ -8,7 +8,7 @@ import sys
 
 import cupy as cp
 
-here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "cuda")
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "cuda")
 module = sys.argv[1] if len(sys.argv) > 1 else "euler"
 extra = tuple(sys.argv[2:]) or ("--fmad=false",)
 src = open(os.path.join(here, f"{module}.cu")).read()

@@ -1,6 +1,6 @@
 """The bathymetry and the tide of the `swe-estuary` template (numpy only):
 
-    python3 scripts/make_estuary.py    # meshes/estuary.asc, estuary-tide.csv, estuary-river.csv
+    python3 scripts/dev/make_estuary.py    # meshes/estuary.asc, estuary-tide.csv, estuary-river.csv
 
 A 20 km x 10 km basin on 200 x 100 cells of 100 m: a sea shelving from 12 m to 6 m deep along
 the west side (x < 4 km), where the tide enters, then a funnel-shaped estuary narrowing eastward
@@ -62,7 +62,7 @@ def write_river(path):
     t = np.arange(0.0, 8 * 86400.0 + 1.0, 3 * 3600.0)
     q = 20.0 + 60.0 * np.exp(-(((t - 3 * 86400.0) / 86400.0) ** 2))
     with open(path, "w") as f:
-        f.write("# the river of swe-estuary: 20 m^3/s and a flood of 80 m^3/s on day 3 (scripts/make_estuary.py)\n")
+        f.write("# the river of swe-estuary: 20 m^3/s and a flood of 80 m^3/s on day 3 (scripts/dev/make_estuary.py)\n")
         f.write("time,discharge\n")
         for a, b in zip(t, q):
             f.write(f"{a:g},{b:.3f}\n")
@@ -72,14 +72,14 @@ def write_tide(path):
     t = np.arange(0.0, 8 * 86400.0 + 1.0, 900.0)
     eta = AMPLITUDE * np.sin(2 * np.pi * t / M2)
     with open(path, "w") as f:
-        f.write("# M2 tide at the sea boundary of swe-estuary (scripts/make_estuary.py)\n")
+        f.write("# M2 tide at the sea boundary of swe-estuary (scripts/dev/make_estuary.py)\n")
         f.write("time,level\n")
         for a, b in zip(t, eta):
             f.write(f"{a:g},{b:.4f}\n")
 
 
 if __name__ == "__main__":
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "meshes")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "meshes")
     z = elevation()
     write_asc(os.path.join(root, "estuary.asc"), z)
     write_tide(os.path.join(root, "estuary-tide.csv"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a kernel's instructions go, from ncu's source page of one launch
 (`ncu --section SourceCounters ... -o rep`, then `ncu -i rep.ncu-rep --page source --csv
---print-source sass | gzip > K-sass.csv.gz`; benchmarks/s26/call1/call1.sh).
+--print-source sass | gzip > K-sass.csv.gz`).
 
 The SASS is cut into phases at each barrier (BAR) and exit: per phase, the instructions executed
 per cell (warp instructions x 32 / cells, and thread instructions / cells), the share of stall

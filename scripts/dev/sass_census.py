@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "cuda")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "cuda")
 # The module options of kernels/src/lib.rs (`Module::options`).
 MODULE_OPTIONS = {"swe": ["--fmad=false"], "euler": ["--fmad=false"], "ns": ["--fmad=false"], "sl": ["--fmad=false"],
                   "advect": ["--fmad=false"]}

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Predicted strong and weak scaling of the decomposed structured families (issue 29) to 1,000
-GPUs, from the kernels' time per cell measured on one host of 2 x H100 (benchmarks/s24/,
-session 24: the current kernels) and NVLink's latency and bandwidth measured on 2 x H200
-(benchmarks/s13/), checked against the 2-GPU runs of session 24. Prints Markdown tables
-(BENCHMARKS.md, "A cost model to 1,000 GPUs").
+"""Predicted strong and weak scaling of the decomposed structured families to 1,000 GPUs, from
+the kernels' time per cell measured on one host of 2 x H100 (`scripts/gpu/parts.sh`'s JSON) and
+NVLink's latency and bandwidth measured on 2 x H200, checked against the 2-GPU runs of the same
+measurement. Prints Markdown tables (BENCHMARKS.md, "A cost model to 1,000 GPUs").
+
+Usage: scripts/dev/scaling_model.py [PARTS_BENCH_JSON.tar]
+The tar holds `scripts/gpu/parts.sh`'s parts-bench-*.json of one call on 2 x H100 (default: the
+measurement the model was made from, benchmarks/s24/call3-2gpu/parts-bench-json.tar, which git
+history keeps: `git show f3c29aa:benchmarks/s24/call3-2gpu/parts-bench-json.tar > parts.tar`).
 
 The model of one step on P parts (bulk-synchronous: the slowest part sets the pace):
 
@@ -25,19 +29,23 @@ modelled beside them with six faces a part.
 import json
 import math
 import os
+import sys
 import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Session 24, call 3 (2 x H100, one process, 512^3, f32 Euler exact, heat f64): gpu_parts.sh's
-# JSON, packed in one tar.
-S24 = tarfile.open(os.path.join(HERE, "..", "benchmarks", "s24", "call3-2gpu", "parts-bench-json.tar"))
+# 2 x H100, one process, 512^3, f32 Euler exact, heat f64: scripts/gpu/parts.sh's JSON, packed in
+# one tar.
+TAR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "benchmarks", "s24", "call3-2gpu", "parts-bench-json.tar")
+if not os.path.exists(TAR):
+    sys.exit(f"scaling_model.py: {TAR} not found; give the tar of scripts/gpu/parts.sh's JSON (see the docstring)")
+S24 = tarfile.open(TAR)
 
 
 def seconds(name):
     return json.load(S24.extractfile(name))["rows"][0]["seconds_per_step"]
 
 
-# Measured on 2 x H100 (call 3 of session 24), 512^3, 1 GPU and 2 GPUs, one process.
+# Measured on 2 x H100, 512^3, 1 GPU and 2 GPUs, one process.
 FAMILIES = {
     # name: (tau s/cell-update, halo, components, bytes, exchanges/step, periodic split axis)
     "heat f64 (register-queue)": (seconds("parts-bench-heat-1.json") / 512**3, 4, 1, 8, 3, True),
@@ -45,16 +53,15 @@ FAMILIES = {
     "Euler MUSCL-Hancock+HLLC f32": (seconds("parts-bench-euler-hllc-1.json") / 512**3, 2, 5, 4, 3, False),
 }
 
-# Intra-node NVLink, NCCL p2p (measured, call 3 of session 13, the merged build): heat f64 512^3 on
+# Intra-node NVLink, NCCL p2p (measured on 2 x H200): heat f64 512^3 on
 # 2 GPUs exposes 2.3394e-3 - 2.0378e-3 s a step (exchange on against off) for 3 exchanges of
 # 18.1 MB out of each GPU (a ring: both sides); heat 64^3 exposes (1.4875e-4 - 8.6459e-5) / 3 =
 # 21 us per exchange of 0.44 MB: the latency.
 ALPHA_NVLINK = (1.4875e-4 - 8.6459e-5) / 3
 HEAT_512_EXCHANGE = (2.3394e-3 - 2.0378e-3) / 3
 BETA_NVLINK = 18.1e6 / (HEAT_512_EXCHANGE - ALPHA_NVLINK)
-# Driving 2 GPUs from one process (a pool thread a device, session 14, call 5): heat 64^3 on 2
-# GPUs without the exchange 45-56 us a step against 40 us on one; the worse end. (Session 13,
-# before the pool: 47 us.)
+# Driving 2 GPUs from one process (a pool thread a device): heat 64^3 on 2 GPUs without the
+# exchange 45-56 us a step against 40 us on one; the worse end.
 O_THREADS = 56e-6 - 40e-6
 # Inter-node (assumed, not measured here): one 400 Gb/s NDR InfiniBand HCA per GPU, ~45 GB/s
 # achieved per direction, ~20 us NCCL network latency on top of the intra-node launch; 8 GPUs a

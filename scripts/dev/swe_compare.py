@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Where two shallow-water runs differ: for each frame of the first run's .pvd, the largest
 difference of depth and of each velocity component from the second's, and its cell (i, j).
-numpy only (scripts/vti.py). Usage: swe_compare.py RUN_A RUN_B"""
+numpy only (scripts/viz/vti.py). Usage: swe_compare.py RUN_A RUN_B"""
 import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "viz"))
 from vti import frames, read_cell_array  # noqa: E402
 
 

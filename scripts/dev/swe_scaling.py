@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The shallow-water scaling table from scripts/gpu_swe_multi.sh's JSON: per size and precision,
+"""The shallow-water scaling table from scripts/gpu/swe_multi.sh's JSON: per size and precision,
 seconds per step on 1 and 2 GPUs and the speed-up; 2 GPUs with 2 ghost rows against 1; at the sizes timed with the exchange
 serialized and skipped, the exchange's cost per step and the fraction the overlap hides,
 hidden = 1 - (t_overlap - t_off) / (t_serial - t_off); the one-week run on 2 GPUs.

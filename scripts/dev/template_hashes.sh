@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Run every built-in template on the CPU (f64 and f32) on small shipped meshes and print a SHA-256 of
 # each VTK/PVD file it writes: a refactoring of the solver must leave these unchanged.
-# Usage: scripts/template_hashes.sh [BIN_DIR] > hashes.txt   (BIN_DIR default $CARGO_TARGET_DIR/release, else target/release)
+# Usage: scripts/dev/template_hashes.sh [BIN_DIR] > hashes.txt   (BIN_DIR default $CARGO_TARGET_DIR/release, else target/release)
 # The heat benchmark runs 20 steps instead of 2000 (seconds on 2 cores).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/env.sh
 B=$(realpath "${1:-$CFD_BIN}")
 W=$(mktemp -d)

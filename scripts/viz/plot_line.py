@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Plot fields of a one-dimensional structured run (a grid of N x 1 x 1 cells: the Toro shock
 tubes, the dam breaks) along x, one curve per output frame, one panel per field, as a PNG.
-Reads the .vti frames of the run's .pvd with numpy (scripts/vti.py), draws with matplotlib
+Reads the .vti frames of the run's .pvd with numpy (scripts/viz/vti.py), draws with matplotlib
 (Agg, no display). A field of several components is shown by its x component.
 
-Usage: scripts/plot_line.py RUN_DIR [-o line.png] [--fields density,velocity,pressure]
+Usage: scripts/viz/plot_line.py RUN_DIR [-o line.png] [--fields density,velocity,pressure]
        [--last] [--title TEXT]
 Needs python3-numpy and python3-matplotlib (scripts/setup.sh installs them).
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run ParaView's pvbatch headless on a script: scripts/pvbatch.sh SCRIPT.py ARGS...
+# Run ParaView's pvbatch headless on a script: scripts/viz/pvbatch.sh SCRIPT.py ARGS...
 #
 # Debian's python3-paraview (ParaView's Python modules) conflicts with python3-vtk9, which the
 # tests use. So unless python3-paraview is installed, this fetches its .deb once (apt-get
@@ -7,7 +7,7 @@
 # installing it, then points pvbatch at it. The `paraview` package (pvbatch itself) and xvfb
 # are installed with apt-get if missing.
 set -euo pipefail
-[ $# -ge 1 ] || { echo "usage: scripts/pvbatch.sh SCRIPT.py [ARGS...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/viz/pvbatch.sh SCRIPT.py [ARGS...]" >&2; exit 2; }
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
 need=()
 command -v pvbatch >/dev/null || need+=(paraview)

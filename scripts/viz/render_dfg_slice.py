@@ -4,9 +4,9 @@ pressure (cell data `velocity`, `pressure` of the VTU series; any other cell fie
 series, e.g. `vorticity_magnitude` or `q_criterion`, with --fields; `vorticity:Z` colours one
 component of a vector, on a range symmetric about 0). Run with ParaView's Python:
 
-    scripts/pvbatch.sh scripts/render_dfg_slice.py RUN_DIR OUT.png [--z 0.205] [--fields velocity pressure]
+    scripts/viz/pvbatch.sh scripts/viz/render_dfg_slice.py RUN_DIR OUT.png [--z 0.205] [--fields velocity pressure]
 
-(scripts/pvbatch.sh unpacks Debian's python3-paraview beside the system instead of installing it,
+(scripts/viz/pvbatch.sh unpacks Debian's python3-paraview beside the system instead of installing it,
 since it conflicts with python3-vtk9, and runs pvbatch under xvfb.)
 
 RUN_DIR holds the run's .pvd (the only one there, or the one named by --pvd). The first field

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Draw the density on the vertical mid-plane of a 3D Rayleigh-Taylor run, several times side by
 side (viridis, one colour range, a colour bar labelled "density", the time above each frame),
-from the .npz that scripts/rt_midplane.py writes on the device (the frames themselves are tens
-of GB there). The 3D companion of scripts/render_rt.py, which needs ParaView and whole frames.
+from the .npz that scripts/viz/rt_midplane.py writes on the device (the frames themselves are tens
+of GB there). The 3D companion of scripts/viz/render_rt.py, which needs ParaView and whole frames.
 
 Usage: render_midplane.py MIDPLANE.npz -o PNG [--times 0 4 8 12] [--extent -0.25 0.25 -0.75 0.75]
 

@@ -3,7 +3,7 @@ euler-rt-3d) at several times, side by side in one ParaView view: the same colou
 (viridis, a colour bar labelled "density"), the time above each frame. Run with ParaView's
 Python:
 
-    xvfb-run -a pvbatch scripts/render_rt.py OUT/euler-rt-2d.pvd -o docs/euler-rt-2d.png [--times 0 2 4 6]
+    xvfb-run -a pvbatch scripts/viz/render_rt.py OUT/euler-rt-2d.pvd -o docs/euler-rt-2d.png [--times 0 2 4 6]
 
 Needs Debian's python3-paraview (and xvfb on a machine with no display).
 """

@@ -12,7 +12,7 @@ unless --range is given; samples outside the mesh are grey. Colour maps: viridis
 cividis, coolwarm (diverging), or any matplotlib name if matplotlib is installed. Text uses PIL
 with DejaVu Sans where python3-pil has it, else (or with --bitmap-font) a built-in 5x7 font.
 
-Usage: scripts/render_slice.py RUN_DIR/NAME.pvd [-o slice.png] [--field F] [--axis z]
+Usage: scripts/viz/render_slice.py RUN_DIR/NAME.pvd [-o slice.png] [--field F] [--axis z]
        [--steps 0,30,60] [--width 1200] [--cmap viridis] [--range LO HI] [--bitmap-font]
 Needs python3-vtk9 and python3-numpy (scripts/setup.sh installs them); use /usr/bin/python3 if
 a virtualenv hides them.

@@ -1,7 +1,7 @@
-"""Render a cylinder LES's wake from scripts/extract_wake.py's resampled frame (run with
-scripts/pvbatch.sh): iso-surfaces of the Q-criterion coloured by the streamwise velocity,
+"""Render a cylinder LES's wake from scripts/viz/extract_wake.py's resampled frame (run with
+scripts/viz/pvbatch.sh): iso-surfaces of the Q-criterion coloured by the streamwise velocity,
 seen obliquely from above and downstream.
-  scripts/pvbatch.sh scripts/render_wake.py WAKE.npz OUT.png [Q_LEVEL] [TITLE]"""
+  scripts/viz/pvbatch.sh scripts/viz/render_wake.py WAKE.npz OUT.png [Q_LEVEL] [TITLE]"""
 import sys
 import numpy as np
 from paraview.simple import *  # noqa: F401,F403

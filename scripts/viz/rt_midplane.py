@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A 3D Rayleigh-Taylor run's frames reduced to what comes back from the device: the density
-on the vertical mid-plane y = 0 of every frame (one .npz, for scripts/render_midplane.py) and
+on the vertical mid-plane y = 0 of every frame (one .npz, for scripts/viz/render_midplane.py) and
 the growth rate of the single mode (rt_growth.py's fit, printed). Each frame is read once,
 frames in parallel: at 224 x 224 x 672 a frame is most of a GB.
 
@@ -15,7 +15,9 @@ from multiprocessing import Pool
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "validation", "euler-rt"))
 from rt_growth import add_options, mode_amplitude_of, report  # noqa: E402
 from vti import frames, read_cell_arrays  # noqa: E402
 

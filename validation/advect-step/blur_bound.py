@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """How small can the paper's step-test blur be at this resolution? A 1D lower bound.
 
-Issue 4 asks for a relative volume-weighted L1 difference of at most 3.2 % after 30 + 30
-semi-Lagrangian steps at CFL 3 on ~40,000 tetrahedra, with the step placed as the issue fixes
-it (x length = half the y extent, middle half of y and z). This script runs the same test in
+The advect-step case asks for a relative volume-weighted L1 difference of at most 3.2 % after
+30 + 30 semi-Lagrangian steps at CFL 3 on ~40,000 tetrahedra, with the step placed as the paper
+fixes it (x length = half the y extent, middle half of y and z). This script runs the same test in
 its most favourable form: one dimension (a Cartesian grid with the velocity along x blurs only
 the two x faces of the box step, so its 3D error equals this 1D error), a uniform grid with
 the tetrahedral mesh's sample density, exact-for-linears interpolation (linear, and cubic
@@ -11,7 +11,7 @@ Lagrange for comparison), BFECC with the same min/max limiter. Any tetrahedral m
 at the four other faces and interpolation error across the flow, so its figure can only be
 larger.
 
-Usage: scripts/blur_bound.py [--cells 39980] [--extent 2.5 0.41 0.41] [--h 0.01112]
+Usage: validation/advect-step/blur_bound.py [--cells 39980] [--extent 2.5 0.41 0.41] [--h 0.01112]
 Needs numpy (python3-numpy).
 """
 import argparse

@@ -4,7 +4,7 @@
 # falls with the number of cells across the step. CPU; about a minute on 2 cores.
 # Needs gmsh (scripts/setup.sh installs it) and the release binaries.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/env.sh
 cargo build --release -q -p meshtool -p solver
 W=${1:-$(mktemp -d)}

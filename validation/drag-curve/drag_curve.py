@@ -2,8 +2,8 @@
 """The semi-Lagrangian paper's fig. 9: the time-mean drag coefficient and the Strouhal number of
 a circular cylinder against the Reynolds number, next to published values.
 
-  scripts/drag_curve.py run  --solver BIN --mesh CYL.pmesh [--span-mesh SPAN.pmesh] [--backend cuda] [--re 20,40,100,200,1000,3900] OUT
-  scripts/drag_curve.py table OUT            (the table and, where matplotlib is installed, OUT/drag_curve.png)
+  validation/drag-curve/drag_curve.py run  --solver BIN --mesh CYL.pmesh [--span-mesh SPAN.pmesh] [--backend cuda] [--re 20,40,100,200,1000,3900] OUT
+  validation/drag-curve/drag_curve.py table OUT            (the table and, where matplotlib is installed, OUT/drag_curve.png)
 
 The mesh is meshes/cylinder2d.geo (an unconfined cylinder of diameter 1 as a slab one cell
 thick, `thick` 0.1; `gmsh -3 meshes/cylinder2d.geo -setnumber size 0.025 -format msh41 -bin`,

@@ -3,7 +3,7 @@
 departs from monotone. The exact density falls monotonically from 1 to 0.125, so its total
 variation is 0.875; the excess of the computed total variation over that, and the largest rise
 from one cell to the next, measure the oscillations (at the contact and the shock) beyond it.
-Usage: /usr/bin/python3 scripts/euler_monotone.py [SOLVER]   (needs python3-vtk9, numpy)"""
+Usage: /usr/bin/python3 validation/euler-toro/euler_monotone.py [SOLVER]   (needs python3-vtk9, numpy)"""
 import glob
 import subprocess
 import os

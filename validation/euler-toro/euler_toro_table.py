@@ -2,7 +2,7 @@
 """Toro's tests 1-5 with every limiter at 100, 200, 400, 800 cells on the CPU: the relative L1
 error of the density against the exact Riemann solution, and the ratio between resolutions,
 as a Markdown table (VALIDATION.md).
-Usage: scripts/euler_toro_table.py [--solver BIN] [--scheme muscl-hancock|plm-rk3]
+Usage: validation/euler-toro/euler_toro_table.py [--solver BIN] [--scheme muscl-hancock|plm-rk3]
        [--riemann exact|hllc|hll] [--limiters first-order,minbee,van-leer,superbee,minmod]"""
 import argparse
 import os

@@ -3,7 +3,7 @@ solution, at 200-1600 cells. The exact depth vanishes quadratically at the front
 so a "front" is where the depth crosses a threshold eps; both sides are measured at the same eps,
 from 1e-4 to 1e-1 of the initial depth h0 = 5 mm. Prints a markdown table: our last cell deeper
 than eps, the exact position of depth eps, and the gap in cells.
-Usage: python3 scripts/ritter_front.py [path/to/solver]"""
+Usage: python3 validation/swe-dam-break/ritter_front.py [path/to/solver]"""
 import glob
 import os
 import subprocess
@@ -12,7 +12,7 @@ import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "viz"))
 import vti  # noqa: E402
 
 G, H0, T = 9.81, 0.005, 6.0
