@@ -5,9 +5,9 @@ NVLink's latency and bandwidth measured on 2 x H200, checked against the 2-GPU r
 measurement. Prints Markdown tables (BENCHMARKS.md, "A cost model to 1,000 GPUs").
 
 Usage: scripts/dev/scaling_model.py [PARTS_BENCH_JSON.tar]
-The tar holds `scripts/gpu/parts.sh`'s parts-bench-*.json of one call on 2 x H100 (default: the
-measurement the model was made from, benchmarks/s24/call3-2gpu/parts-bench-json.tar, which git
-history keeps: `git show f3c29aa:benchmarks/s24/call3-2gpu/parts-bench-json.tar > parts.tar`).
+The tar holds `scripts/gpu/parts.sh`'s parts-bench-*.json of one call on 2 x H100. Without it,
+the measurement the model was made from, read from git history (commit f3c29aa,
+benchmarks/s24/call3-2gpu/parts-bench-json.tar).
 
 The model of one step on P parts (bulk-synchronous: the slowest part sets the pace):
 
@@ -26,19 +26,26 @@ Slabs (what is built: planes along the outermost axis) need at least max(halo, 2
 part, so N^3 grids stop at N / max(halo, 2) parts; blocks (p x p x p parts, not built) are
 modelled beside them with six faces a part.
 """
+import io
 import json
 import math
 import os
+import subprocess
 import sys
 import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # 2 x H100, one process, 512^3, f32 Euler exact, heat f64: scripts/gpu/parts.sh's JSON, packed in
 # one tar.
-TAR = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "benchmarks", "s24", "call3-2gpu", "parts-bench-json.tar")
-if not os.path.exists(TAR):
-    sys.exit(f"scaling_model.py: {TAR} not found; give the tar of scripts/gpu/parts.sh's JSON (see the docstring)")
-S24 = tarfile.open(TAR)
+MEASURED = "f3c29aae597b11334fd312bc0cdee102e93a8e6c:benchmarks/s24/call3-2gpu/parts-bench-json.tar"
+if len(sys.argv) > 1:
+    S24 = tarfile.open(sys.argv[1])
+else:
+    try:
+        blob = subprocess.run(["git", "-C", HERE, "show", MEASURED], check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"scaling_model.py: cannot read {MEASURED} from git history ({e}); give the tar as the argument")
+    S24 = tarfile.open(fileobj=io.BytesIO(blob))
 
 
 def seconds(name):
