@@ -8,6 +8,7 @@ scripts/setup.sh
 source scripts/env.sh
 cargo fmt --all -- --check
 python3 scripts/dev/check_layout.py
+python3 benchmarks/figures.py --check   # the table atop BENCHMARKS.md matches benchmarks/results/
 cargo clippy --release --all-targets --features meshtool/gmsh,solver/mpi -q -- -D warnings
 log=$(mktemp)
 cargo test --release --features meshtool/gmsh,solver/mpi --workspace 2>&1 | tee "$log"
