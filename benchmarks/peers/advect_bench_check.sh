@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Device run (carry .gpu/{solver,meshtool,duct.msh}, and .gpu/solver-before to compare with):
-# `solver bench advect` on the 1M-tet Hilbert-ordered box (and the same for solver-before),
-# `solver check` of the families on tetrahedra on the ~40k-tet duct (CHECKS, default "advect"),
-# the Voronoi interpolation per point (CFD_SL_GROUPS=0) on the same box, and with NCU=1 the
-# kernels of two BFECC+Voronoi f32 steps under ncu. TAG names the files.
+# The advection benchmark and checks on the GPU: `solver bench advect` on the 1M-tet
+# Hilbert-ordered box (BFECC + Voronoi also by .gpu/solver-base where staged, the build to
+# compare with), `solver check` of the families on tetrahedra on the ~40k-tet duct (CHECKS,
+# default "advect"), the Voronoi interpolation per point (CFD_SL_GROUPS=0) on the same box, and
+# with NCU=1 the kernels of two BFECC + Voronoi f32 steps under ncu. On the GPU machine, from the
+# repository root with .gpu/ staged (scripts/gpu/stage.sh: solver, meshtool, duct.msh; BASE=REV
+# adds solver-base):
+#   bash benchmarks/peers/advect_bench_check.sh    # results in $OUT (default /tmp/out)
+# TAG names the files.
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 R=${OUT:-/tmp/out}; mkdir -p "$R"; S=$PWD/.gpu/solver; W=$(mktemp -d); TAG=${TAG:-run}
@@ -13,9 +17,9 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 .gpu/meshtool prepare .gpu/duct.msh -o "$W/duct.pmesh" >/dev/null 2>&1
 echo "== bench advect (this build)"
 $S bench advect --mesh "$W/box55-hilbert.pmesh" --steps 20 --reps 2 --json "$R/advect-$TAG.json" 2>&1
-if [ -x .gpu/solver-before ]; then
-  echo "== bench advect (solver-before, same call)"
-  .gpu/solver-before bench advect --mesh "$W/box55-hilbert.pmesh" --only "bfecc+voronoi" --steps 20 --reps 2 2>&1 | grep advect
+if [ -x .gpu/solver-base ]; then
+  echo "== bench advect (solver-base, same run)"
+  .gpu/solver-base bench advect --mesh "$W/box55-hilbert.pmesh" --only "bfecc+voronoi" --steps 20 --reps 2 2>&1 | grep advect
 fi
 for fam in ${CHECKS:-advect}; do
   echo "== check $fam (duct)"

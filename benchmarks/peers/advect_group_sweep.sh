@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Device run (carry .gpu/{solver,meshtool}): the Voronoi interpolation's group knobs
-# (CFD_SL_GROUP_ENTRIES x CFD_SL_GROUP_THREADS x CFD_SL_GROUP_MIN_BLOCKS, 0 for none) on
-# the 1M-tet Hilbert box, BFECC f32 and f64,
-# then ncu's detailed sections (speed of light, warp states, occupancy, memory) of one
-# sl_group_interp launch with the defaults. TAG names the files.
+# The Voronoi interpolation's group knobs swept on the GPU: `solver bench advect` of BFECC +
+# Voronoi, f32 and f64, on the 1M-tet Hilbert-ordered box for each CFD_SL_GROUP_ENTRIES x
+# CFD_SL_GROUP_THREADS x CFD_SL_GROUP_MIN_BLOCKS (0: none) of ENTRIES, THREADS and MINB, then
+# (NCU=0 leaves it out) ncu's detailed sections (speed of light, warp states, occupancy, memory)
+# of sl_group_interp and advect_departures launches with the defaults. On the GPU machine, from
+# the repository root with .gpu/ staged (scripts/gpu/stage.sh: solver, meshtool):
+#   bash benchmarks/peers/advect_group_sweep.sh    # results in $OUT (default /tmp/out)
+# TAG names the files.
 set -uo pipefail
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 R=${OUT:-/tmp/out}; mkdir -p "$R"; S=$PWD/.gpu/solver; W=$(mktemp -d); TAG=${TAG:-run}

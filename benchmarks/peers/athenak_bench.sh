@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 28's AthenaK peer: AthenaK's hydro (Kokkos, CUDA backend) on our euler-rt-3d problem
-# (3D single-mode Rayleigh-Taylor, PLM + HLLE/HLLC + SSP-RK3 + constant gravity) at 256^3 and
-# 512^3, one MeshBlock covering the whole mesh, a fixed number of cycles, no output files.
-# Prints AthenaK's own zone-cycles/cpu_second (a wall-clock rate over the whole run) and a
-# steady rate read off its per-cycle 'elapsed=' lines, in a table on stdout and OUTDIR/athenak.txt.
+# The AthenaK peer of the Euler benchmark: AthenaK's hydro (Kokkos, CUDA backend) on our
+# euler-rt-3d problem (3D single-mode Rayleigh-Taylor, PLM + HLLE/HLLC + SSP-RK3 + constant
+# gravity) at 256^3 and 512^3, one MeshBlock covering the whole mesh, a fixed number of cycles,
+# no output files. Prints AthenaK's own zone-cycles/cpu_second (a wall-clock rate over the whole
+# run) and a steady rate read off its per-cycle 'elapsed=' lines, in a table on stdout and
+# OUTDIR/athenak.txt.
 #
 #   bash benchmarks/peers/athenak_bench.sh SRC OUTDIR        # from the repository root
 #
@@ -18,9 +19,9 @@
 #   RSOLVERS="hlle hllc"         AthenaK's hydro/rsolver
 #   NLIM=100                     cycles per run; STEADY_FROM=20: the steady rate starts there
 #   JOBS=$(nproc)                make -j
-#   STEP=all|build|run           build only (e.g. a first call), run only (a warm machine)
-#   BUILD_ROOT=.peers/build      build folders (git-ignored; they survive between calls on a
-#                                warm device machine, so a build cut off by a limit goes on)
+#   STEP=all|build|run           build only, or run only (with the builds already there)
+#   BUILD_ROOT=.peers/build      build folders, kept between invocations: a build stopped at
+#                                DEADLINE_S goes on from there the next time
 #   DEADLINE_S=560               no new build or run starts after this many seconds, and make
 #                                is stopped there; RUN_TIMEOUT=240 bounds each run
 set -uo pipefail
@@ -100,9 +101,9 @@ configure() {  # $1 = double|single
 }
 
 # All precisions build at once, each with make -j$JOBS: the ~170 files of one build take about
-# 2200 CPU-seconds with nvcc (measured here, one core), and a few take over a minute alone, so
+# 2200 CPU-seconds with nvcc (measured on one core), and a few take over a minute alone, so
 # two builds side by side keep 16 cores busier than one after the other. Bounded by DEADLINE_S:
-# the build folders stay, and a later call on the same warm machine goes on from there.
+# the build folders stay, and the next invocation with the same BUILD_ROOT goes on from there.
 build_all() {  # $@ = precisions configured; prints the ones built
   local t1=$SECONDS left prec
   left=$((DEADLINE_S - (SECONDS - T0)))

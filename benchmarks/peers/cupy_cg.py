@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""The CuPy / cuSPARSE peer of `solver bench cg` (issue 11, item 7), on the same matrix in the
-same device run.
+"""The CuPy / cuSPARSE peer of `solver bench cg`, on the same matrix, on the same GPU.
 
 Reads a matrix and right-hand side that `solver bench cg --matrix-out DIR` wrote (NAME.csr:
 magic b"CSR64\\0\\0\\0", n and nnz as u64, indptr (n+1) i64, indices nnz i32, data nnz f64,

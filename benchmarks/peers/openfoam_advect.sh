@@ -40,7 +40,8 @@ done
 ROWS=$W/rows.txt
 : > "$ROWS"
 
-# scheme -> "divScheme|ddtScheme|dt divisor" (the divisors: issue 10's measurements)
+# scheme -> "divScheme|ddtScheme|dt divisor k": OpenFOAM takes 30 k steps of our dt / k a leg
+# (k = 1: our own step; SuperBee, MUSCL, backward and lu-cn-small at smaller steps)
 scheme() {
   case $1 in
     upwind-euler) echo "Gauss upwind|Euler|1" ;;

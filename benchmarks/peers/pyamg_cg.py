@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The pyamg peer of `solver bench cg`'s AMG rows (issue 26): smoothed aggregation as the
+"""The pyamg peer of `solver bench cg`'s AMG rows: smoothed aggregation as the
 preconditioner of CG on the same matrix, on the CPU.
 
 Reads a matrix and right-hand side that `solver bench cg --matrix-out DIR` wrote (NAME.csr,

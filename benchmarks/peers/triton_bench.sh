@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 28's shallow-water peer: TRITON (ORNL's GPU flood model: first-order finite volumes on a
-# raster, CUDA) on a 1000 x 1000 dam break, its time per step beside ours.
+# The TRITON peer of the shallow-water benchmark: TRITON (ORNL's GPU flood model: first-order
+# finite volumes on a raster, CUDA) on a 1000 x 1000 dam break, its time per step beside ours.
 #
 #   bash benchmarks/peers/triton_bench.sh SRC OUTDIR          # from the repository root
 #
@@ -75,7 +75,7 @@ p = sys.argv[1]
 s = open(p, "rb").read()
 nl = b"\r\n" if b"\r\n" in s else b"\n"
 old = b"namespace Output" + nl + b"{" + nl
-decl = (b"\t// issue 28 (benchmarks/peers/triton_bench.sh): declared before its first use" + nl +
+decl = (b"\t// added by benchmarks/peers/triton_bench.sh: declared before its first use" + nl +
         b"\ttemplate<typename T>" + nl +
         b"\tstd::ostream& operator<<(std::ostream& out, Matrix::matrix<T>& M);" + nl + nl)
 assert s.count(old) == 1, "namespace Output not found once"
@@ -129,7 +129,7 @@ with open(os.path.join(work, "input/dem/asc/flat.dem"), "w") as f:
 row = " ".join("0.005" if (i + 0.5) * cell < 5.0 else right for i in range(nx)) + "\n"
 with open(os.path.join(work, f"input/initc/inith/asc/dam-{kind}.inith"), "w") as f:
     f.writelines(row for _ in range(nx))
-cfg = f"""# issue 28: dam break {kind}, {nx} x {nx}, 10 m x 10 m
+cfg = f"""# benchmarks/peers/triton_bench.sh: dam break {kind}, {nx} x {nx}, 10 m x 10 m
 dem_filename="input/dem/asc/flat.dem"
 input_format=ASC
 outfile_pattern="%s/%s/%s_%02d_%02d"

@@ -1,10 +1,10 @@
-// A lower bound on the shallow-water step's time (issue 28's week in 60 s): the per-cell work
-// that any implementation of this scheme must do, with none of the tiles' overlap. Each cell's
-// state is found once, each edge solved once (two a cell), each share found once and each cell
-// updated once, by the product's own functions (kernels/cuda/swe.cu, included): the same
-// arithmetic as swe_step, without the rings a tile needs for its neighbours' shares. Its
-// neighbours wrap inside the tile, so the result is not a solution, only the time of the work.
-// floor.py times it beside `solver bench shallow-water`.
+// A lower bound on the shallow-water step's time (the target: the paper's one-week run, 1,679,708
+// steps at 1000^2, in 60 s): the per-cell work that any implementation of this scheme must do,
+// with none of the tiles' overlap. Each cell's state is found once, each edge solved once (two a
+// cell), each share found once and each cell updated once, by the product's own functions
+// (kernels/cuda/swe.cu, included): the same arithmetic as swe_step, without the rings a tile
+// needs for its neighbours' shares. Its neighbours wrap inside the tile, so the result is not a
+// solution, only the time of the work. floor.py times it beside `solver bench shallow-water`.
 #include "swe.cu"
 
 constexpr int FX = 32, FY = 8;

@@ -1,9 +1,9 @@
-// One-rank stand-in for the MPI calls TRITON makes, for a device machine without MPI headers
-// (benchmarks/peers/triton_bench.sh uses it only when no mpicxx/mpi.h is found there). With one
-// rank, TRITON's halo exchanges never run (no neighbours), and every gather, reduction and
-// broadcast is a copy or nothing. Not a general MPI: only what TRITON's sources name.
-#ifndef ISSUE28_MPI_SINGLE_H
-#define ISSUE28_MPI_SINGLE_H
+// One-rank stand-in for the MPI calls TRITON makes, for a GPU machine without MPI headers
+// (benchmarks/peers/triton_bench.sh uses it by default, and with MPI=system where no working
+// mpic++/mpicxx is found). With one rank, TRITON's halo exchanges never run (no neighbours),
+// and every gather, reduction and broadcast is a copy or nothing. Not a general MPI: only what TRITON's sources name.
+#ifndef TRITON_MPI_SINGLE_H
+#define TRITON_MPI_SINGLE_H
 #include <chrono>
 #include <cstring>
 

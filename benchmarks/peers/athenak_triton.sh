@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Issue 28's peers in one device call: TRITON's dam break (a one-file nvcc build, under a
-# minute with its runs), then AthenaK's 3D Rayleigh-Taylor (two Kokkos/CUDA builds of ~170
-# files side by side on all cores, ~2200 CPU-s each, then 8 runs), inside one command's 600 s:
-# about 6 to 7 minutes expected. Run it with timeout_s 600.
+# AthenaK and TRITON, the structured families' GPU peers, in one command on the GPU machine:
+# TRITON's dam break (a one-file nvcc build, under a minute with its runs), then AthenaK's 3D
+# Rayleigh-Taylor (two Kokkos/CUDA builds of ~170 files side by side on all cores, ~2200 CPU-s
+# each, then 8 runs), about 6 to 7 minutes on 16 cores (DEADLINE_S: no new work after 570 s, for a 600 s limit).
 #
-#   bash benchmarks/peers/peers_issue28.sh "$OUT"        # carry: .peers/athenak .peers/triton
+#   bash benchmarks/peers/athenak_triton.sh OUTDIR    # sources in .peers/athenak, .peers/triton
 #
-# Returns three files in OUT (the device tool brings back at most 8): triton.txt, athenak.txt
-# (the two tables) and peers-logs.tgz (every build and run log). Both tables also go to stdout.
+# Writes three files to OUTDIR: triton.txt, athenak.txt (the two tables) and peers-logs.tgz
+# (every build and run log). Both tables also go to stdout.
 # Environment: DEADLINE_S (default 570, seconds from the start after which nothing new
 # starts), and each script's own variables (ATHENAK_PRECS -> PRECS of athenak_bench.sh,
 # TRITON_PRECS -> PRECS of triton_bench.sh; SIZES, RSOLVERS, NLIM, SIM_T pass through).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=$(mkdir -p "${1:?usage: peers_issue28.sh OUTDIR}" && cd "$1" && pwd)
-W=${PEERS_WORK:-/tmp/peers-issue28}
+OUT=$(mkdir -p "${1:?usage: athenak_triton.sh OUTDIR}" && cd "$1" && pwd)
+W=${PEERS_WORK:-/tmp/peers-athenak-triton}
 rm -rf "$W" && mkdir -p "$W"
 DEADLINE_S=${DEADLINE_S:-570}
 T0=$SECONDS
@@ -25,7 +25,7 @@ finish() {
 }
 trap finish EXIT
 
-echo "== peers for issue 28 on $(hostname), $(date -u +%FT%TZ), $(nproc) cores"
+echo "== AthenaK and TRITON peers on $(hostname), $(date -u +%FT%TZ), $(nproc) cores"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 command -v nvcc >/dev/null && nvcc --version | tail -1
 echo "gcc: $(g++ --version | head -1); cmake: $(cmake --version 2>/dev/null | head -1); patch: $(command -v patch || echo none); mpic++: $(command -v mpic++ || echo none)"
