@@ -16,7 +16,8 @@
 //!   all faces.
 
 use crate::mesh::vec3;
-use crate::topology::{face_centre, is_boundary, Topology, FACE_VERTS};
+use crate::faces::{face_centre, is_boundary, FACE_VERTS};
+use crate::topology::Topology;
 use rayon::prelude::*;
 use serde::Serialize;
 

@@ -1,28 +1,14 @@
 //! Faces, face neighbours, boundary patches, orientation and cell geometry of a tetrahedral mesh.
 //!
-//! Local face `i` of a tetrahedron is the face opposite its vertex `i`, with vertices
-//! `FACE_VERTS[i]` ordered so that the right-hand normal points out of a positively oriented cell.
+//! The local faces of a tetrahedron and the boundary encoding of the neighbour table are in
+//! [`crate::faces`] (re-exported here).
 
 use crate::error::{MeshError, Result};
 use crate::mesh::{vec3, RawMesh};
 use crate::periodic::{self, PeriodicFace, PeriodicPair};
 use rayon::prelude::*;
 
-/// Vertices of local face `i` (opposite vertex `i`), ordered for an outward normal.
-pub const FACE_VERTS: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2, 1]];
-
-/// Neighbour entries with this bit set are boundary faces; the low bits are the patch index.
-pub const BOUNDARY: u32 = 0x8000_0000;
-
-#[inline]
-pub fn is_boundary(n: u32) -> bool {
-    n & BOUNDARY != 0
-}
-
-#[inline]
-pub fn patch_of(n: u32) -> u32 {
-    n & !BOUNDARY
-}
+pub use crate::faces::{face_centre, is_boundary, patch_of, BOUNDARY, FACE_VERTS};
 
 /// The connectivity and geometry every solver step needs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -242,14 +228,6 @@ pub fn centroid(nodes: &[[f64; 3]], t: &[u32; 4]) -> [f64; 3] {
         c = vec3::add(c, nodes[v as usize]);
     }
     vec3::scale(c, 0.25)
-}
-
-pub fn face_centre(nodes: &[[f64; 3]], t: &[u32; 4], f: usize) -> [f64; 3] {
-    let mut c = [0.0; 3];
-    for &k in &FACE_VERTS[f] {
-        c = vec3::add(c, nodes[t[k] as usize]);
-    }
-    vec3::scale(c, 1.0 / 3.0)
 }
 
 /// Interior face pairs (c, d) with c < d: the cell adjacency graph's edges.

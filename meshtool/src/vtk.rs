@@ -4,7 +4,7 @@
 use crate::error::{MeshError, Result};
 use crate::pmesh::PreparedMesh;
 use crate::quality::CellQuality;
-use crate::topology::{is_boundary, patch_of};
+use crate::faces::{is_boundary, patch_of};
 use std::path::Path;
 use vtkio::model::{
     Attribute, Attributes, ByteOrder, CellType, Cells, DataSet, Piece, UnstructuredGridPiece, Version, VertexNumbers,

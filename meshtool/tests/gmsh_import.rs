@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use meshtool::pmesh::{prepare, PreparedMesh};
 use meshtool::reorder::{locality, Reorder};
-use meshtool::topology::{is_boundary, FACE_VERTS};
+use meshtool::faces::{is_boundary, FACE_VERTS};
 use std::process::Command;
 
 fn prepared_bytes(m: &PreparedMesh) -> Vec<u8> {

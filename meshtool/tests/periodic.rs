@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use meshtool::pmesh::{prepare, PreparedMesh};
 use meshtool::reorder::Reorder;
-use meshtool::topology::{face_centre, is_boundary};
+use meshtool::faces::{face_centre, is_boundary};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
