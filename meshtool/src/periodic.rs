@@ -13,8 +13,8 @@
 //! vector); a rotation in the affine map is refused.
 
 use crate::error::{MeshError, Result};
-use crate::mesh::{vec3, PatchDef, PeriodicLink, RawMesh};
 use crate::faces::{face_centre, is_boundary, patch_of, BOUNDARY, FACE_VERTS};
+use crate::mesh::{vec3, PatchDef, PeriodicLink, RawMesh};
 use serde::Serialize;
 use std::collections::HashMap;
 

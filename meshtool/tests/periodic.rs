@@ -6,9 +6,9 @@
 
 mod common;
 use common::*;
+use meshtool::faces::{face_centre, is_boundary};
 use meshtool::pmesh::{prepare, PreparedMesh};
 use meshtool::reorder::Reorder;
-use meshtool::faces::{face_centre, is_boundary};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
