@@ -1126,7 +1126,7 @@ mod tests {
     }
 
     #[test]
-    fn one_tet_with_sparse_tags() {
+    fn sparse_node_tags_become_dense_indices_and_named_groups_become_patches() {
         let m = parse(ONE_TET_22).unwrap();
         assert_eq!(m.nodes.len(), 4);
         assert_eq!(m.tets, vec![[0, 1, 2, 3]]);
@@ -1136,21 +1136,21 @@ mod tests {
     }
 
     #[test]
-    fn node_tag_out_of_range_names_line() {
+    fn a_missing_node_tag_is_refused_naming_the_tag_and_the_line() {
         let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 4 2 9 1 10 20 30 99");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("node tag 99") && e.contains("line 18"), "{e}");
     }
 
     #[test]
-    fn hexahedron_is_named() {
+    fn a_hexahedron_is_refused_by_its_name_and_type() {
         let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 5 2 9 1 10 20 30 45 10 20 30 45");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("8-node hexahedron") && e.contains("type 5"), "{e}");
     }
 
     #[test]
-    fn wrong_count_and_truncation() {
+    fn a_wrong_node_count_or_a_truncated_file_is_an_error_not_a_panic() {
         let bad = ONE_TET_22.replace("$Nodes\n4\n", "$Nodes\n5\n");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("node"), "{e}");
@@ -1160,7 +1160,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_element_type() {
+    fn an_unknown_element_type_is_refused_with_its_number() {
         let bad = ONE_TET_22.replace("2 2 2 7 1 10 30 20", "2 77 2 7 1 10 30 20");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("unknown element type 77"), "{e}");

@@ -657,7 +657,7 @@ mod tests {
     }
 
     #[test]
-    fn roundtrip_is_exact() {
+    fn a_pmesh_reads_back_equal_to_what_was_written() {
         let m = small();
         let mut bytes = Vec::new();
         m.write_to(&mut bytes).unwrap();
@@ -681,7 +681,7 @@ mod tests {
     }
 
     #[test]
-    fn corruption_truncation_and_version_are_errors() {
+    fn a_corrupted_truncated_foreign_or_newer_file_is_refused_with_the_reason() {
         let m = small();
         let mut bytes = Vec::new();
         m.write_to(&mut bytes).unwrap();
@@ -709,7 +709,7 @@ mod tests {
     }
 
     #[test]
-    fn patches_cover_the_box_surface() {
+    fn the_box_patches_cover_its_surface_and_every_cell_is_closed() {
         let m = small();
         let total: f64 = m.patches.iter().map(|p| p.area).sum();
         assert!((total - 2.0 * (2.0 + 3.0 + 6.0)).abs() < 1e-12);
