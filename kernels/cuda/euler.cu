@@ -147,8 +147,8 @@ __device__ __forceinline__ void frame_offsets(int axis, u64 cs, u64* off) {
 
 // A 2D grid's momentum across its plane (storage component EULER_ZERO_MOMENTUM, 1 + the inactive
 // axis) when the host found it +0 in every cell: it stays +0 (its flux differences are +-0, and
-// +0 - (+-0) = +0), so the sweeps neither read nor write it and the compiler drops its arithmetic
-// (session 23). The sweep's frame then puts it last, [rho, m_axis, m_other, 0, E]: the other
+// +0 - (+-0) = +0), so the sweeps neither read nor write it and the compiler drops its arithmetic.
+// The sweep's frame then puts it last, [rho, m_axis, m_other, 0, E]: the other
 // components see it only through the kinetic energy's sum of squares, where adding +0 is exact
 // whatever the order, so every value is the bits of the frame cpu.rs uses.
 #ifdef EULER_ZERO_MOMENTUM
@@ -190,7 +190,7 @@ __device__ __forceinline__ void riemann_flux(int riemann, const REAL* l, const R
 // per cell and axis. A NaN speed or sum is passed over (as +0), as fmin and f64::min pass over a
 // NaN quotient; every cell NaN gives +inf, as before. With the warp's maximum in one instruction
 // (reduce.cuh, block_max_bits_into) the last sweep of the paper's 1000^2 step went from 39 to 35 us
-// (f32, fast math; H100, ncu, session 23).
+// (f32, fast math; H100, ncu).
 
 // The wave speed |u_a| + c of a state in the frame of axis a.
 __device__ __forceinline__ REAL wave_speed(const Params& s, const REAL* v) {
@@ -278,10 +278,10 @@ __device__ __forceinline__ void fold_written(const Params& s, bool updated, cons
 // consecutive x (coalesced), P cells along the axis. Dynamic shared memory: 10 blockDim.x REAL.
 // euler_sweep_fold (the step's last sweep): also the stable step of the cells written, folded into
 // *fold as euler_stable_dt does, so that the next step needs no pass over the state of its own
-// (19 us of the 85 a step of the paper's 1000^2 benchmark on an H100; session 22). Tried there and
+// (19 us of the 85 a step of the paper's 1000^2 benchmark on an H100). Tried there and
 // not kept, each made the sweep slower by the code it adds: the clock advanced by the last block
 // to finish instead of euler_clock (+1.5 us a step), the axis's ghosts found from the interior
-// instead of a fill launch before the sweep (+40 %). Nor in session 23: the cells the sweep writes
+// instead of a fill launch before the sweep (+40 %); nor the cells the sweep writes
 // next to a face also written into the next sweep's ghosts, so that its fill launch goes (2D
 // only: 0.6 % off the 1000^2 step, within the noise; each sweep 2-5 us slower in ncu, as much as
 // the two fills it saved; 3D 5 % slower), nor the clock's tick in a step's first sweep (two clock
@@ -366,9 +366,8 @@ __device__ __forceinline__ void sweep(const Params& s, const REAL* __restrict__ 
     if (FOLD) fold_written(s, updated, v, fold);
 }
 
-// Blocks an SM (the register cap): measured on an H100 and an H200 in session 22 (4 and 2 before);
-// in f32 with a zero momentum (2D) 6, 0.7 % faster with fast math and 1.4 % exact than 7 (H100,
-// session 23, call 7).
+// Blocks an SM (the register cap): measured on an H100 and an H200 (4 and 2 before); in f32
+// with a zero momentum (2D) 6, 0.7 % faster with fast math and 1.4 % exact than 7 (H100).
 #ifndef EULER_SWEEP_MINB
 #ifdef EULER_ZERO_MOMENTUM
 #define EULER_SWEEP_MINB (sizeof(REAL) == 4 ? 6 : 3)
@@ -383,7 +382,7 @@ extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep(
 }
 
 // The step's last sweep: the same, and the fold (a kernel of its own: the fold's code in every
-// sweep cost the others registers, f64 3D 28 % slower; session 22).
+// sweep cost the others registers, f64 3D 28 % slower).
 extern "C" __global__ void __launch_bounds__(256, EULER_SWEEP_MINB) euler_sweep_fold(Params s, const REAL* __restrict__ u,
     REAL* __restrict__ out, const double* __restrict__ clock, u64* fold) {
     early_launch_entry();
@@ -596,6 +595,63 @@ __device__ __forceinline__ void load_primitive(const Layout& g, const REAL* __re
     to_primitive(q, gamma, w, stride);
 }
 
+// The z face values lo, up of the column's cell at plane kc, from ring planes kc - 1 .. kc + 1
+// (the march's ring: nc columns, the thread's column t).
+__device__ __forceinline__ void march_z_values(const Params& s, const REAL* Ring, int nc, int t, int kc, REAL* lo,
+    REAL* up) {
+    REAL w[3][5];
+#pragma unroll
+    for (int m = 0; m < 3; ++m)
+#pragma unroll
+        for (int c = 0; c < 5; ++c) w[m][c] = Ring[(c * 4 + ((kc - 1 + m) & 3)) * nc + t];
+    plm_face_values(w[0], w[1], w[2], LIMITER_OF(s), lo, up);
+}
+
+// The z face k + 1/2 of the thread's column into its slot (k + 1) & 1 of Fz, from z_up (cell
+// k's upper value, kept from the plane before) and cell k + 1's lower value; z_up then holds
+// cell k + 1's upper value. Each cell's slope along z is found once.
+__device__ __forceinline__ void march_z_face(const Params& s, const REAL* Ring, REAL* Fz, int nc, int t, int k,
+    REAL (&z_up)[5]) {
+    REAL lo[5], up[5];
+    march_z_values(s, Ring, nc, t, k + 1, lo, up);
+    plm_flux_of_sides(s, 2, z_up, lo, Fz + ((k + 1) & 1) * 5 * nc + t, nc);
+#pragma unroll
+    for (int c = 0; c < 5; ++c) z_up[c] = up[c];
+}
+
+// Plane k's ghost rows (two below and two above the tile of TX x TY columns from (i0, j0), TX
+// cells each) and columns (two left and two right, TY cells each; the corners are no face's
+// cells) into Wp (rows EX wide, ne a component), numbered so that a warp's threads load one
+// row: no thread of a warp waits for another's other path.
+__device__ __forceinline__ void march_load_ghosts(const Params& s, const REAL* u, REAL* Wp, int TX, int TY, int EX,
+    int ne, int i0, int j0, int k, int ghosts, int t, int nt) {
+    for (int h = t; h < ghosts; h += nt) {
+        const bool row = h < 4 * TX;
+        const int r = row ? h / TX : (h - 4 * TX) / TY, along = row ? h % TX : (h - 4 * TX) % TY;
+        const int across = r < 2 ? r - 2 : (row ? TY : TX) + r - 2;  // -2, -1, then T, T + 1
+        const int ex = row ? along : across, ey = row ? across : along;  // tile coordinates
+        load_primitive(s.g, u, s.gamma, i0 + ex, j0 + ey, k, Wp + (ey + 2) * EX + ex + 2, ne);
+    }
+}
+
+// The column's cell (ci, cj) of the tile at plane k updated from its faces' fluxes: x (Fx,
+// nfx a component), y (Fy, nfy) and z (Fz's two slots, nc a component).
+__device__ __forceinline__ void march_update(const Params& s, const REAL* __restrict__ u, const REAL* __restrict__ u0,
+    REAL* __restrict__ out, const REAL* Fx, const REAL* Fy, const REAL* Fz, int TX, int nfx, int nfy, int nc, int ci,
+    int cj, int t, int i, int j, int k, REAL dt) {
+    REAL acc[5] = {0, 0, 0, 0, 0};
+    const int lx = ci + (TX + 1) * cj, ly = ci + TX * cj;
+    const REAL* zlo = Fz + (k & 1) * 5 * nc + t;
+    const REAL* zhi = Fz + ((k + 1) & 1) * 5 * nc + t;
+#pragma unroll
+    for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (Fx[c * nfx + lx + 1] - Fx[c * nfx + lx]) * s.inv_h[0];
+#pragma unroll
+    for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (Fy[c * nfy + ly + TX] - Fy[c * nfy + ly]) * s.inv_h[1];
+#pragma unroll
+    for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (zhi[c * nc] - zlo[c * nc]) * s.inv_h[2];
+    rk_update(s, u, u0, out, grid_at(s.g, i, j, k), dt, acc);
+}
+
 // The same stage as euler_rk_stage on a 3D grid (every axis active), the same arithmetic in the
 // same order, with every face solved once and a quarter of the loads: a block is a tile of
 // tx x ty columns marching up tz planes. At plane k it holds in shared memory the primitives of
@@ -606,7 +662,7 @@ __device__ __forceinline__ void load_primitive(const Layout& g, const REAL* __re
 // max((tx + 1) ty, tx (ty + 1)), the first tx ty a column each; the others only solve x or y
 // faces. Dynamic shared memory (REAL): 5 (tx + 4)(ty + 4) + 20 tx ty + 5 (tx + 1) ty
 // + 5 tx (ty + 1) + 10 tx ty (cuda.rs, march_shared_bytes).
-// Blocks an SM: 4 in f32 (56 registers; 6 % faster than 3 at 512^3 on an H100, session 22).
+// Blocks an SM: 4 in f32 (56 registers; 6 % faster than 3 at 512^3 on an H100).
 #ifndef EULER_MARCH_MINB
 #define EULER_MARCH_MINB (sizeof(REAL) == 4 ? 4 : 2)
 #endif
@@ -640,38 +696,16 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
         for (int k = k0; k < k1 && mine; ++k) rk_keep(s, u, out, grid_at(g, i0 + ci, j0 + cj, k));
         return;
     }
-    // The z face k + 1/2 of the thread's column, from planes k - 1 .. k + 2 of the ring.
-    // The z face values of the column's cell at plane kc (ring planes kc - 1 .. kc + 1). Each
-    // cell's slope along z is found once: the face k + 1/2 takes the upper value of cell k,
-    // kept from the plane before (`z_up`), and the lower value of cell k + 1.
-    auto z_values = [&](int kc, REAL* lo, REAL* up) {
-        REAL w[3][5];
-#pragma unroll
-        for (int m = 0; m < 3; ++m)
-#pragma unroll
-            for (int c = 0; c < 5; ++c) w[m][c] = Ring[(c * 4 + ((kc - 1 + m) & 3)) * nc + t];
-        plm_face_values(w[0], w[1], w[2], LIMITER_OF(s), lo, up);
-    };
+    // The column's upper z face value of its cell below the plane (march_z_face).
     REAL z_up[5];
-    // The z face k + 1/2 of the thread's column, z_up then holding cell k + 1's upper value.
-    auto z_face = [&](int k) {
-        REAL lo[5], up[5];
-        z_values(k + 1, lo, up);
-        plm_flux_of_sides(s, 2, z_up, lo, Fz + ((k + 1) & 1) * 5 * nc + t, nc);
-#pragma unroll
-        for (int c = 0; c < 5; ++c) z_up[c] = up[c];
-    };
     if (column) {
         for (int k = k0 - 2; k <= k0 + 1; ++k) load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k, Ring + (k & 3) * nc + t, 4 * nc);
         REAL lo[5];
-        z_values(k0 - 1, lo, z_up);
-        z_face(k0 - 1);
+        march_z_values(s, Ring, nc, t, k0 - 1, lo, z_up);
+        march_z_face(s, Ring, Fz, nc, t, k0 - 1, z_up);
     }
     __syncthreads();
-    // The plane's ghost rows (two below and two above the tile, TX cells each) and columns (two
-    // left and two right, TY cells each; the corners are no face's cells), numbered so that a
-    // warp's threads load one row: no thread of a warp waits for another's other path.
-    const int ghosts = 4 * (TX + TY);
+    const int ghosts = 4 * (TX + TY);  // the plane's ghost cells (march_load_ghosts)
     for (int k = k0; k < k1; ++k) {
         if (column) {
             load_primitive(g, u, s.gamma, i0 + ci, j0 + cj, k + 2, Ring + ((k + 2) & 3) * nc + t, 4 * nc);
@@ -679,19 +713,13 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
 #pragma unroll
             for (int c = 0; c < 5; ++c) Wp[c * ne + (cj + 2) * EX + ci + 2] = Ring[(c * 4 + (k & 3)) * nc + t];
         }
-        for (int h = t; h < ghosts; h += nt) {
-            const bool row = h < 4 * TX;
-            const int r = row ? h / TX : (h - 4 * TX) / TY, along = row ? h % TX : (h - 4 * TX) % TY;
-            const int across = r < 2 ? r - 2 : (row ? TY : TX) + r - 2;  // -2, -1, then T, T + 1
-            const int ex = row ? along : across, ey = row ? across : along;  // tile coordinates
-            load_primitive(g, u, s.gamma, i0 + ex, j0 + ey, k, Wp + (ey + 2) * EX + ex + 2, ne);
-        }
+        march_load_ghosts(s, u, Wp, TX, TY, EX, ne, i0, j0, k, ghosts, t, nt);
         __syncthreads();
         for (int a = 0; a < 3; ++a) {
             const int faces = a == 0 ? nfx : (a == 1 ? nfy : nc);
             if (t >= faces) continue;
             if (a == 2) {
-                z_face(k);
+                march_z_face(s, Ring, Fz, nc, t, k, z_up);
                 continue;
             }
             // face t of axis a: along x, between cells fx - 1 and fx of row fy; along y, between
@@ -707,19 +735,7 @@ extern "C" __global__ void __launch_bounds__(288, EULER_MARCH_MINB) euler_rk_mar
             plm_flux(s, a, w, (a == 0 ? Fx : Fy) + t, faces);
         }
         __syncthreads();
-        if (mine) {
-            REAL acc[5] = {0, 0, 0, 0, 0};
-            const int lx = ci + (TX + 1) * cj, ly = ci + TX * cj;
-            const REAL* zlo = Fz + (k & 1) * 5 * nc + t;
-            const REAL* zhi = Fz + ((k + 1) & 1) * 5 * nc + t;
-#pragma unroll
-            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (Fx[c * nfx + lx + 1] - Fx[c * nfx + lx]) * s.inv_h[0];
-#pragma unroll
-            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (Fy[c * nfy + ly + TX] - Fy[c * nfy + ly]) * s.inv_h[1];
-#pragma unroll
-            for (int c = 0; c < 5; ++c) acc[c] = acc[c] - (zhi[c * nc] - zlo[c * nc]) * s.inv_h[2];
-            rk_update(s, u, u0, out, grid_at(g, i0 + ci, j0 + cj, k), dt, acc);
-        }
+        if (mine) march_update(s, u, u0, out, Fx, Fy, Fz, TX, nfx, nfy, nc, ci, cj, t, i0 + ci, j0 + cj, k, dt);
     }
 }
 

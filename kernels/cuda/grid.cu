@@ -5,7 +5,7 @@
 // the x axis the ghost layers of a row (one sector), for y and z the x index. A thread per
 // component, not a loop over them: each ghost is a read then a write of the same array, so a
 // thread's components went one DRAM round trip after another (8 us a launch for 4 components
-// of a 1000-row face on an H100, ncu; session 22).
+// of a 1000-row face on an H100, ncu).
 // No array (of the parameters or local) is indexed by a run-time value: that would put the
 // kernel's parameters in local memory, several times the traffic of the ghosts themselves.
 #include "grid.cuh"

@@ -134,6 +134,118 @@ __device__ __forceinline__ void store_v(REAL* s, u64 p, const REAL (&v)[VX]) {
 // x (or y, z) in [-n, 2n) of a periodic axis, moved into [0, n): the interior value its ghost holds.
 __device__ __forceinline__ int wrap_index(int x, int n) { return x < 0 ? x + n : (x >= n ? x - n : x); }
 
+// The current plane's slice in shared memory, with HALO-wide rims.
+typedef REAL RqTile[BY + 2 * HALO][BX + 2 * HALO];
+
+// The queues advance one plane (q[r][v][8] from the next front nf) and the new current plane
+// goes into the tile: the thread's columns, its x rims r0, r1 (xr) and its y rims r2, r3 (yr).
+__device__ __forceinline__ void rq_advance(RqTile& tile, REAL (&q)[RY][VX][9], const REAL (&nf)[RY][VX],
+    const REAL (&r0)[RY], const REAL (&r1)[RY], bool xr, bool yr, const REAL (&r2)[VX], const REAL (&r3)[VX]) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int r = 0; r < RY; ++r) {
+        const int ry = ty + r * TY + HALO;
+#pragma unroll
+        for (int v = 0; v < VX; ++v) {
+#pragma unroll
+            for (int m = 0; m < 8; ++m) q[r][v][m] = q[r][v][m + 1];
+            q[r][v][8] = nf[r][v];
+            tile[ry][tx * VX + v + HALO] = q[r][v][4];
+        }
+        if (xr) {
+            tile[ry][tx] = r0[r];
+            tile[ry][tx + BX + HALO] = r1[r];
+        }
+    }
+    if (yr) {
+#pragma unroll
+        for (int v = 0; v < VX; ++v) {
+            tile[ty][tx * VX + v + HALO] = r2[v];
+            tile[ty + BY + HALO][tx * VX + v + HALO] = r3[v];
+        }
+    }
+}
+
+// Every row's points of the current plane written to out: ca A + cb B + cs S + cl L(S), L
+// from the tile (the thread's row segments, its columns) and the queues q; then, where a
+// plane follows (more), A and B of the next plane read into a, b, sz further on, and the
+// columns p moved there.
+__device__ __forceinline__ void rq_update(const Grid& g, const RqTile& tile, REAL* out, REAL ca, const REAL* A, REAL cb,
+    const REAL* B, REAL cs, REAL cl, bool more, u64 sz, const bool (&inside)[RY], const bool (&wa)[RY],
+    const bool (&wb)[RY], u64 (&p)[RY], const REAL (&q)[RY][VX][9], REAL (&a)[RY][VX], REAL (&b)[RY][VX]) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int r = 0; r < RY; ++r) {
+        if (inside[r]) {
+            // The row segment this thread's x-stencils read, once for its VX columns.
+            const int cy = ty + r * TY + HALO;
+            REAL xs[VX + 2 * HALO];
+#pragma unroll
+            for (int m = 0; m < VX + 2 * HALO; ++m) xs[m] = tile[cy][tx * VX + m];
+            REAL o[VX];
+#pragma unroll
+            for (int v = 0; v < VX; ++v) {
+                const int cx = tx * VX + v + HALO, x = v + HALO;  // x: cx in xs
+                const REAL c = q[r][v][4];
+                REAL dx = C0 * c + C1 * (xs[x - 1] + xs[x + 1]) + C2 * (xs[x - 2] + xs[x + 2]) + C3 * (xs[x - 3] + xs[x + 3]) +
+                          C4 * (xs[x - 4] + xs[x + 4]);
+                REAL dy = C0 * c + C1 * (tile[cy - 1][cx] + tile[cy + 1][cx]) + C2 * (tile[cy - 2][cx] + tile[cy + 2][cx]) +
+                          C3 * (tile[cy - 3][cx] + tile[cy + 3][cx]) + C4 * (tile[cy - 4][cx] + tile[cy + 4][cx]);
+                REAL dz = C0 * c + C1 * (q[r][v][3] + q[r][v][5]) + C2 * (q[r][v][2] + q[r][v][6]) +
+                          C3 * (q[r][v][1] + q[r][v][7]) + C4 * (q[r][v][0] + q[r][v][8]);
+                REAL lap = g.ax * dx + g.ay * dy + g.az * dz;
+                REAL w = cs * c;
+                if (ca != (REAL)0) w += ca * a[r][v];
+                if (cb != (REAL)0) w += cb * b[r][v];
+                o[v] = w + cl * lap;
+            }
+            store_v(out, p[r], o);
+        }
+        // Pointwise inputs of the next plane (this thread's own columns: reading A after
+        // writing out at this plane is safe even when out == A).
+        if (more) {
+            if (wa[r]) load_v<true>(A, p[r] + sz, a[r]);
+            if (wb[r]) load_v<true>(B, p[r] + sz, b[r]);
+        }
+        p[r] += sz;
+    }
+}
+
+// Row r of the thread's rows (tile row j0 + ty + r TY) before the march: whether it is inside
+// and reads A and B (wa, wb), its x rims' offsets from a plane's start (xl, xh), its queue
+// filled with planes k0 - HALO .. k0 + HALO - 1 and k0 + HALO as the next front (nf), its
+// column p at plane k0 and the x rims (xr) and A, B there (pk: plane k0's offset). Column i
+// (tile column i0 + tx), ic clamped or wrapped; wx, wy, wz: the periodic axes.
+__device__ __forceinline__ void rq_start_row(const Grid& g, const REAL* S, REAL ca, const REAL* A, REAL cb,
+    const REAL* B, int r, int tx, int ty, int i0, int j0, int i, int ic, int k0, u64 pk, bool xr, bool wx, bool wy,
+    bool wz, bool (&inside)[RY], bool (&wa)[RY], bool (&wb)[RY], u64 (&p)[RY], u64 (&xl)[RY], u64 (&xh)[RY],
+    REAL (&q)[RY][VX][9], REAL (&nf)[RY][VX], REAL (&r0)[RY], REAL (&r1)[RY], REAL (&a)[RY][VX], REAL (&b)[RY][VX]) {
+    const int j = j0 + ty + r * TY;
+    const int jc = j < g.ny ? j : (wy ? min(j - g.ny, g.ny - 1) : min(j, g.ny + HALO - 1));
+    inside[r] = i < g.nx && j < g.ny;  // with VX = 2, nx is even: both columns or none
+    wa[r] = inside[r] && ca != (REAL)0;
+    wb[r] = inside[r] && cb != (REAL)0;
+    const int il = i0 + tx - HALO, ih = i0 + BX + tx;
+    xl[r] = at(g, wx ? wrap_index(il, g.nx) : il, jc, 0);
+    xh[r] = at(g, wx ? min(wrap_index(ih, g.nx), g.nx - 1) : min(ih, g.nx + HALO - 1), jc, 0);
+    const auto plane = [&](int kp) { return at(g, ic, jc, wz ? wrap_index(kp, g.nz) : kp); };
+#pragma unroll
+    for (int m = 1; m < 9; ++m) {
+        REAL t[VX];
+        load_v(S, plane(k0 - HALO + m - 1), t);
+#pragma unroll
+        for (int v = 0; v < VX; ++v) q[r][v][m] = t[v];
+    }
+    p[r] = at(g, ic, jc, k0);  // this thread's column at plane k0
+    load_v(S, plane(k0 + HALO), nf[r]);
+    r0[r] = xr ? S[xl[r] + pk] : 0;
+    r1[r] = xr ? S[xh[r] + pk] : 0;
+#pragma unroll
+    for (int v = 0; v < VX; ++v) a[r][v] = b[r][v] = 0;
+    if (wa[r]) load_v<true>(A, p[r], a[r]);
+    if (wb[r]) load_v<true>(B, p[r], b[r]);
+}
+
 // wrap: bit a set where axis a is periodic on both faces. The stage then reads, for every
 // ghost of that axis its stencil needs, the interior value the ghost would hold (rims, the
 // columns and rows past the edge, the queue's planes), so no grid_halo pass is needed on it:
@@ -142,7 +254,7 @@ extern "C" __global__ void __launch_bounds__(TX * TY, MINB)
 heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B, REAL cs, const REAL* __restrict__ S, REAL cl,
               int kstart, int kend, int kchunk, int kstride, int wrap) {
     early_launch_entry();
-    __shared__ REAL tile[BY + 2 * HALO][BX + 2 * HALO];
+    __shared__ RqTile tile;
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int i0 = blockIdx.x * BX, j0 = blockIdx.y * BY;
     const int i = i0 + tx * VX;
@@ -170,31 +282,8 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
     u64 pk = (u64)k0 * sz;
 #pragma unroll
     for (int r = 0; r < RY; ++r) {
-        const int j = j0 + ty + r * TY;
-        const int jc = j < g.ny ? j : (wy ? min(j - g.ny, g.ny - 1) : min(j, g.ny + HALO - 1));
-        inside[r] = i < g.nx && j < g.ny;  // with VX = 2, nx is even: both columns or none
-        wa[r] = inside[r] && ca != (REAL)0;
-        wb[r] = inside[r] && cb != (REAL)0;
-        const int il = i0 + tx - HALO, ih = i0 + BX + tx;
-        xl[r] = at(g, wx ? wrap_index(il, g.nx) : il, jc, 0);
-        xh[r] = at(g, wx ? min(wrap_index(ih, g.nx), g.nx - 1) : min(ih, g.nx + HALO - 1), jc, 0);
-        // Planes k0 - HALO .. k0 + HALO - 1 into the queue, k0 + HALO as the next front.
-        const auto plane = [&](int kp) { return at(g, ic, jc, wz ? wrap_index(kp, g.nz) : kp); };
-#pragma unroll
-        for (int m = 1; m < 9; ++m) {
-            REAL t[VX];
-            load_v(S, plane(k0 - HALO + m - 1), t);
-#pragma unroll
-            for (int v = 0; v < VX; ++v) q[r][v][m] = t[v];
-        }
-        p[r] = at(g, ic, jc, k0);  // this thread's column at plane k0
-        load_v(S, plane(k0 + HALO), nf[r]);
-        r0[r] = xr ? S[xl[r] + pk] : 0;
-        r1[r] = xr ? S[xh[r] + pk] : 0;
-#pragma unroll
-        for (int v = 0; v < VX; ++v) a[r][v] = b[r][v] = 0;
-        if (wa[r]) load_v<true>(A, p[r], a[r]);
-        if (wb[r]) load_v<true>(B, p[r], b[r]);
+        rq_start_row(g, S, ca, A, cb, B, r, tx, ty, i0, j0, i, ic, k0, pk, xr, wx, wy, wz, inside, wa, wb, p, xl, xh, q, nf,
+            r0, r1, a, b);
     }
     REAL r2[VX], r3[VX];
 #pragma unroll
@@ -206,28 +295,7 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
 
     for (int k = k0; k < k1; ++k) {
         __syncthreads();  // everyone is done with the previous slice
-#pragma unroll
-        for (int r = 0; r < RY; ++r) {
-            const int ry = ty + r * TY + HALO;
-#pragma unroll
-            for (int v = 0; v < VX; ++v) {
-#pragma unroll
-                for (int m = 0; m < 8; ++m) q[r][v][m] = q[r][v][m + 1];
-                q[r][v][8] = nf[r][v];
-                tile[ry][tx * VX + v + HALO] = q[r][v][4];
-            }
-            if (xr) {
-                tile[ry][tx] = r0[r];
-                tile[ry][tx + BX + HALO] = r1[r];
-            }
-        }
-        if (yr) {
-#pragma unroll
-            for (int v = 0; v < VX; ++v) {
-                tile[ty][tx * VX + v + HALO] = r2[v];
-                tile[ty + BY + HALO][tx * VX + v + HALO] = r3[v];
-            }
-        }
+        rq_advance(tile, q, nf, r0, r1, xr, yr, r2, r3);
         // Prefetch plane k + 1 (queue fronts and rims) while this plane is computed.
         const bool more = k + 1 < k1;
         pk += sz;
@@ -242,41 +310,6 @@ heat_rq_stage(Grid g, REAL* out, REAL ca, const REAL* A, REAL cb, const REAL* B,
             if (yr) { load_v(S, yl + pk, r2); load_v(S, yh + pk, r3); }
         }
         __syncthreads();
-
-#pragma unroll
-        for (int r = 0; r < RY; ++r) {
-            if (inside[r]) {
-                // The row segment this thread's x-stencils read, once for its VX columns.
-                const int cy = ty + r * TY + HALO;
-                REAL xs[VX + 2 * HALO];
-#pragma unroll
-                for (int m = 0; m < VX + 2 * HALO; ++m) xs[m] = tile[cy][tx * VX + m];
-                REAL o[VX];
-#pragma unroll
-                for (int v = 0; v < VX; ++v) {
-                    const int cx = tx * VX + v + HALO, x = v + HALO;  // x: cx in xs
-                    const REAL c = q[r][v][4];
-                    REAL dx = C0 * c + C1 * (xs[x - 1] + xs[x + 1]) + C2 * (xs[x - 2] + xs[x + 2]) + C3 * (xs[x - 3] + xs[x + 3]) +
-                              C4 * (xs[x - 4] + xs[x + 4]);
-                    REAL dy = C0 * c + C1 * (tile[cy - 1][cx] + tile[cy + 1][cx]) + C2 * (tile[cy - 2][cx] + tile[cy + 2][cx]) +
-                              C3 * (tile[cy - 3][cx] + tile[cy + 3][cx]) + C4 * (tile[cy - 4][cx] + tile[cy + 4][cx]);
-                    REAL dz = C0 * c + C1 * (q[r][v][3] + q[r][v][5]) + C2 * (q[r][v][2] + q[r][v][6]) +
-                              C3 * (q[r][v][1] + q[r][v][7]) + C4 * (q[r][v][0] + q[r][v][8]);
-                    REAL lap = g.ax * dx + g.ay * dy + g.az * dz;
-                    REAL w = cs * c;
-                    if (ca != (REAL)0) w += ca * a[r][v];
-                    if (cb != (REAL)0) w += cb * b[r][v];
-                    o[v] = w + cl * lap;
-                }
-                store_v(out, p[r], o);
-            }
-            // Pointwise inputs of the next plane (this thread's own columns: reading A after
-            // writing out at this plane is safe even when out == A).
-            if (more) {
-                if (wa[r]) load_v<true>(A, p[r] + sz, a[r]);
-                if (wb[r]) load_v<true>(B, p[r] + sz, b[r]);
-            }
-            p[r] += sz;
-        }
+        rq_update(g, tile, out, ca, A, cb, B, cs, cl, more, sz, inside, wa, wb, p, q, a, b);
     }
 }

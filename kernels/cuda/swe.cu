@@ -28,7 +28,7 @@ struct SweParams {
 
 // a / b, IEEE-rounded, skipping the division where a is zero: 0 / b is a (its sign kept, b > 0
 // where it is used), and the division's slow path, which a zero numerator takes, is most of a
-// step's cost in water at rest or without pollutant (session 26's profile).
+// step's cost in water at rest or without pollutant (profiled).
 template <typename T>
 __device__ __forceinline__ T quotient(T a, T b) {
     return a == (T)0 ? a : a / b;
@@ -334,7 +334,7 @@ constexpr int TY = SWE_TY;
 // Blocks an SM should hold at once (registers capped to fit them): as many as make 1536 threads
 // in single precision (40 registers) and 896 in double (72); measured faster than the
 // compiler's own choice of 56 and 82 registers, and in single precision than 5, 7 or 8 blocks
-// of 32 x 8 (session 22).
+// of 32 x 8.
 constexpr int SWE_SM_THREADS = sizeof(REAL) == 4 ? 1536 : 896;
 #ifndef SWE_MINB
 #define SWE_MINB (SWE_SM_THREADS / (TX * TY) > 1 ? SWE_SM_THREADS / (TX * TY) : 1)
@@ -353,6 +353,187 @@ struct StepShared {
 #ifdef SWE_STEP_SHARED_BYTES
 static_assert(sizeof(StepShared) == SWE_STEP_SHARED_BYTES, "the host's step_shared_bytes and StepShared disagree");
 #endif
+
+// Cells of the step's tile by their place (lx, ly) from the tile's first: those updated,
+// [0, ux) x [0, uy); those stored, [sx0, sx1] x [sy0, sy1] (the ring's too: one ghost layer
+// along x, the halo along y); rx, ry 1 along an active axis, else 0.
+struct TilePlaces {
+    int ux, uy, rx, ry, sx0, sx1, sy0, sy1;
+    // Whether the update reads the share of (lx, ly): an updated cell, or one beside an updated
+    // one along an active axis.
+    __device__ __forceinline__ bool shared_share(int lx, int ly) const {
+        return (lx >= 0 && lx < ux && ly >= -ry && ly < uy + ry) || (lx >= -rx && lx < ux + rx && ly >= 0 && ly < uy);
+    }
+    __device__ __forceinline__ bool stored(int lx, int ly) const {
+        return lx >= sx0 && lx <= sx1 && ly >= sy0 && ly <= sy1;
+    }
+};
+
+// The tile's cells and two rings of neighbours (not the far corners) into shared memory, the
+// tile's first cell at (i0, j0).
+__device__ __forceinline__ void step_load_cells(StepShared& sh, const SweParams& s, const REAL* w, const REAL* bed,
+    int i0, int j0, const TilePlaces& at) {
+    for (int t = threadIdx.x; t < (TX + 4) * (TY + 4); t += blockDim.x) {
+        const int lx = t % (TX + 4) - 2, ly = t / (TX + 4) - 2;
+        const int ox = lx < 0 ? -lx : (lx >= TX ? lx - TX + 1 : 0), oy = ly < 0 ? -ly : (ly >= TY ? ly - TY + 1 : 0);
+        if (ox + oy <= 2 && at.stored(lx, ly)) sh.cells[ly + 2][lx + 2] = cell_state(s, w, bed, grid_at(s.g, i0 + lx, j0 + ly, 0));
+    }
+}
+
+// The edges of the cells whose shares are found, each solved once into shared memory: x edges
+// (TY + 2 rows of TX + 3), then y edges (TY + 3 rows of TX + 2), each from its cell below
+// (lx, ly): the mass flux of every one, the momentum's contributions of those of the tile's
+// cells. `full`: both axes on, every cell updated, the two rings stored.
+__device__ __forceinline__ void step_solve_edges(StepShared& sh, const SweParams& s, const TilePlaces& at, bool full,
+    bool x_on, bool y_on) {
+    constexpr int NXE = (TY + 2) * (TX + 3), NYE = (TY + 3) * (TX + 2);
+#if SWE_EDGE_LOOPS_BY_AXIS
+    // One loop an axis, unrolled: the axis a constant in each, so that the edge's frame and its
+    // stores need no choice by axis. cuda.rs asks for it in single precision (4 % faster at
+    // 8000^2, 2-3 % at 1000^2); in double precision it was 1.6-1.8 % slower.
+#pragma unroll
+    for (int a = 0; a < 2; ++a)
+        for (int e = threadIdx.x + (a == 0 ? 0 : NXE); e < (a == 0 ? NXE : NXE + NYE); e += blockDim.x) {
+#else
+    for (int e = threadIdx.x; e < NXE + NYE; e += blockDim.x) {
+        const int a = e < NXE ? 0 : 1;
+#endif
+        // Each axis's row width a constant: a division by a variable width cost 45
+        // instructions an edge.
+        const int ex = a == 0 ? e % (TX + 3) : (e - NXE) % (TX + 2);
+        const int ey = a == 0 ? e / (TX + 3) : (e - NXE) / (TX + 2);
+        const int lx = a == 0 ? ex - 2 : ex - 1, ly = a == 0 ? ey - 1 : ey - 2;
+        const int hx = lx + (a == 0 ? 1 : 0), hy = ly + a;
+        // A full tile needs every edge but those of the far corners' cells.
+        const bool need = full ? (a == 0 ? (unsigned)(ey - 1) < (unsigned)TY || (unsigned)(ex - 1) <= (unsigned)TX
+                                         : (unsigned)(ex - 1) < (unsigned)TX || (unsigned)(ey - 1) <= (unsigned)TY)
+                               : (a == 0 ? x_on : y_on) && (at.shared_share(lx, ly) || at.shared_share(hx, hy))
+                && at.stored(lx, ly) && at.stored(hx, hy);
+        if (!need) continue;
+        REAL fm[4], fp[4];
+        const REAL phi = edge(sh.cells[ly + 2][lx + 2], sh.cells[hy + 2][hx + 2], a, s.grav, s.dry, fm, fp);
+        if (a == 0) {
+            sh.xphi[ey][ex] = phi;
+            if (ly >= 0 && ly < TY && hx >= 0 && hx <= TX) {
+                for (int k = 0; k < 2; ++k) {
+                    sh.xm[k][ly][hx] = fm[k + 1];
+                    sh.xp[k][ly][hx] = fp[k + 1];
+                }
+            }
+        } else {
+            sh.yphi[ey][ex] = phi;
+            if (lx >= 0 && lx < TX && hy >= 0 && hy <= TY) {
+                for (int k = 0; k < 2; ++k) {
+                    sh.ym[k][hy][lx] = fm[k + 1];
+                    sh.yp[k][hy][lx] = fp[k + 1];
+                }
+            }
+        }
+    }
+}
+
+// The shares (cpu.rs, `shares`): 1 for the ghosts of the grid's faces, a periodic ghost's
+// that of the cell it copies (found from global memory), the others' from their edges.
+__device__ __forceinline__ void step_find_shares(StepShared& sh, const SweParams& s, const REAL* w, const REAL* bed,
+    int i0, int j0, const TilePlaces& at, bool x_on, bool y_on, const REAL* lam) {
+    for (int t = threadIdx.x; t < (TX + 2) * (TY + 2); t += blockDim.x) {
+        const int lx = t % (TX + 2) - 1, ly = t / (TX + 2) - 1;
+        if (!at.shared_share(lx, ly)) continue;
+        int si = i0 + lx, sj = j0 + ly;
+        REAL value = (REAL)1;
+        if (share_source(s, si, sj)) {
+            if (si == i0 + lx && sj == j0 + ly) {
+                REAL phi[2][2] = {{0, 0}, {0, 0}};
+                if (x_on) {
+                    phi[0][0] = sh.xphi[ly + 1][lx + 1];
+                    phi[0][1] = sh.xphi[ly + 1][lx + 2];
+                }
+                if (y_on) {
+                    phi[1][0] = sh.yphi[ly + 1][lx + 1];
+                    phi[1][1] = sh.yphi[ly + 2][lx + 1];
+                }
+                const REAL flow = outflow(phi, lam), h = sh.cells[ly + 2][lx + 2].w[0];
+                value = flow > h ? h / flow : (REAL)1;
+            } else {
+                value = share_at(s, w, bed, si, sj, lam);
+            }
+        }
+        sh.share[ly + 1][lx + 1] = value;
+    }
+}
+
+// What crosses the grid's faces (not periodic, not another slab's) at the owned cell (i, j),
+// added to ledger[4] (water in, out, pollutant in, out: cpu.rs, `crossing`); the cell's
+// edges' mass fluxes phi, their donors' shares th and concentrations conc, its own share
+// theta_p and state me (in shared memory).
+__device__ __forceinline__ void step_ledger(const SweParams& s, double* ledger, int i, int j, const REAL phi[2][2],
+    const REAL th[2][2], const REAL conc[2][2], REAL theta_p, const CellState& me, const REAL* lam) {
+    const int at[2] = {i, j};
+#pragma unroll
+    for (int a = 0; a < 2; ++a) {
+        if (!((s.active >> a) & 1)) continue;
+#pragma unroll
+        for (int side = 0; side < 2; ++side) {
+            if (s.faces[2 * a + side] != 0 || at[a] != (side == 0 ? 0 : s.g.n[a] - 1)) continue;
+            const REAL into = side == 0 ? phi[a][0] : -phi[a][1];
+            const REAL given_in = th[a][side] * (lam[a] * fmax(into, (REAL)0));
+            const REAL given_out = theta_p * (lam[a] * fmax(-into, (REAL)0));
+            atomicAdd(&ledger[0], (double)given_in * s.area);
+            atomicAdd(&ledger[1], (double)given_out * s.area);
+            atomicAdd(&ledger[2], (double)(conc[a][side] * given_in) * s.area);
+            atomicAdd(&ledger[3], (double)(me.conc * given_out) * s.area);
+        }
+    }
+}
+
+// Semi-implicit Manning friction on the momentum of v over the step dt (cpu.rs, manning_factor).
+__device__ __forceinline__ void step_friction(const SweParams& s, double dt, REAL* v) {
+    const double h = (double)v[0];
+    if (!(h <= s.dry_d)) {
+        const double k = dt * s.gravity * s.manning * s.manning;
+        const double qx = (double)v[1], qy = (double)v[2];
+        const double speed = sqrt(qx * qx + qy * qy) / h;
+        const REAL factor = (REAL)(1.0 / (1.0 + k * speed / pow(h, 4.0 / 3.0)));
+        v[1] = v[1] * factor;
+        v[2] = v[2] * factor;
+    }
+}
+
+// The cell at place (ti, tj) of the tile, its x edges (frame (h, q_x, q_y), the cell's own
+// order along x): their mass fluxes into phi[0], their donors' shares and concentrations into
+// th[0], conc[0], and each edge's momentum contributions times its donor's share (cpu.rs,
+// `edge_shares`: 1 unless the donor gives all) taken from v; theta_p is the cell's share.
+__device__ __forceinline__ void step_x_edges(const StepShared& sh, const REAL* lam, int ti, int tj, REAL theta_p,
+    REAL (&v)[4], REAL (&phi)[2][2], REAL (&th)[2][2], REAL (&conc)[2][2]) {
+    const REAL ratio = lam[0];
+    phi[0][0] = sh.xphi[tj + 1][ti + 1];
+    phi[0][1] = sh.xphi[tj + 1][ti + 2];
+    th[0][0] = sh.share[tj + 1][ti];
+    th[0][1] = sh.share[tj + 1][ti + 2];
+    conc[0][0] = sh.cells[tj + 2][ti + 1].conc;
+    conc[0][1] = sh.cells[tj + 2][ti + 3].conc;
+    REAL t[2];
+    edge_shares(phi[0], th[0][0], theta_p, th[0][1], t);
+#pragma unroll
+    for (int k = 1; k < 3; ++k) v[k] = v[k] - ratio * (t[0] * sh.xp[k - 1][tj][ti] + t[1] * sh.xm[k - 1][tj][ti + 1]);
+}
+
+// The same for the cell's y edges, into phi[1], th[1], conc[1] (frame (h, q_y, q_x):
+// components 1 and 2 swap back).
+__device__ __forceinline__ void step_y_edges(const StepShared& sh, const REAL* lam, int ti, int tj, REAL theta_p,
+    REAL (&v)[4], REAL (&phi)[2][2], REAL (&th)[2][2], REAL (&conc)[2][2]) {
+    const REAL ratio = lam[1];
+    phi[1][0] = sh.yphi[tj + 1][ti + 1];
+    phi[1][1] = sh.yphi[tj + 2][ti + 1];
+    th[1][0] = sh.share[tj][ti + 1];
+    th[1][1] = sh.share[tj + 2][ti + 1];
+    conc[1][0] = sh.cells[tj + 1][ti + 2].conc;
+    conc[1][1] = sh.cells[tj + 3][ti + 2].conc;
+    REAL t[2];
+    edge_shares(phi[1], th[1][0], theta_p, th[1][1], t);
+    v[2] = v[2] - ratio * (t[0] * sh.yp[0][tj][ti] + t[1] * sh.ym[0][tj + 1][ti]);
+    v[1] = v[1] - ratio * (t[0] * sh.yp[1][tj][ti] + t[1] * sh.ym[1][tj + 1][ti]);
+}
 
 // One step of clock[CLOCK_DT] from w (ghosts filled) into out, and the rate of what it wrote
 // folded into *rate. The water and the pollutant move with the edges' mass fluxes at the
@@ -395,16 +576,9 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
     const bool x_on = s.active & 1, y_on = (s.active >> 1) & 1;
     __shared__ REAL lam[2];  // one thread's (two divisions in double)
     if (threadIdx.x == 0) step_ratios(s, dt, lam);
-    // Cells by their place (lx, ly) from the tile's first: the updated ones, those whose share
-    // the update reads (beside an updated one along an active axis), those stored (the ring's
-    // too: one ghost layer along x, the halo along y).
-    // Updated: [0, ux) x [0, uy); stored: [sx0, sx1] x [sy0, sy1].
     const int ux = min(TX, g.n[0] - i0), uy = min(TY, row_end - j0), rx = x_on ? 1 : 0, ry = y_on ? 1 : 0;
     const int sx0 = -1 - i0, sx1 = g.n[0] - i0, sy0 = -g.halo[1] - j0, sy1 = g.n[1] + g.halo[1] - 1 - j0;
-    auto shared_share = [=](int lx, int ly) {
-        return (lx >= 0 && lx < ux && ly >= -ry && ly < uy + ry) || (lx >= -rx && lx < ux + rx && ly >= 0 && ly < uy);
-    };
-    auto stored = [=](int lx, int ly) { return lx >= sx0 && lx <= sx1 && ly >= sy0 && ly <= sy1; };
+    const TilePlaces at = {ux, uy, rx, ry, sx0, sx1, sy0, sy1};
     // Both axes on, every cell updated, the two rings stored.
     const bool full = x_on && y_on && ux == TX && uy == TY && sx0 <= -2 && sx1 >= TX + 1 && sy0 <= -2 && sy1 >= TY + 1;
     // cells[ly + 2][lx + 2]; phi of the x edge left of (lx, ly) at xphi[ly + 1][lx + 1], of the
@@ -413,165 +587,28 @@ extern "C" __global__ void __launch_bounds__(TX * TY, SWE_MINB) swe_step(SwePara
     // cells: xm, xp, ym, yp [k][row][edge] to the cell below (F^-) and above (b - F^-).
     extern __shared__ __align__(16) unsigned char step_smem[];
     StepShared& sh = *reinterpret_cast<StepShared*>(step_smem);
-    auto& cells = sh.cells;
-    auto& xphi = sh.xphi;
-    auto& yphi = sh.yphi;
-    auto& share = sh.share;
-    auto& xm = sh.xm;
-    auto& xp = sh.xp;
-    auto& ym = sh.ym;
-    auto& yp = sh.yp;
-    for (int t = threadIdx.x; t < (TX + 4) * (TY + 4); t += blockDim.x) {
-        const int lx = t % (TX + 4) - 2, ly = t / (TX + 4) - 2;
-        const int ox = lx < 0 ? -lx : (lx >= TX ? lx - TX + 1 : 0), oy = ly < 0 ? -ly : (ly >= TY ? ly - TY + 1 : 0);
-        if (ox + oy <= 2 && stored(lx, ly)) cells[ly + 2][lx + 2] = cell_state(s, w, bed, grid_at(g, i0 + lx, j0 + ly, 0));
-    }
+    step_load_cells(sh, s, w, bed, i0, j0, at);
     __syncthreads();
-    // The edges of the cells whose shares are found: x edges (TY + 2 rows of TX + 3), then y
-    // edges (TY + 3 rows of TX + 2), each from its cell below (lx, ly): edge e of both axes'.
-    constexpr int NXE = (TY + 2) * (TX + 3), NYE = (TY + 3) * (TX + 2);
-#if SWE_EDGE_LOOPS_BY_AXIS
-    // One loop an axis, unrolled: the axis a constant in each, so that the edge's frame and its
-    // stores need no choice by axis. cuda.rs asks for it in single precision (4 % faster at
-    // 8000^2, 2-3 % at 1000^2); in double precision it was 1.6-1.8 % slower (session 27).
-#pragma unroll
-    for (int a = 0; a < 2; ++a)
-        for (int e = threadIdx.x + (a == 0 ? 0 : NXE); e < (a == 0 ? NXE : NXE + NYE); e += blockDim.x) {
-#else
-    for (int e = threadIdx.x; e < NXE + NYE; e += blockDim.x) {
-        const int a = e < NXE ? 0 : 1;
-#endif
-        // Each axis's row width a constant: a division by a variable width cost 45
-        // instructions an edge.
-        const int ex = a == 0 ? e % (TX + 3) : (e - NXE) % (TX + 2);
-        const int ey = a == 0 ? e / (TX + 3) : (e - NXE) / (TX + 2);
-        const int lx = a == 0 ? ex - 2 : ex - 1, ly = a == 0 ? ey - 1 : ey - 2;
-        const int hx = lx + (a == 0 ? 1 : 0), hy = ly + a;
-        // A full tile needs every edge but those of the far corners' cells.
-        const bool need = full ? (a == 0 ? (unsigned)(ey - 1) < (unsigned)TY || (unsigned)(ex - 1) <= (unsigned)TX
-                                         : (unsigned)(ex - 1) < (unsigned)TX || (unsigned)(ey - 1) <= (unsigned)TY)
-                               : (a == 0 ? x_on : y_on) && (shared_share(lx, ly) || shared_share(hx, hy)) && stored(lx, ly)
-                && stored(hx, hy);
-        if (!need) continue;
-        REAL fm[4], fp[4];
-        const REAL phi = edge(cells[ly + 2][lx + 2], cells[hy + 2][hx + 2], a, s.grav, s.dry, fm, fp);
-        if (a == 0) {
-            xphi[ey][ex] = phi;
-            if (ly >= 0 && ly < TY && hx >= 0 && hx <= TX) {
-                for (int k = 0; k < 2; ++k) {
-                    xm[k][ly][hx] = fm[k + 1];
-                    xp[k][ly][hx] = fp[k + 1];
-                }
-            }
-        } else {
-            yphi[ey][ex] = phi;
-            if (lx >= 0 && lx < TX && hy >= 0 && hy <= TY) {
-                for (int k = 0; k < 2; ++k) {
-                    ym[k][hy][lx] = fm[k + 1];
-                    yp[k][hy][lx] = fp[k + 1];
-                }
-            }
-        }
-    }
+    step_solve_edges(sh, s, at, full, x_on, y_on);
     __syncthreads();
-    // The shares (cpu.rs, `shares`): 1 for the ghosts of the grid's faces, a periodic ghost's
-    // that of the cell it copies (found from global memory), the others' from their edges.
-    for (int t = threadIdx.x; t < (TX + 2) * (TY + 2); t += blockDim.x) {
-        const int lx = t % (TX + 2) - 1, ly = t / (TX + 2) - 1;
-        if (!shared_share(lx, ly)) continue;
-        int si = i0 + lx, sj = j0 + ly;
-        REAL value = (REAL)1;
-        if (share_source(s, si, sj)) {
-            if (si == i0 + lx && sj == j0 + ly) {
-                REAL phi[2][2] = {{0, 0}, {0, 0}};
-                if (x_on) {
-                    phi[0][0] = xphi[ly + 1][lx + 1];
-                    phi[0][1] = xphi[ly + 1][lx + 2];
-                }
-                if (y_on) {
-                    phi[1][0] = yphi[ly + 1][lx + 1];
-                    phi[1][1] = yphi[ly + 2][lx + 1];
-                }
-                const REAL flow = outflow(phi, lam), h = cells[ly + 2][lx + 2].w[0];
-                value = flow > h ? h / flow : (REAL)1;
-            } else {
-                value = share_at(s, w, bed, si, sj, lam);
-            }
-        }
-        share[ly + 1][lx + 1] = value;
-    }
+    step_find_shares(sh, s, w, bed, i0, j0, at, x_on, y_on, lam);
     __syncthreads();
     double r = 0.0;
     REAL c_max = (REAL)0, c_below = (REAL)0;
     if (inside) {
+        // As cpu.rs updates a cell: x edges, then y, each cell's lower edge before its upper one.
         const u64 p = grid_at(g, i, j, 0);
-        const CellState& me = cells[tj + 2][ti + 2];
+        const CellState& me = sh.cells[tj + 2][ti + 2];
         REAL v[4] = {me.w[0], me.w[1], me.w[2], me.w[3]};
         REAL phi[2][2] = {{0, 0}, {0, 0}}, th[2][2] = {{0, 0}, {0, 0}}, conc[2][2] = {{0, 0}, {0, 0}};
-        const REAL theta_p = share[tj + 1][ti + 1];
-        if (x_on) {
-            // Frame (h, q_x, q_y) is the cell's own order along x; each edge's contributions
-            // times its donor's share (cpu.rs, `edge_shares`: 1 unless the donor gives all).
-            const REAL ratio = lam[0];
-            phi[0][0] = xphi[tj + 1][ti + 1];
-            phi[0][1] = xphi[tj + 1][ti + 2];
-            th[0][0] = share[tj + 1][ti];
-            th[0][1] = share[tj + 1][ti + 2];
-            conc[0][0] = cells[tj + 2][ti + 1].conc;
-            conc[0][1] = cells[tj + 2][ti + 3].conc;
-            REAL t[2];
-            edge_shares(phi[0], th[0][0], theta_p, th[0][1], t);
-#pragma unroll
-            for (int k = 1; k < 3; ++k) v[k] = v[k] - ratio * (t[0] * xp[k - 1][tj][ti] + t[1] * xm[k - 1][tj][ti + 1]);
-        }
-        if (y_on) {
-            // Frame (h, q_y, q_x): components 1 and 2 swap back.
-            const REAL ratio = lam[1];
-            phi[1][0] = yphi[tj + 1][ti + 1];
-            phi[1][1] = yphi[tj + 2][ti + 1];
-            th[1][0] = share[tj][ti + 1];
-            th[1][1] = share[tj + 2][ti + 1];
-            conc[1][0] = cells[tj + 1][ti + 2].conc;
-            conc[1][1] = cells[tj + 3][ti + 2].conc;
-            REAL t[2];
-            edge_shares(phi[1], th[1][0], theta_p, th[1][1], t);
-            v[2] = v[2] - ratio * (t[0] * yp[0][tj][ti] + t[1] * ym[0][tj + 1][ti]);
-            v[1] = v[1] - ratio * (t[0] * yp[1][tj][ti] + t[1] * ym[1][tj + 1][ti]);
-        }
-        if (owned) {
-            // The grid's faces (not periodic, not another slab's): what crosses them.
-            const int at[2] = {i, j};
-#pragma unroll
-            for (int a = 0; a < 2; ++a) {
-                if (!((s.active >> a) & 1)) continue;
-#pragma unroll
-                for (int side = 0; side < 2; ++side) {
-                    if (s.faces[2 * a + side] != 0 || at[a] != (side == 0 ? 0 : g.n[a] - 1)) continue;
-                    const REAL into = side == 0 ? phi[a][0] : -phi[a][1];
-                    const REAL given_in = th[a][side] * (lam[a] * fmax(into, (REAL)0));
-                    const REAL given_out = theta_p * (lam[a] * fmax(-into, (REAL)0));
-                    atomicAdd(&ledger[0], (double)given_in * s.area);
-                    atomicAdd(&ledger[1], (double)given_out * s.area);
-                    atomicAdd(&ledger[2], (double)(conc[a][side] * given_in) * s.area);
-                    atomicAdd(&ledger[3], (double)(me.conc * given_out) * s.area);
-                }
-            }
-        }
+        const REAL theta_p = sh.share[tj + 1][ti + 1];
+        if (x_on) step_x_edges(sh, lam, ti, tj, theta_p, v, phi, th, conc);
+        if (y_on) step_y_edges(sh, lam, ti, tj, theta_p, v, phi, th, conc);
+        if (owned) step_ledger(s, ledger, i, j, phi, th, conc, theta_p, me, lam);
         transport(v[0], v[3], me.conc, phi, th, conc, theta_p, lam);
         if (owned && v[0] < (REAL)0) atomicAdd(clipped, -(double)v[0] * s.area);
         dry_or_thin(s, v);
-        if (s.manning > 0.0) {
-            // Semi-implicit Manning friction (cpu.rs, manning_factor).
-            const double h = (double)v[0];
-            if (!(h <= s.dry_d)) {
-                const double k = dt * s.gravity * s.manning * s.manning;
-                const double qx = (double)v[1], qy = (double)v[2];
-                const double speed = sqrt(qx * qx + qy * qy) / h;
-                const REAL factor = (REAL)(1.0 / (1.0 + k * speed / pow(h, 4.0 / 3.0)));
-                v[1] = v[1] * factor;
-                v[2] = v[2] * factor;
-            }
-        }
+        if (s.manning > 0.0) step_friction(s, dt, v);
         for (int k = 0; k < 4; ++k) out[k * cs + p] = v[k];
         if (owned) r = state_rate(s, v[0], v + 1);  // the state just written
         if (owned && v[0] > (REAL)0) {

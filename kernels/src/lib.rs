@@ -4,208 +4,78 @@
 //! resolved source and the options: the PTX, and the CUBIN for the device's architecture
 //! (keyed also by the driver version), which the driver loads without NVRTC or JIT.
 //!
-//! Each `.cu` file is a [`Module`], compiled by itself into one PTX module. Headers (`*.cuh`)
-//! are embedded too and resolved by a tiny preprocessor of this crate (see [`source`]), not by
-//! NVRTC's include search: the binary needs no files at run time, and the cache key covers
-//! every header a module uses. The kernel functions the host may load are typed constants,
-//! one submodule per module ([`reduce`], [`grid`], [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`], [`amg`], [`ns`]); a test checks them against the
-//! `.entry` points of the compiled PTX both ways, so a misspelt or missing kernel fails in CI
-//! (which has NVRTC but no GPU) rather than at load time on a device.
+//! Each `.cu` file is a [`Module`], compiled by itself into one PTX module: one line of the
+//! module table below (its file, its NVRTC options, the submodule of its kernels). Headers
+//! (`*.cuh`) are embedded too, one line each in `HEADERS`, and resolved by a tiny
+//! preprocessor of this crate ([`source()`]), not by NVRTC's include search: the binary needs no
+//! files at run time, and the cache key covers every header a module uses. The kernel functions
+//! the host may load are typed constants, one submodule per module ([`reduce`], [`grid`],
+//! [`sl`], [`heat`], [`advect`], [`euler`], [`swe`], [`cg`], [`amg`], [`ns`]); a test checks
+//! them against the `.entry` points of the compiled PTX both ways, so a misspelt or missing
+//! kernel fails in CI (which has NVRTC but no GPU) rather than at load time on a device.
+//!
+//! The crate's parts: the table's machinery (`registry`), the include resolution (`source`),
+//! and the NVRTC compile with its cache (`compile`: [`compile()`], [`image()`]).
 
-use cudarc::nvrtc::Ptx;
-use std::collections::HashSet;
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+#[macro_use]
+mod registry;
+mod compile;
+mod source;
 
-/// Every header of kernels/cuda/, by the name that `#include "NAME"` gives it.
-const HEADERS: &[(&str, &str)] = &[
-    ("common.cuh", include_str!("../cuda/common.cuh")),
-    ("reduce.cuh", include_str!("../cuda/reduce.cuh")),
-    ("grid.cuh", include_str!("../cuda/grid.cuh")),
-    ("clock.cuh", include_str!("../cuda/clock.cuh")),
-    ("tet.cuh", include_str!("../cuda/tet.cuh")),
-    ("riemann.cuh", include_str!("../cuda/riemann.cuh")),
-    ("hll.cuh", include_str!("../cuda/hll.cuh")),
-    ("krylov.cuh", include_str!("../cuda/krylov.cuh")),
-];
+pub use compile::{cache_folder, compile, compile_in, image, image_in, nvrtc_available, Image, FAST_MATH};
+pub use registry::Kernel;
+pub use source::source;
 
-/// A kernel module: one `.cu` file of kernels/cuda/, compiled by itself into one PTX module
-/// (what the driver loads at once).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Module {
+// The module table: adding a kernel module is one line here (and the submodule of its kernels
+// below). Options: what the module needs besides the architecture, `REAL` and the caller's
+// defines.
+modules! {
     /// Reductions and copies shared by every case (`reduce.cu`).
-    Reduce,
+    Reduce = "reduce", options [], kernels reduce;
     /// The structured-grid layer shared by the structured families: halo fill (`grid.cu`).
-    Grid,
+    Grid = "grid", options [], kernels grid;
+    /// The semi-Lagrangian pieces shared by the families on tetrahedra (`sl.cu`). Location and
+    /// interpolation make discrete choices from rounded values: no fused multiply-adds, so the
+    /// GPU rounds as the CPU does and both choose alike.
+    Sl = "sl", options ["--fmad=false"], kernels sl;
     /// The structured-grid heat equation (`heat.cu`).
-    Heat,
-    /// The semi-Lagrangian pieces shared by the families on tetrahedra (`sl.cu`).
-    Sl,
-    /// Semi-Lagrangian advection on tetrahedral meshes: departure points (`advect.cu`).
-    Advect,
+    Heat = "heat", options [], kernels heat;
+    /// Semi-Lagrangian advection on tetrahedral meshes: departure points (`advect.cu`); no
+    /// fused multiply-adds, as `sl.cu`.
+    Advect = "advect", options ["--fmad=false"], kernels advect;
     /// The compressible Euler equations on the structured grid: MUSCL-Hancock sweeps and
-    /// PLM + SSP-RK3 stages (`euler.cu`).
-    Euler,
+    /// PLM + SSP-RK3 stages (`euler.cu`). The sweeps repeat the CPU's arithmetic operation by
+    /// operation (CPU vs CUDA to rounding): no fused multiply-adds.
+    Euler = "euler", options ["--fmad=false"], kernels euler;
     /// Shallow water with a pollutant on the structured grid: the Roe step and the device
-    /// clock (`swe.cu`).
-    Swe,
+    /// clock (`swe.cu`). No fused multiply-adds: both backends must take the same adaptive
+    /// steps.
+    Swe = "swe", options ["--fmad=false"], kernels swe;
     /// Preconditioned conjugate gradients on a Jacobi-scaled sparse matrix: fused SpMV,
-    /// vector updates and reductions with the scalars kept on the device (`cg.cu`).
-    Cg,
+    /// vector updates and reductions with the scalars kept on the device (`cg.cu`). Its
+    /// iterates need not match the CPU's bit for bit (the check compares solutions).
+    Cg = "cg", options [], kernels cg;
     /// The smoothed-aggregation V-cycle as CG's preconditioner: Chebyshev smoothing, transfers
     /// and the dense coarsest solve on SELL-32 matrices, in the cycle's precision (`amg.cu`).
-    Amg,
+    Amg = "amg", options [], kernels amg;
     /// Incompressible Navier-Stokes on tetrahedra: gradients, departure points along the
     /// flow, predictor and pressure right-hand sides, Rhie-Chow fluxes, the projection and
-    /// the step's fixed-order reductions (`ns.cu`).
-    Ns,
+    /// the step's fixed-order reductions (`ns.cu`). Cell and face operations as the CPU's, bit
+    /// for bit, and the walk's discrete choices: no fused multiply-adds.
+    Ns = "ns", options ["--fmad=false"], kernels ns;
 }
 
-impl Module {
-    /// Every module, e.g. to compile them all ahead of a run.
-    pub const ALL: [Module; 10] = [
-        Module::Reduce,
-        Module::Grid,
-        Module::Sl,
-        Module::Heat,
-        Module::Advect,
-        Module::Euler,
-        Module::Swe,
-        Module::Cg,
-        Module::Amg,
-        Module::Ns,
-    ];
-
-    /// The stem of its `.cu` file; it also names the module in errors and cache files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Module::Reduce => "reduce",
-            Module::Grid => "grid",
-            Module::Heat => "heat",
-            Module::Sl => "sl",
-            Module::Advect => "advect",
-            Module::Euler => "euler",
-            Module::Swe => "swe",
-            Module::Cg => "cg",
-            Module::Amg => "amg",
-            Module::Ns => "ns",
-        }
-    }
-
-    /// Its file name, as NVRTC's logs and the `#line` directives name it.
-    fn file(self) -> &'static str {
-        match self {
-            Module::Reduce => "reduce.cu",
-            Module::Grid => "grid.cu",
-            Module::Heat => "heat.cu",
-            Module::Sl => "sl.cu",
-            Module::Advect => "advect.cu",
-            Module::Euler => "euler.cu",
-            Module::Swe => "swe.cu",
-            Module::Cg => "cg.cu",
-            Module::Amg => "amg.cu",
-            Module::Ns => "ns.cu",
-        }
-    }
-
-    /// Its embedded source, headers not yet resolved.
-    fn text(self) -> &'static str {
-        match self {
-            Module::Reduce => include_str!("../cuda/reduce.cu"),
-            Module::Grid => include_str!("../cuda/grid.cu"),
-            Module::Heat => include_str!("../cuda/heat.cu"),
-            Module::Sl => include_str!("../cuda/sl.cu"),
-            Module::Advect => include_str!("../cuda/advect.cu"),
-            Module::Euler => include_str!("../cuda/euler.cu"),
-            Module::Swe => include_str!("../cuda/swe.cu"),
-            Module::Cg => include_str!("../cuda/cg.cu"),
-            Module::Amg => include_str!("../cuda/amg.cu"),
-            Module::Ns => include_str!("../cuda/ns.cu"),
-        }
-    }
-
-    /// NVRTC options this module needs besides the architecture, `REAL` and the caller's defines.
-    pub fn options(self) -> &'static [&'static str] {
-        match self {
-            // CG's iterates need not match the CPU's bit for bit (the check compares solutions).
-            Module::Reduce | Module::Grid | Module::Heat | Module::Cg | Module::Amg => &[],
-            // Location and interpolation make discrete choices from rounded values: no fused
-            // multiply-adds, so the GPU rounds as the CPU does and both choose alike.
-            Module::Sl | Module::Advect => &["--fmad=false"],
-            // The Euler sweeps repeat the CPU's arithmetic operation by operation (CPU vs CUDA
-            // to rounding): no fused multiply-adds.
-            Module::Euler => &["--fmad=false"],
-            // The same: both backends must take the same adaptive steps.
-            Module::Swe => &["--fmad=false"],
-            // Cell and face operations as the CPU's, bit for bit; the walk's discrete choices.
-            Module::Ns => &["--fmad=false"],
-        }
-    }
-
-    /// The kernel functions the host may load from this module.
-    pub fn kernels(self) -> &'static [Kernel] {
-        match self {
-            Module::Reduce => reduce::ALL,
-            Module::Grid => grid::ALL,
-            Module::Heat => heat::ALL,
-            Module::Sl => sl::ALL,
-            Module::Advect => advect::ALL,
-            Module::Euler => euler::ALL,
-            Module::Swe => swe::ALL,
-            Module::Cg => cg::ALL,
-            Module::Amg => amg::ALL,
-            Module::Ns => ns::ALL,
-        }
-    }
-
-    /// The names of [`Module::kernels`]: exactly the `extern "C" __global__` functions of the
-    /// module (a test checks this against the PTX both ways).
-    pub fn entries(self) -> &'static [&'static str] {
-        match self {
-            Module::Reduce => reduce::NAMES,
-            Module::Grid => grid::NAMES,
-            Module::Heat => heat::NAMES,
-            Module::Sl => sl::NAMES,
-            Module::Advect => advect::NAMES,
-            Module::Euler => euler::NAMES,
-            Module::Swe => swe::NAMES,
-            Module::Cg => cg::NAMES,
-            Module::Amg => amg::NAMES,
-            Module::Ns => ns::NAMES,
-        }
-    }
-}
-
-impl std::fmt::Display for Module {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A kernel function the host may load: its module and its (unmangled, `extern "C"`) name.
-/// Use the constants of the per-module submodules rather than building one, so that
-/// every name the host loads is checked against the compiled PTX by this crate's tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Kernel {
-    pub module: Module,
-    pub name: &'static str,
-}
-
-/// Declares one module's kernel constants, with `ALL` and `NAMES` made from the same list so
-/// that [`Module::kernels`] and [`Module::entries`] cannot drift from the constants.
-macro_rules! kernels {
-    ($module:ident: $($(#[$doc:meta])* $konst:ident = $name:literal,)+) => {
-        use crate::{Kernel, Module};
-        $(
-            $(#[$doc])*
-            pub const $konst: Kernel = Kernel { module: Module::$module, name: $name };
-        )+
-        /// Every kernel of this module, in the order declared.
-        pub const ALL: &[Kernel] = &[$($konst),+];
-        /// Their names, for [`Module::entries`].
-        pub(crate) const NAMES: &[&str] = &[$($name),+];
-    };
-}
+/// Every header of kernels/cuda/, by the name that `#include "NAME"` gives it.
+pub(crate) const HEADERS: &[(&str, &str)] = &[
+    header!("common.cuh"),
+    header!("reduce.cuh"),
+    header!("grid.cuh"),
+    header!("clock.cuh"),
+    header!("tet.cuh"),
+    header!("riemann.cuh"),
+    header!("hll.cuh"),
+    header!("krylov.cuh"),
+];
 
 /// Kernels of [`Module::Reduce`] (`reduce.cu`).
 pub mod reduce {
@@ -466,432 +336,11 @@ pub enum KernelError {
     },
 }
 
-/// Whether NVRTC's shared library can be loaded (no GPU is needed to compile).
-pub fn nvrtc_available() -> bool {
-    // SAFETY: only probes for the shared library.
-    unsafe { cudarc::nvrtc::sys::is_culib_present() }
-}
-
-/// The source of `module` as NVRTC gets it: each `#include "NAME"` line replaced by the
-/// embedded header NAME (recursively; a header with `#pragma once` only the first time), with
-/// `#line` directives so that NVRTC's errors name the original file and line.
-///
-/// The preprocessor is deliberately tiny: it does not evaluate `#if` (an include inside a
-/// conditional is inlined there, still under the conditional) nor see comments spanning lines,
-/// and it leaves `#include <...>` to NVRTC's built-in headers.
-pub fn source(module: Module) -> Result<String, KernelError> {
-    resolve(module.name(), module.file(), module.text(), HEADERS)
-}
-
-/// What [`resolve`] acts on in a line.
-enum Directive<'a> {
-    Include(&'a str),
-    PragmaOnce,
-}
-
-fn directive(line: &str) -> Option<Directive<'_>> {
-    let rest = line.trim_start().strip_prefix('#')?.trim_start();
-    if let Some(r) = rest.strip_prefix("include") {
-        let r = r.trim_start().strip_prefix('"')?;
-        return Some(Directive::Include(&r[..r.find('"')?]));
-    }
-    let r = rest.strip_prefix("pragma")?;
-    let r = r.split("//").next().unwrap_or_default();
-    (r.starts_with(char::is_whitespace) && r.trim() == "once").then_some(Directive::PragmaOnce)
-}
-
-/// Resolves the includes of `text` (file `file` of module `module`) against `headers`.
-fn resolve(module: &str, file: &str, text: &str, headers: &[(&str, &str)]) -> Result<String, KernelError> {
-    struct Resolver<'a> {
-        module: &'a str,
-        headers: &'a [(&'a str, &'a str)],
-        once: HashSet<&'a str>,
-        stack: Vec<&'a str>,
-        out: String,
-    }
-    impl<'a> Resolver<'a> {
-        fn file(&mut self, file: &'a str, text: &'a str) -> Result<(), KernelError> {
-            self.stack.push(file);
-            let _ = writeln!(self.out, "#line 1 \"{file}\"");
-            for (i, line) in text.lines().enumerate() {
-                match directive(line) {
-                    None => {
-                        self.out.push_str(line);
-                        self.out.push('\n');
-                    }
-                    Some(Directive::PragmaOnce) => {
-                        self.once.insert(file);
-                        self.out.push('\n');
-                    }
-                    Some(Directive::Include(name)) => {
-                        let &(header, htext) =
-                            self.headers
-                                .iter()
-                                .find(|h| h.0 == name)
-                                .ok_or_else(|| KernelError::UnknownHeader {
-                                    module: self.module.into(),
-                                    header: name.into(),
-                                    file: file.into(),
-                                    line: i + 1,
-                                })?;
-                        if self.once.contains(header) {
-                            self.out.push('\n');
-                            continue;
-                        }
-                        if self.stack.contains(&header) {
-                            let mut chain = self.stack.clone();
-                            chain.push(header);
-                            return Err(KernelError::IncludeCycle {
-                                module: self.module.into(),
-                                chain: chain.join(" -> "),
-                            });
-                        }
-                        self.file(header, htext)?;
-                        // Back in this file, at the line after the include.
-                        let _ = writeln!(self.out, "#line {} \"{file}\"", i + 2);
-                    }
-                }
-            }
-            self.stack.pop();
-            Ok(())
-        }
-    }
-    let mut r = Resolver {
-        module,
-        headers,
-        once: HashSet::new(),
-        stack: Vec::new(),
-        out: String::with_capacity(2 * text.len()),
-    };
-    r.file(file, text)?;
-    Ok(r.out)
-}
-
-fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("CFD_KERNEL_CACHE") {
-        return Some(PathBuf::from(d));
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("cfd-gpu").join("kernels"))
-}
-
-/// The cache folder in use: $CFD_KERNEL_CACHE, else $XDG_CACHE_HOME/cfd-gpu/kernels, else
-/// ~/.cache/cfd-gpu/kernels (None where none of these is set). Removing it only costs the next
-/// run a compile.
-pub fn cache_folder() -> Option<PathBuf> {
-    cache_dir()
-}
-
-/// A compiled module as the driver loads it: the CUBIN (machine code for the device's
-/// architecture, loaded without any JIT) where there is one, else the PTX (JIT-compiled by the
-/// driver at load).
-pub enum Image {
-    Cubin(Vec<u8>),
-    Ptx(Ptx),
-}
-
-/// The module as the driver should load it, and whether it came from the on-disk cache: the
-/// cached CUBIN (keyed by the source, the options and the driver version) if there is
-/// one, else a fresh compile (both the CUBIN and the PTX are cached), else — where NVRTC is
-/// missing — the cached PTX. A CUBIN the driver refuses falls back to [`compile`]'s PTX. The
-/// warm path reads one file and never loads NVRTC.
-pub fn image(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Result<(Image, bool), KernelError> {
-    image_in(cache_dir().as_deref(), module, real, arch, defines)
-}
-
-/// As [`image`], with an explicit cache folder (`None`: no cache).
-pub fn image_in(
-    cache: Option<&Path>,
-    module: Module,
-    real: Real,
-    arch: &str,
-    defines: &[(&str, &str)],
-) -> Result<(Image, bool), KernelError> {
-    let src = source(module)?;
-    let options = options(module, real, arch, defines);
-    let key = cache_key(module.name(), arch, real, &src, &options);
-    let cubin_path = cache.map(|d| d.join(format!("{key}-{}.cubin", versions())));
-    if let Some(bytes) = cubin_path.as_ref().and_then(|p| std::fs::read(p).ok()) {
-        if bytes.starts_with(b"\x7fELF") {
-            return Ok((Image::Cubin(bytes), true));
-        }
-    }
-    let ptx_path = cache.map(|d| d.join(format!("{key}.ptx")));
-    if !nvrtc_available() {
-        if let Some(text) = ptx_path.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
-            return Ok((Image::Ptx(Ptx::from_src(text)), true));
-        }
-    }
-    let (ptx, cubin) = nvrtc(module.name(), module.file(), &src, &options)?;
-    if let Some(path) = ptx_path {
-        store(&path, ptx.to_src().as_bytes());
-    }
-    match cubin {
-        Some(bytes) => {
-            if let Some(path) = cubin_path {
-                store(&path, &bytes);
-            }
-            Ok((Image::Cubin(bytes), false))
-        }
-        None => Ok((Image::Ptx(ptx), false)),
-    }
-}
-
-/// Compile `module` for `arch` (e.g. "sm_90") with `REAL` = `real` and extra `-D` defines,
-/// caching in the default folder ($CFD_KERNEL_CACHE, else ~/.cache/cfd-gpu/kernels).
-/// Returns the PTX and whether it came from the cache.
-pub fn compile(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Result<(Ptx, bool), KernelError> {
-    compile_in(cache_dir().as_deref(), module, real, arch, defines)
-}
-
-/// As [`compile`], with an explicit cache folder (`None`: no cache).
-pub fn compile_in(
-    cache: Option<&Path>,
-    module: Module,
-    real: Real,
-    arch: &str,
-    defines: &[(&str, &str)],
-) -> Result<(Ptx, bool), KernelError> {
-    let src = source(module)?;
-    let options = options(module, real, arch, defines);
-    let key = cache_key(module.name(), arch, real, &src, &options);
-    let cached = cache.map(|d| d.join(format!("{key}.ptx")));
-    if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
-        return Ok((Ptx::from_src(text), true));
-    }
-    let (ptx, cubin) = nvrtc(module.name(), module.file(), &src, &options)?;
-    if let Some(path) = cached {
-        store(&path, ptx.to_src().as_bytes());
-        if let (Some(dir), Some(bytes)) = (cache, cubin) {
-            store(&dir.join(format!("{key}-{}.cubin", versions())), &bytes);
-        }
-    }
-    Ok((ptx, false))
-}
-
-/// The define that compiles a module with the device's fast arithmetic (`run.math = "fast"`):
-/// `--use_fast_math` (multiply-adds contracted; in single precision approximate division and
-/// square root, denormals flushed to zero) instead of the module's own `--fmad=false`.
-pub const FAST_MATH: (&str, &str) = ("CFD_FAST_MATH", "1");
-
-/// NVRTC's options for a module: the real architecture (so NVRTC emits a CUBIN besides the PTX),
-/// `REAL`, the caller's defines, the module's own (or the fast arithmetic's, with [`FAST_MATH`]).
-fn options(module: Module, real: Real, arch: &str, defines: &[(&str, &str)]) -> Vec<String> {
-    let mut options = vec![
-        format!("--gpu-architecture={arch}"),
-        format!("-DREAL={}", real.c_type()),
-        "-std=c++17".into(),
-    ];
-    options.extend(defines.iter().map(|(k, v)| format!("-D{k}={v}")));
-    if defines.contains(&FAST_MATH) {
-        options.push("--use_fast_math".into());
-    } else {
-        options.extend(module.options().iter().map(|o| o.to_string()));
-    }
-    options
-}
-
-/// Best effort, atomically (a temporary file renamed): a read-only cache folder only costs a
-/// recompile next time, and a concurrent run never reads half a file.
-fn store(path: &Path, bytes: &[u8]) {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() {
-            let _ = std::fs::rename(&tmp, path);
-        }
-    }
-}
-
-/// The driver version a CUBIN is cached under, e.g. "driver13000" (0 without a driver). Not
-/// NVRTC's: asking it loads libnvrtc (~110 MB, tens of ms at start and at exit), which a warm
-/// cache must not need. A CUBIN stays valid machine code for its architecture whichever NVRTC
-/// made it; one the driver refuses falls back to the PTX, and clearing the cache folder
-/// recompiles everything with the NVRTC in use.
-fn versions() -> String {
-    static V: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    V.get_or_init(|| {
-        let mut driver = 0;
-        // SAFETY: only probes for the shared library, then an out-parameter.
-        if unsafe { cudarc::driver::sys::is_culib_present() } {
-            unsafe {
-                let _ = cudarc::driver::sys::cuDriverGetVersion(&mut driver);
-            }
-        }
-        format!("driver{driver}")
-    })
-    .clone()
-}
-
-/// Cache file name stem: a checksum of the resolved source (so of every header) and the options.
-fn cache_key(module: &str, arch: &str, real: Real, src: &str, options: &[String]) -> String {
-    let mut h = crc32fast::Hasher::new();
-    h.update(src.as_bytes());
-    h.update(options.join(" ").as_bytes());
-    format!("{module}-{arch}-{}-{:08x}-{}", real.c_type(), h.finalize(), src.len())
-}
-
-/// Compiles resolved source `src`, named `file` in NVRTC's logs: the PTX, and the CUBIN where
-/// the architecture is a real one (`sm_XX`).
-fn nvrtc(module: &str, file: &str, src: &str, options: &[String]) -> Result<(Ptx, Option<Vec<u8>>), KernelError> {
-    use cudarc::nvrtc::{result, sys};
-    if !nvrtc_available() {
-        return Err(KernelError::NvrtcMissing);
-    }
-    let fail = |log: String| KernelError::Compile {
-        module: module.into(),
-        options: options.join(" "),
-        log,
-    };
-    let c_src = std::ffi::CString::new(src).map_err(|e| fail(e.to_string()))?;
-    let c_name = std::ffi::CString::new(file).map_err(|e| fail(e.to_string()))?;
-    let prog = result::create_program(&c_src, Some(&c_name)).map_err(|e| fail(format!("{e:?}")))?;
-    // SAFETY: `prog` is live until destroyed below; c_src and c_name outlive it.
-    let out = unsafe {
-        let compiled = result::compile_program(prog, options);
-        let out = match compiled {
-            Err(e) => {
-                let log = result::get_program_log(prog)
-                    .map(|l| std::ffi::CStr::from_ptr(l.as_ptr()).to_string_lossy().into_owned())
-                    .unwrap_or_else(|_| format!("{e:?}"));
-                Err(fail(log))
-            }
-            Ok(()) => match result::get_ptx(prog) {
-                Err(e) => Err(fail(format!("nvrtcGetPTX: {e:?}"))),
-                Ok(ptx) => {
-                    let text = std::ffi::CStr::from_ptr(ptx.as_ptr()).to_string_lossy().into_owned();
-                    let mut size = 0usize;
-                    let cubin = (sys::nvrtcGetCUBINSize(prog, &mut size).result().is_ok() && size > 0)
-                        .then(|| {
-                            let mut bytes = vec![0u8; size];
-                            sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr() as *mut _)
-                                .result()
-                                .ok()
-                                .map(|_| bytes)
-                        })
-                        .flatten();
-                    Ok((Ptx::from_src(text), cubin))
-                }
-            },
-        };
-        let _ = result::destroy_program(prog);
-        out
-    };
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::{BTreeSet, HashMap};
-
-    /// Whether NVRTC is there to test with; without it a test skips visibly, except under CI
-    /// (which has no GPU but must have NVRTC), where it fails.
-    fn have_nvrtc() -> bool {
-        if nvrtc_available() {
-            return true;
-        }
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "NVRTC is required under CI (scripts/setup.sh installs it)"
-        );
-        eprintln!("SKIPPED: NVRTC not found; source scripts/env.sh after scripts/setup.sh");
-        false
-    }
-
-    /// The names of the `.entry` points of a PTX module.
-    fn ptx_entries(ptx: &str) -> BTreeSet<String> {
-        ptx.lines()
-            .filter_map(|l| {
-                let rest = &l[l.find(".entry ")? + ".entry ".len()..];
-                Some(rest[..rest.find('(').unwrap_or(rest.len())].trim().to_string())
-            })
-            .collect()
-    }
-
-    /// Maps each line of resolved source to (file, line) by its `#line` directives.
-    fn line_map(src: &str) -> Vec<Option<(String, usize)>> {
-        let mut at: Option<(String, usize)> = None;
-        src.lines()
-            .map(|l| {
-                if let Some(d) = l.strip_prefix("#line ") {
-                    let (n, f) = d.split_once(' ').unwrap();
-                    at = Some((f.trim_matches('"').to_string(), n.parse().unwrap()));
-                    None
-                } else {
-                    let here = at.clone().expect("source starts with #line");
-                    at.as_mut().unwrap().1 += 1;
-                    Some(here)
-                }
-            })
-            .collect()
-    }
-
-    /// Every resolved line that is not blank is the line of the file its `#line` says.
-    fn assert_lines_map_back(src: &str, files: &HashMap<&str, &str>) {
-        for (line, at) in src.lines().zip(line_map(src)) {
-            let Some((file, n)) = at else { continue };
-            if line.is_empty() {
-                continue;
-            }
-            let orig = files[file.as_str()].lines().nth(n - 1);
-            assert_eq!(orig, Some(line), "resolved line mapped to {file}:{n}");
-        }
-    }
-
-    /// CI has no GPU, but NVRTC compiles without one: every module, both precisions, for
-    /// Ampere and Hopper, the second time from the cache; and every kernel the host may load is
-    /// an `.entry` of its compiled module, and every `.entry` is declared as a kernel constant
-    /// (so a new `__global__` must be declared). One test, so that each module is compiled once
-    /// an architecture and precision (CI's time).
-    #[test]
-    fn every_module_compiles_with_nvrtc_and_declares_its_entries() {
-        if !have_nvrtc() {
-            return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Some(dir.path());
-        // One thread an architecture: the test is CI's longest, and NVRTC compiles on one core.
-        std::thread::scope(|scope| {
-            for arch in ["sm_80", "sm_90"] {
-                scope.spawn(move || {
-                    for module in Module::ALL {
-                        for real in [Real::F32, Real::F64] {
-                            let (ptx, cached) =
-                                compile_in(cache, module, real, arch, &[]).unwrap_or_else(|e| panic!("{e}"));
-                            assert!(!cached);
-                            if arch == "sm_80" {
-                                check_entries(module, real, &ptx.to_src());
-                            }
-                            let (_, cached) = compile_in(cache, module, real, arch, &[]).unwrap();
-                            assert!(cached, "second compile must come from the cache");
-                        }
-                    }
-                });
-            }
-        });
-    }
-
-    /// Every kernel declared in `kernels::{module}` is an `.entry` of the PTX, and every `.entry`
-    /// is declared.
-    fn check_entries(module: Module, real: Real, ptx: &str) {
-        for name in module.entries() {
-            assert!(
-                ptx.contains(&format!(".entry {name}(")),
-                "{module} ({real:?}): kernel {name} is declared in kernels::{module} but is no `.entry` of the PTX"
-            );
-        }
-        let declared: BTreeSet<String> = module.entries().iter().map(|s| s.to_string()).collect();
-        let found = ptx_entries(ptx);
-        assert_eq!(found.len(), ptx.matches(".entry ").count());
-        let undeclared: Vec<_> = found.difference(&declared).collect();
-        assert!(
-            undeclared.is_empty(),
-            "{module} ({real:?}): PTX entries {undeclared:?} have no Kernel constant in kernels::{module}"
-        );
-    }
+    use crate::source::{directive, Directive};
+    use std::path::Path;
 
     /// Every kernel may be launched before the one ahead of it on the stream has ended
     /// (solver/src/backend/cuda.rs, `EarlyLaunch`), so each must wait for it before it reads
@@ -925,152 +374,6 @@ mod tests {
         assert_eq!(seen, declared, "every declared kernel found in its source");
     }
 
-    /// The CUBIN cache: a real architecture gives a CUBIN (an ELF image the driver loads without
-    /// JIT), cached with the PTX and read back the second time; a corrupt cached CUBIN is not
-    /// handed to the driver but compiled anew.
-    #[test]
-    fn cubin_is_cached_for_the_real_architecture() {
-        if !have_nvrtc() {
-            return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Some(dir.path());
-        let is_cubin = |i: &Image| matches!(i, Image::Cubin(b) if b.starts_with(b"\x7fELF"));
-        let (image, cached) = image_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
-        assert!(!cached && is_cubin(&image));
-        let (image, cached) = image_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
-        assert!(cached && is_cubin(&image), "the second load must come from the cache");
-        let (_, cached) = compile_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
-        assert!(cached, "the PTX of the same compile is cached too");
-        let cubins: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "cubin"))
-            .collect();
-        assert_eq!(cubins.len(), 1, "{cubins:?}");
-        let name = cubins[0].file_name().unwrap().to_string_lossy().into_owned();
-        assert!(name.contains("-driver"), "{name}");
-        std::fs::write(&cubins[0], b"not an ELF image").unwrap();
-        let (image, cached) = image_in(cache, Module::Reduce, Real::F32, "sm_90", &[]).unwrap();
-        assert!(!cached && is_cubin(&image));
-    }
-
-    /// The heat register-queue kernel with the launch shapes the host may compile in (vector
-    /// columns VX, rows RY, tile), both precisions: the default build above uses VX = 1 only.
-    #[test]
-    fn heat_compiles_with_every_launch_shape() {
-        if !have_nvrtc() {
-            return;
-        }
-        for real in [Real::F32, Real::F64] {
-            for (tx, ty, ry, vx) in [("32", "4", "2", "2"), ("64", "4", "1", "2"), ("32", "8", "1", "1")] {
-                let defs = [("TX", tx), ("TY", ty), ("RY", ry), ("VX", vx), ("MINB", "4")];
-                let (ptx, _) = compile_in(None, Module::Heat, real, "sm_90", &defs).unwrap_or_else(|e| panic!("{e}"));
-                assert!(ptx.to_src().contains(".entry heat_rq_stage("), "{real:?} {defs:?}");
-            }
-        }
-    }
-
-    /// `run.math = "fast"` has options of its own (so a cache entry of its own): the device's
-    /// fast arithmetic instead of `--fmad=false`. (The march's test below compiles it in both
-    /// precisions.)
-    #[test]
-    fn fast_math_has_options_of_its_own() {
-        assert!(options(Module::Euler, Real::F32, "sm_90", &[FAST_MATH]).contains(&"--use_fast_math".to_string()));
-        assert!(!options(Module::Euler, Real::F32, "sm_90", &[FAST_MATH]).contains(&"--fmad=false".to_string()));
-        assert!(options(Module::Euler, Real::F32, "sm_90", &[]).contains(&"--fmad=false".to_string()));
-    }
-
-    /// A 2D grid's zero momentum across its plane compiled out of the Euler sweeps
-    /// (`EULER_ZERO_MOMENTUM`, cases/euler/cuda.rs): each inactive axis once, with fast math once
-    /// (the define only names the component, so each pairing need not be compiled).
-    #[test]
-    fn euler_compiles_with_a_zero_momentum() {
-        if !have_nvrtc() {
-            return;
-        }
-        for (c, fast) in [("1", false), ("2", true), ("3", false)] {
-            let mut defines = vec![("EULER_ZERO_MOMENTUM", c)];
-            if fast {
-                defines.push(FAST_MATH);
-            }
-            compile_in(None, Module::Euler, Real::F32, "sm_90", &defines).unwrap_or_else(|e| panic!("{c}: {e}"));
-        }
-    }
-
-    /// The z march with its tile compiled in (`EULER_MARCH_TX`, `EULER_MARCH_TY`: cuda.rs passes
-    /// the launch's): the default tile in single precision, exact and fast, and an odd one in
-    /// double with fast math; the fast compiles keep every entry of the module. Three compiles,
-    /// each ~10 s.
-    #[test]
-    fn euler_march_compiles_with_its_tile_compiled_in() {
-        if !have_nvrtc() {
-            return;
-        }
-        for (tx, ty, real, fast) in [
-            ("32", "8", Real::F32, false),
-            ("32", "8", Real::F32, true),
-            ("7", "5", Real::F64, true),
-        ] {
-            let mut defines = vec![("EULER_MARCH_TX", tx), ("EULER_MARCH_TY", ty)];
-            if fast {
-                defines.push(FAST_MATH);
-            }
-            let (ptx, _) = compile_in(None, Module::Euler, real, "sm_90", &defines)
-                .unwrap_or_else(|e| panic!("{tx} x {ty} {real:?}: {e}"));
-            let src = ptx.to_src();
-            let entries: &[&str] = if fast {
-                Module::Euler.entries()
-            } else {
-                &["euler_rk_march"]
-            };
-            for name in entries {
-                assert!(
-                    src.contains(&format!(".entry {name}(")),
-                    "{tx} x {ty} {real:?} fast {fast}: {name}"
-                );
-            }
-        }
-    }
-
-    /// Shallow water's step kernel checks the host's size of its shared memory when compiled:
-    /// a 32 x 16 tile compiles with `swe::step_shared_bytes`, and a size 4 bytes off does not
-    /// (both with single precision's edge loops by axis, as the solver compiles it).
-    #[test]
-    fn swe_step_compiles_with_the_hosts_shared_memory_size_only() {
-        if !have_nvrtc() {
-            return;
-        }
-        let right = swe::step_shared_bytes(32, 16, 4);
-        for (bytes, ok) in [(right, true), (right + 4, false)] {
-            let b = bytes.to_string();
-            let defines = [
-                ("SWE_TX", "32"),
-                ("SWE_TY", "16"),
-                ("SWE_STEP_SHARED_BYTES", b.as_str()),
-                ("SWE_EDGE_LOOPS_BY_AXIS", "1"),
-            ];
-            let r = compile_in(None, Module::Swe, Real::F32, "sm_90", &defines);
-            assert_eq!(r.is_ok(), ok, "{bytes} bytes: {:?}", r.err());
-        }
-    }
-
-    #[test]
-    fn kernel_constants_are_consistent() {
-        let mut all = HashSet::new();
-        for module in Module::ALL {
-            let names: Vec<_> = module.kernels().iter().map(|k| k.name).collect();
-            assert_eq!(names, module.entries());
-            for k in module.kernels() {
-                assert_eq!(k.module, module, "{k:?} is listed under {module}");
-                assert!(all.insert(k.name), "kernel name {} twice", k.name);
-            }
-        }
-        assert_eq!(heat::RQ_STAGE.name, "heat_rq_stage");
-        assert_eq!(reduce::COPY.module, Module::Reduce);
-    }
-
     /// Every `.cu` of kernels/cuda/ is a module and every `.cuh` an embedded header (with
     /// `#pragma once`), the embedded text being the file's.
     #[test]
@@ -1095,129 +398,5 @@ mod tests {
             }
         }
         assert_eq!(seen, HEADERS.len() + Module::ALL.len());
-    }
-
-    #[test]
-    fn module_sources_resolve_once_and_map_back() {
-        let mut files: HashMap<&str, &str> = HEADERS.iter().copied().collect();
-        for m in Module::ALL {
-            files.insert(m.file(), m.text());
-        }
-        for m in Module::ALL {
-            let src = source(m).unwrap();
-            assert!(!src.contains("#include \""), "{m}: unresolved include");
-            // reduce.cu includes common.cuh directly and through reduce.cuh.
-            assert_eq!(src.matches("typedef unsigned int u32;").count(), 1, "{m}");
-            assert_lines_map_back(&src, &files);
-        }
-        // The heat stencil's radius is heat's own.
-        assert!(source(Module::Heat).unwrap().contains("#define HALO 4"));
-        for m in [Module::Reduce, Module::Grid, Module::Sl, Module::Advect] {
-            assert!(!source(m).unwrap().contains("HALO"), "{m}");
-        }
-    }
-
-    #[test]
-    fn resolver_nests_and_honours_pragma_once() {
-        let headers: &[(&str, &str)] = &[
-            ("base.cuh", "#pragma once\nint base;\n"),
-            ("mid.cuh", "# pragma once // guard\n#include \"base.cuh\"\nint mid;\n"),
-            (
-                "top.cuh",
-                "#pragma once\n#include \"mid.cuh\"\n  #  include \"base.cuh\"\nint top;\n",
-            ),
-            ("plain.cuh", "int plain;\n"),
-        ];
-        let root = "#include \"top.cuh\"\r\n#include\"base.cuh\"\n#include <cuda_fp16.h>\n#include \"plain.cuh\"\n#include \"plain.cuh\"\nint root;";
-        let src = resolve("probe", "probe.cu", root, headers).unwrap();
-        for (decl, times) in [
-            ("int base;", 1),
-            ("int mid;", 1),
-            ("int top;", 1),
-            ("int plain;", 2),
-            ("int root;", 1),
-        ] {
-            assert_eq!(src.matches(decl).count(), times, "{decl} in\n{src}");
-        }
-        assert!(src.contains("#include <cuda_fp16.h>\n"));
-        assert!(!src.contains("pragma"));
-        // Nested, in order: base inside mid inside top, before the root's own lines.
-        let pos = |s: &str| src.find(s).unwrap();
-        assert!(
-            pos("int base;") < pos("int mid;")
-                && pos("int mid;") < pos("int top;")
-                && pos("int top;") < pos("int root;")
-        );
-        let mut files: HashMap<&str, &str> = headers.iter().copied().collect();
-        files.insert("probe.cu", root);
-        assert_lines_map_back(&src, &files);
-        // The root's last line is still its line 6.
-        let last = line_map(&src).last().cloned().flatten();
-        assert_eq!(last, Some(("probe.cu".to_string(), 6)));
-    }
-
-    #[test]
-    fn resolver_errors_name_the_module_and_header() {
-        let headers: &[(&str, &str)] = &[("a.cuh", "#pragma once\n\n#include \"missing.cuh\"\n")];
-        let e = resolve("probe", "probe.cu", "int x;\n#include \"a.cuh\"\n", headers).unwrap_err();
-        assert!(
-            matches!(&e, KernelError::UnknownHeader { module, header, file, line: 3 }
-                if module == "probe" && header == "missing.cuh" && file == "a.cuh"),
-            "{e:?}"
-        );
-        let msg = e.to_string();
-        assert!(
-            msg.contains("probe") && msg.contains("missing.cuh") && msg.contains("a.cuh:3"),
-            "{msg}"
-        );
-
-        let cyclic: &[(&str, &str)] = &[("a.cuh", "#include \"b.cuh\"\n"), ("b.cuh", "#include \"a.cuh\"\n")];
-        let e = resolve("probe", "probe.cu", "#include \"a.cuh\"\n", cyclic).unwrap_err();
-        assert!(e.to_string().contains("probe.cu -> a.cuh -> b.cuh -> a.cuh"), "{e}");
-        // With #pragma once the same pair resolves.
-        let guarded: &[(&str, &str)] = &[
-            ("a.cuh", "#pragma once\n#include \"b.cuh\"\n"),
-            ("b.cuh", "#pragma once\n#include \"a.cuh\"\n"),
-        ];
-        resolve("probe", "probe.cu", "#include \"a.cuh\"\n", guarded).unwrap();
-    }
-
-    #[test]
-    fn cache_key_covers_headers() {
-        let root = "#include \"h.cuh\"\nint x;\n";
-        let a = resolve("probe", "probe.cu", root, &[("h.cuh", "#pragma once\nint h;\n")]).unwrap();
-        let b = resolve("probe", "probe.cu", root, &[("h.cuh", "#pragma once\nint g;\n")]).unwrap();
-        let opts = ["-DREAL=float".to_string()];
-        assert_ne!(
-            cache_key("probe", "sm_90", Real::F32, &a, &opts),
-            cache_key("probe", "sm_90", Real::F32, &b, &opts)
-        );
-    }
-
-    /// NVRTC's log names the file and line of an error, in a header or in the module after it.
-    #[test]
-    fn compile_errors_name_the_file_and_line() {
-        if !have_nvrtc() {
-            return;
-        }
-        let headers: &[(&str, &str)] = &[("bad.cuh", "#pragma once\n// line 2\nint in_header = ;\n")];
-        let root = "// line 1\n#include \"bad.cuh\"\n\n\nint in_root = ;\n";
-        let src = resolve("probe", "probe.cu", root, headers).unwrap();
-        let e = nvrtc("probe", "probe.cu", &src, &["--gpu-architecture=sm_80".into()])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("bad.cuh(3)") && e.contains("probe.cu(5)"), "{e}");
-
-        // A real module: a bad tile define fails where heat.cu uses it.
-        let e = compile_in(None, Module::Heat, Real::F64, "sm_90", &[("TX", "x+")])
-            .unwrap_err()
-            .to_string();
-        let at = e.find("heat.cu(").unwrap_or_else(|| panic!("{e}")) + "heat.cu(".len();
-        let line: usize = e[at..at + e[at..].find(')').unwrap()].parse().unwrap();
-        let text = Module::Heat.text().lines().nth(line - 1).unwrap();
-        assert!(
-            text.contains("TX") && e.contains("error"),
-            "heat.cu:{line} is `{text}`:\n{e}"
-        );
     }
 }

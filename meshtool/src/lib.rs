@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod dual;
 pub mod error;
+pub mod faces;
 pub mod generate;
 pub mod mesh;
 pub mod msh;

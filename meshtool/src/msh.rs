@@ -11,7 +11,7 @@
 //! link too. Every node pair is checked against the link's affine map (x_slave = A x_master).
 
 use crate::error::{MeshError, Result};
-use crate::mesh::{PeriodicLink, RawMesh};
+use crate::mesh::{vec3, PeriodicLink, RawMesh};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -63,116 +63,133 @@ pub fn parse_msh(bytes: &[u8], path: &Path) -> Result<RawMesh> {
     let mut builder = Builder::default();
     let mut version: Option<u8> = None;
     while let Some(header) = c.next_nonempty_line() {
-        let header = header.trim();
-        match header {
-            "$MeshFormat" => {
-                let at = c.pos;
-                let line = c.line().ok_or_else(|| c.err_at(at, "file ends inside $MeshFormat"))?;
-                let mut it = line.split_whitespace();
-                let v = it.next().unwrap_or("");
-                let ft = it.next().unwrap_or("");
-                let ds = it.next().unwrap_or("");
-                version = Some(match v {
-                    "2.2" => 2,
-                    v if v.starts_with("4.1") => 4,
-                    other => {
-                        return Err(c.err_at(
-                            at,
-                            format!(
-                                "unsupported MSH version '{other}'; save as 2.2 or 4.1 (gmsh -format msh22 | msh41)"
-                            ),
-                        ))
-                    }
-                });
-                c.binary = match ft {
-                    "0" => false,
-                    "1" => true,
-                    _ => return Err(c.err_at(at, format!("file-type must be 0 (ASCII) or 1 (binary), found '{ft}'"))),
-                };
-                c.size_t = match ds {
-                    "8" => 8,
-                    "4" => 4,
-                    _ => return Err(c.err_at(at, format!("data-size must be 4 or 8, found '{ds}'"))),
-                };
-                if c.binary {
-                    let at = c.pos;
-                    let one = c.bin_i32()?;
-                    if one != 1 {
-                        return Err(c.err_at(
-                            at,
-                            "binary endianness marker is not 1: big-endian files are not supported",
-                        ));
-                    }
-                    c.skip_newline();
-                }
-                c.expect_end("$EndMeshFormat")?;
-            }
-            "$PhysicalNames" => {
-                let n = c.ascii_count("number of physical names")?;
-                for _ in 0..n {
-                    let at = c.pos;
-                    let line = c
-                        .line()
-                        .ok_or_else(|| c.err_at(at, "file ends inside $PhysicalNames"))?;
-                    let (dim_tag, name) = match line.find('"') {
-                        Some(q) => (&line[..q], line[q..].trim().trim_matches('"')),
-                        None => return Err(c.err_at(at, "physical name must be quoted: dim tag \"name\"")),
-                    };
-                    let mut it = dim_tag.split_whitespace();
-                    let dim: i32 = parse_tok(&c, at, it.next(), "physical dimension")?;
-                    let tag: i32 = parse_tok(&c, at, it.next(), "physical tag")?;
-                    builder.physical_names.insert((dim, tag), name.to_string());
-                }
-                c.expect_end("$EndPhysicalNames")?;
-            }
-            "$Entities" => {
-                require_version(&c, version, 4, "$Entities")?;
-                read_entities(&mut c, &mut builder)?;
-                c.expect_end("$EndEntities")?;
-            }
-            "$Nodes" => {
-                match version {
-                    Some(2) => read_nodes_v2(&mut c, &mut builder)?,
-                    Some(4) => read_nodes_v4(&mut c, &mut builder)?,
-                    _ => return Err(c.err_at(c.pos, "$Nodes before $MeshFormat")),
-                }
-                c.expect_end("$EndNodes")?;
-            }
-            "$Periodic" => {
-                match version {
-                    // Gmsh writes this section in ASCII even in binary MSH 2.2 files.
-                    Some(2) => read_periodic_v2(&mut c, &mut builder)?,
-                    Some(4) => read_periodic_v4(&mut c, &mut builder)?,
-                    _ => return Err(c.err_at(c.pos, "$Periodic before $MeshFormat")),
-                }
-                c.expect_end("$EndPeriodic")?;
-            }
-            "$Elements" => {
-                match version {
-                    Some(2) => read_elements_v2(&mut c, &mut builder)?,
-                    Some(4) => read_elements_v4(&mut c, &mut builder)?,
-                    _ => return Err(c.err_at(c.pos, "$Elements before $MeshFormat")),
-                }
-                c.expect_end("$EndElements")?;
-            }
-            h if h.starts_with('$') && !h.starts_with("$End") => {
-                // Unknown section ($NodeData, $PartitionedEntities...): skip it.
-                let end = format!("$End{}", &h[1..]);
-                c.skip_to_line(&end)?;
-            }
-            other => {
-                let at = c.pos.saturating_sub(other.len() + 1);
-                return Err(c.err_at(
-                    at,
-                    format!("expected a section header like $Nodes, found '{}'", truncate(other)),
-                ));
-            }
-        }
+        read_section(&mut c, &mut builder, &mut version, header.trim())?;
     }
     if version.is_none() {
         return Err(c.err_at(0, "no $MeshFormat section: this is not a Gmsh .msh file"));
     }
     builder.finish(&c)
+}
+
+/// The section whose header line was just read, through its end marker; `$MeshFormat` sets
+/// the version (2 or 4) that the sections after it are read by. Unknown sections are skipped.
+fn read_section(c: &mut Cursor, b: &mut Builder, version: &mut Option<u8>, header: &str) -> Result<()> {
+    match header {
+        "$MeshFormat" => {
+            *version = Some(read_mesh_format(c)?);
+            c.expect_end("$EndMeshFormat")?;
+        }
+        "$PhysicalNames" => {
+            read_physical_names(c, b)?;
+            c.expect_end("$EndPhysicalNames")?;
+        }
+        "$Entities" => {
+            require_version(c, *version, 4, "$Entities")?;
+            read_entities(c, b)?;
+            c.expect_end("$EndEntities")?;
+        }
+        "$Nodes" => {
+            match *version {
+                Some(2) => read_nodes_v2(c, b)?,
+                Some(4) => read_nodes_v4(c, b)?,
+                _ => return Err(c.err_at(c.pos, "$Nodes before $MeshFormat")),
+            }
+            c.expect_end("$EndNodes")?;
+        }
+        "$Periodic" => {
+            match *version {
+                // Gmsh writes this section in ASCII even in binary MSH 2.2 files.
+                Some(2) => read_periodic_v2(c, b)?,
+                Some(4) => read_periodic_v4(c, b)?,
+                _ => return Err(c.err_at(c.pos, "$Periodic before $MeshFormat")),
+            }
+            c.expect_end("$EndPeriodic")?;
+        }
+        "$Elements" => {
+            match *version {
+                Some(2) => read_elements_v2(c, b)?,
+                Some(4) => read_elements_v4(c, b)?,
+                _ => return Err(c.err_at(c.pos, "$Elements before $MeshFormat")),
+            }
+            c.expect_end("$EndElements")?;
+        }
+        h if h.starts_with('$') && !h.starts_with("$End") => {
+            // Unknown section ($NodeData, $PartitionedEntities...): skip it.
+            let end = format!("$End{}", &h[1..]);
+            c.skip_to_line(&end)?;
+        }
+        other => {
+            let at = c.pos.saturating_sub(other.len() + 1);
+            return Err(c.err_at(
+                at,
+                format!("expected a section header like $Nodes, found '{}'", truncate(other)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `$MeshFormat`: version (2.2 or 4.1), file type and data size, and in binary files the
+/// endianness marker. Sets the cursor's encoding; returns the major version.
+fn read_mesh_format(c: &mut Cursor) -> Result<u8> {
+    let at = c.pos;
+    let line = c.line().ok_or_else(|| c.err_at(at, "file ends inside $MeshFormat"))?;
+    let mut it = line.split_whitespace();
+    let v = it.next().unwrap_or("");
+    let ft = it.next().unwrap_or("");
+    let ds = it.next().unwrap_or("");
+    let version = match v {
+        "2.2" => 2,
+        v if v.starts_with("4.1") => 4,
+        other => {
+            return Err(c.err_at(
+                at,
+                format!("unsupported MSH version '{other}'; save as 2.2 or 4.1 (gmsh -format msh22 | msh41)"),
+            ))
+        }
+    };
+    c.binary = match ft {
+        "0" => false,
+        "1" => true,
+        _ => return Err(c.err_at(at, format!("file-type must be 0 (ASCII) or 1 (binary), found '{ft}'"))),
+    };
+    c.size_t = match ds {
+        "8" => 8,
+        "4" => 4,
+        _ => return Err(c.err_at(at, format!("data-size must be 4 or 8, found '{ds}'"))),
+    };
+    if c.binary {
+        let at = c.pos;
+        let one = c.bin_i32()?;
+        if one != 1 {
+            return Err(c.err_at(
+                at,
+                "binary endianness marker is not 1: big-endian files are not supported",
+            ));
+        }
+        c.skip_newline();
+    }
+    Ok(version)
+}
+
+/// `$PhysicalNames`: a count, then `dim tag "name"` lines.
+fn read_physical_names(c: &mut Cursor, b: &mut Builder) -> Result<()> {
+    let n = c.ascii_count("number of physical names")?;
+    for _ in 0..n {
+        let at = c.pos;
+        let line = c
+            .line()
+            .ok_or_else(|| c.err_at(at, "file ends inside $PhysicalNames"))?;
+        let (dim_tag, name) = match line.find('"') {
+            Some(q) => (&line[..q], line[q..].trim().trim_matches('"')),
+            None => return Err(c.err_at(at, "physical name must be quoted: dim tag \"name\"")),
+        };
+        let mut it = dim_tag.split_whitespace();
+        let dim: i32 = parse_tok(c, at, it.next(), "physical dimension")?;
+        let tag: i32 = parse_tok(c, at, it.next(), "physical tag")?;
+        b.physical_names.insert((dim, tag), name.to_string());
+    }
+    Ok(())
 }
 
 fn truncate(s: &str) -> String {
@@ -273,7 +290,24 @@ impl Builder {
     /// Canonical order, so the same mesh saved in any MSH version or encoding gives the same
     /// result: nodes by node tag, tetrahedra by element tag, patches by physical tag.
     fn finish(mut self, c: &Cursor) -> Result<RawMesh> {
-        let mut mesh = RawMesh::default();
+        self.sort_by_tags();
+        if self.tets.is_empty() {
+            return Err(c.err_at(0, "the file contains no linear tetrahedra (element type 4); mesh the volume in Gmsh (Mesh > 3D) and save again"));
+        }
+        let index = NodeIndex::new(&self.node_tags, c)?;
+        let mut mesh = RawMesh {
+            tets: self.resolve_tets(c, &index)?,
+            ..RawMesh::default()
+        };
+        self.resolve_triangles(c, &index, &mut mesh)?;
+        mesh.nodes = std::mem::take(&mut self.node_xyz);
+        mesh.sort_patches_by_tag();
+        mesh.periodic = self.resolve_periodic(c, &index, &mesh)?;
+        Ok(mesh)
+    }
+
+    /// Nodes by node tag, tetrahedra by element tag.
+    fn sort_by_tags(&mut self) {
         let mut by_tag: Vec<usize> = (0..self.node_tags.len()).collect();
         by_tag.sort_unstable_by_key(|&i| self.node_tags[i]);
         self.node_tags = by_tag.iter().map(|&i| self.node_tags[i]).collect();
@@ -282,58 +316,22 @@ impl Builder {
         by_tag.sort_by_key(|&i| self.tet_tags[i]);
         self.tets = by_tag.iter().map(|&i| self.tets[i]).collect();
         self.tet_at = by_tag.iter().map(|&i| self.tet_at[i]).collect();
-        if self.tets.is_empty() {
-            return Err(c.err_at(0, "the file contains no linear tetrahedra (element type 4); mesh the volume in Gmsh (Mesh > 3D) and save again"));
+    }
+
+    /// The tetrahedra's node tags as node indices.
+    fn resolve_tets(&self, c: &Cursor, index: &NodeIndex) -> Result<Vec<[u32; 4]>> {
+        let mut tets = Vec::with_capacity(self.tets.len());
+        for (tet, &at) in self.tets.iter().zip(&self.tet_at) {
+            tets.push(index.resolve(c, tet, at, "tetrahedron")?);
         }
-        // Node tags may be sparse: map tag -> index by a dense table when compact, else a hash map.
-        let max_tag = self.node_tags.iter().copied().max().unwrap_or(0);
-        let dense = max_tag as usize <= 4 * self.node_tags.len() + 1024;
-        let mut dense_map: Vec<u32> = Vec::new();
-        let mut sparse_map: HashMap<u64, u32> = HashMap::new();
-        if dense {
-            dense_map = vec![u32::MAX; max_tag as usize + 1];
-        }
-        for (i, &t) in self.node_tags.iter().enumerate() {
-            let slot = if dense {
-                &mut dense_map[t as usize]
-            } else {
-                sparse_map.entry(t).or_insert(u32::MAX)
-            };
-            if *slot != u32::MAX {
-                return Err(c.err_at(0, format!("node tag {t} is defined twice")));
-            }
-            *slot = i as u32;
-        }
-        let lookup = |t: u64| -> Option<u32> {
-            if dense {
-                dense_map.get(t as usize).copied().filter(|&i| i != u32::MAX)
-            } else {
-                sparse_map.get(&t).copied()
-            }
-        };
-        mesh.tets.reserve(self.tets.len());
-        for (k, tet) in self.tets.iter().enumerate() {
-            let mut out = [0u32; 4];
-            for j in 0..4 {
-                out[j] = lookup(tet[j]).ok_or_else(|| {
-                    c.err_at(
-                        self.tet_at[k],
-                        format!("tetrahedron refers to node tag {} which is not in $Nodes", tet[j]),
-                    )
-                })?;
-            }
-            mesh.tets.push(out);
-        }
+        Ok(tets)
+    }
+
+    /// The boundary triangles as node indices, each in the patch of its physical group (or,
+    /// without one, of its geometric surface).
+    fn resolve_triangles(&self, c: &Cursor, index: &NodeIndex, mesh: &mut RawMesh) -> Result<()> {
         for (k, tri) in self.tris.iter().enumerate() {
-            let mut out = [0u32; 3];
-            for j in 0..3 {
-                out[j] = lookup(tri[j]).ok_or_else(|| {
-                    c.err_at(
-                        self.tri_at[k],
-                        format!("triangle refers to node tag {} which is not in $Nodes", tri[j]),
-                    )
-                })?;
-            }
+            let out = index.resolve(c, tri, self.tri_at[k], "triangle")?;
             let (phys, elem) = self.tri_groups[k];
             let names = &self.physical_names;
             let patch = if phys != 0 {
@@ -351,16 +349,20 @@ impl Builder {
             mesh.boundary_tris.push(out);
             mesh.boundary_patch.push(patch);
         }
-        mesh.nodes = self.node_xyz;
-        mesh.sort_patches_by_tag();
-        // Periodic surface links: entity -> patch through the triangles, node tags -> indices,
-        // and every pair checked against the affine map.
+        Ok(())
+    }
+
+    /// The periodic surface links (those of points and curves are dropped): entity -> patch
+    /// through the triangles, node tags -> indices, and every pair checked against the affine
+    /// map.
+    fn resolve_periodic(&self, c: &Cursor, index: &NodeIndex, mesh: &RawMesh) -> Result<Vec<PeriodicLink>> {
         let mut entity_patch: HashMap<i32, u32> = HashMap::new();
         for (k, &(_, elem)) in self.tri_groups.iter().enumerate() {
             entity_patch.entry(elem).or_insert(mesh.boundary_patch[k]);
         }
         let (lo, hi) = mesh.bounding_box();
-        let tol = 1e-6 * crate::mesh::vec3::norm(crate::mesh::vec3::sub(hi, lo));
+        let tol = 1e-6 * vec3::norm(vec3::sub(hi, lo));
+        let mut links = Vec::new();
         for l in self.periodic.iter().filter(|l| l.dim == 2) {
             let patch_of = |e: i32| {
                 entity_patch.get(&e).copied().ok_or_else(|| {
@@ -374,55 +376,118 @@ impl Builder {
                 })
             };
             let (slave_patch, master_patch) = (patch_of(l.slave)?, patch_of(l.master)?);
-            let mut pairs = Vec::with_capacity(l.pairs.len());
-            for &[ts, tm] in &l.pairs {
-                let idx = |t: u64| {
-                    lookup(t).ok_or_else(|| {
-                        c.err_at(
-                            l.at,
-                            format!(
-                                "periodic link of surface {} (master {}): node pair ({ts}, {tm}) refers to node tag {t} which is not in $Nodes",
-                                l.slave, l.master
-                            ),
-                        )
-                    })
-                };
-                let (s, m) = (idx(ts)?, idx(tm)?);
-                // A rotation is refused later (topology) with its own message.
-                let translation_only = l.affine.as_ref().filter(|a| {
-                    [a[0] - 1.0, a[1], a[2], a[4], a[5] - 1.0, a[6], a[8], a[9], a[10] - 1.0]
-                        .iter()
-                        .all(|x| x.abs() <= 1e-9)
-                });
-                if let Some(a) = translation_only {
-                    let xm = mesh.nodes[m as usize];
-                    let xs = mesh.nodes[s as usize];
-                    let img: [f64; 3] = std::array::from_fn(|r| {
-                        a[4 * r] * xm[0] + a[4 * r + 1] * xm[1] + a[4 * r + 2] * xm[2] + a[4 * r + 3]
-                    });
-                    let off = crate::mesh::vec3::norm(crate::mesh::vec3::sub(img, xs));
-                    if off > tol || off.is_nan() {
-                        return Err(c.err_at(
-                            l.at,
-                            format!(
-                                "periodic link of surface {} (master {}): slave node {ts} ({:.9}, {:.9}, {:.9}) is not the image of master node {tm} ({:.9}, {:.9}, {:.9}) under the affine transform, which maps it to ({:.9}, {:.9}, {:.9}): mismatch {off:.3e} (tolerance {tol:.1e})",
-                                l.slave, l.master, xs[0], xs[1], xs[2], xm[0], xm[1], xm[2], img[0], img[1], img[2]
-                            ),
-                        ));
-                    }
-                }
-                pairs.push([s, m]);
-            }
-            mesh.periodic.push(PeriodicLink {
+            links.push(PeriodicLink {
                 slave_entity: l.slave,
                 master_entity: l.master,
                 slave_patch,
                 master_patch,
                 affine: l.affine,
-                pairs,
+                pairs: link_pairs(c, l, index, &mesh.nodes, tol)?,
             });
         }
-        Ok(mesh)
+        Ok(links)
+    }
+}
+
+/// The node pairs of link `l` as node indices, each checked against the link's affine map
+/// when that map is a translation (a rotation is refused later, by the topology, with its own
+/// message).
+fn link_pairs(c: &Cursor, l: &RawLink, index: &NodeIndex, nodes: &[[f64; 3]], tol: f64) -> Result<Vec<[u32; 2]>> {
+    let translation_only = l.affine.as_ref().filter(|a| {
+        [a[0] - 1.0, a[1], a[2], a[4], a[5] - 1.0, a[6], a[8], a[9], a[10] - 1.0]
+            .iter()
+            .all(|x| x.abs() <= 1e-9)
+    });
+    let mut pairs = Vec::with_capacity(l.pairs.len());
+    for &[ts, tm] in &l.pairs {
+        let idx = |t: u64| {
+            index.get(t).ok_or_else(|| {
+                c.err_at(
+                    l.at,
+                    format!(
+                        "periodic link of surface {} (master {}): node pair ({ts}, {tm}) refers to node tag {t} which is not in $Nodes",
+                        l.slave, l.master
+                    ),
+                )
+            })
+        };
+        let (s, m) = (idx(ts)?, idx(tm)?);
+        if let Some(a) = translation_only {
+            check_image(c, l, a, ([ts, tm], [nodes[s as usize], nodes[m as usize]]), tol)?;
+        }
+        pairs.push([s, m]);
+    }
+    Ok(pairs)
+}
+
+/// Refuse a node pair ([slave tag, master tag], [slave position, master position]) whose slave
+/// is farther than `tol` from the master's image under the affine map `a`.
+fn check_image(c: &Cursor, l: &RawLink, a: &[f64; 16], pair: ([u64; 2], [[f64; 3]; 2]), tol: f64) -> Result<()> {
+    let ([ts, tm], [xs, xm]) = pair;
+    let img: [f64; 3] =
+        std::array::from_fn(|r| a[4 * r] * xm[0] + a[4 * r + 1] * xm[1] + a[4 * r + 2] * xm[2] + a[4 * r + 3]);
+    let off = vec3::norm(vec3::sub(img, xs));
+    if off > tol || off.is_nan() {
+        return Err(c.err_at(
+            l.at,
+            format!(
+                "periodic link of surface {} (master {}): slave node {ts} ({:.9}, {:.9}, {:.9}) is not the image of master node {tm} ({:.9}, {:.9}, {:.9}) under the affine transform, which maps it to ({:.9}, {:.9}, {:.9}): mismatch {off:.3e} (tolerance {tol:.1e})",
+                l.slave, l.master, xs[0], xs[1], xs[2], xm[0], xm[1], xm[2], img[0], img[1], img[2]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Node tag -> node index. Node tags may be sparse: a dense table when they are compact, else
+/// a hash map.
+enum NodeIndex {
+    Dense(Vec<u32>),
+    Sparse(HashMap<u64, u32>),
+}
+
+impl NodeIndex {
+    /// The index of the sorted node tags; refuses a tag defined twice.
+    fn new(tags: &[u64], c: &Cursor) -> Result<NodeIndex> {
+        let max_tag = tags.iter().copied().max().unwrap_or(0);
+        let mut index = if max_tag as usize <= 4 * tags.len() + 1024 {
+            NodeIndex::Dense(vec![u32::MAX; max_tag as usize + 1])
+        } else {
+            NodeIndex::Sparse(HashMap::new())
+        };
+        for (i, &t) in tags.iter().enumerate() {
+            let slot = match &mut index {
+                NodeIndex::Dense(v) => &mut v[t as usize],
+                NodeIndex::Sparse(m) => m.entry(t).or_insert(u32::MAX),
+            };
+            if *slot != u32::MAX {
+                return Err(c.err_at(0, format!("node tag {t} is defined twice")));
+            }
+            *slot = i as u32;
+        }
+        Ok(index)
+    }
+
+    fn get(&self, t: u64) -> Option<u32> {
+        match self {
+            NodeIndex::Dense(v) => v.get(t as usize).copied().filter(|&i| i != u32::MAX),
+            NodeIndex::Sparse(m) => m.get(&t).copied(),
+        }
+    }
+
+    /// An element's node tags as indices; a tag not in `$Nodes` is refused at the element's
+    /// offset `at`, naming the element's kind `what`.
+    fn resolve<const N: usize>(&self, c: &Cursor, tags: &[u64; N], at: usize, what: &str) -> Result<[u32; N]> {
+        let mut out = [0u32; N];
+        for j in 0..N {
+            out[j] = self.get(tags[j]).ok_or_else(|| {
+                c.err_at(
+                    at,
+                    format!("{what} refers to node tag {} which is not in $Nodes", tags[j]),
+                )
+            })?;
+        }
+        Ok(out)
     }
 }
 
@@ -704,96 +769,12 @@ fn read_nodes_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
 fn read_elements_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
     let n = c.ascii_count("number of elements")?;
     c.check_count(n, if c.binary { 12 } else { 6 }, c.pos)?;
-    let mut nodes = [0u64; 32];
     let mut read = 0u64;
     while read < n {
         if c.binary {
-            // Binary 2.2: blocks of (type, count, ntags) then count * (tag, tags..., nodes...).
-            let at = c.pos;
-            let etype = c.bin_i32()?;
-            let count = c.bin_i32()?;
-            let ntags = c.bin_i32()?;
-            if count <= 0 || ntags < 0 || read + count as u64 > n {
-                return Err(c.err_at(
-                    at,
-                    format!("bad element block header (type {etype}, count {count}, tags {ntags})"),
-                ));
-            }
-            let (nn, _, _) =
-                element_info(etype).ok_or_else(|| c.err_at(at, format!("unknown element type {etype}")))?;
-            for _ in 0..count {
-                let at = c.pos;
-                let tag = c.bin_i32()?;
-                let mut tags = [0i32; 2];
-                for k in 0..ntags as usize {
-                    let t = c.bin_i32()?;
-                    if k < 2 {
-                        tags[k] = t;
-                    }
-                }
-                for node in nodes.iter_mut().take(nn) {
-                    *node = c.bin_i32()?.max(0) as u64;
-                }
-                b.add_element(
-                    c,
-                    Element {
-                        at,
-                        tag: tag as u64,
-                        etype,
-                        nodes: &nodes[..nn],
-                        physical: tags[0],
-                        entity: tags[1],
-                    },
-                )?;
-            }
-            read += count as u64;
+            read += read_element_block_v2(c, b, n, read)?;
         } else {
-            let at = c.pos;
-            let line = c
-                .line()
-                .ok_or_else(|| c.err_at(at, format!("file ends after {read} of {n} elements")))?;
-            if line.starts_with('$') {
-                return Err(c.err_at(
-                    at,
-                    format!(
-                        "the header announces {n} elements but {} follows after {read}: fix the count",
-                        line.trim()
-                    ),
-                ));
-            }
-            let mut it = line.split_whitespace();
-            let tag: u64 = parse_tok(c, at, it.next(), "element tag")?;
-            let etype: i32 = parse_tok(c, at, it.next(), "element type")?;
-            let ntags: usize = parse_tok(c, at, it.next(), "number of tags")?;
-            let mut tags = [0i32; 2];
-            for k in 0..ntags {
-                let t: i32 = parse_tok(c, at, it.next(), "element tag list")?;
-                if k < 2 {
-                    tags[k] = t;
-                }
-            }
-            let (nn, _, _) = element_info(etype)
-                .ok_or_else(|| c.err_at(at, format!("element {tag} has unknown element type {etype}")))?;
-            for node in nodes.iter_mut().take(nn) {
-                *node = parse_tok(c, at, it.next(), "element node")?;
-            }
-            if it.next().is_some() {
-                return Err(c.err_at(
-                    at,
-                    format!("element {tag}: more node tags than a type-{etype} element has"),
-                ));
-            }
-            b.add_element(
-                c,
-                Element {
-                    at,
-                    tag,
-                    etype,
-                    nodes: &nodes[..nn],
-                    physical: tags[0],
-                    entity: tags[1],
-                },
-            )?;
+            read_element_line_v2(c, b, n, read)?;
             read += 1;
         }
     }
@@ -801,6 +782,101 @@ fn read_elements_v2(c: &mut Cursor, b: &mut Builder) -> Result<()> {
         c.skip_newline();
     }
     Ok(())
+}
+
+/// Binary MSH 2.2: one block of (type, count, ntags), then count * (tag, tags..., nodes...),
+/// `read` of the `n` elements being read before it; returns the block's count.
+fn read_element_block_v2(c: &mut Cursor, b: &mut Builder, n: u64, read: u64) -> Result<u64> {
+    let at = c.pos;
+    let etype = c.bin_i32()?;
+    let count = c.bin_i32()?;
+    let ntags = c.bin_i32()?;
+    if count <= 0 || ntags < 0 || read + count as u64 > n {
+        return Err(c.err_at(
+            at,
+            format!("bad element block header (type {etype}, count {count}, tags {ntags})"),
+        ));
+    }
+    let (nn, _, _) = element_info(etype).ok_or_else(|| c.err_at(at, format!("unknown element type {etype}")))?;
+    let mut nodes = [0u64; 32];
+    for _ in 0..count {
+        let at = c.pos;
+        let tag = c.bin_i32()?;
+        let mut tags = [0i32; 2];
+        for k in 0..ntags as usize {
+            let t = c.bin_i32()?;
+            if k < 2 {
+                tags[k] = t;
+            }
+        }
+        for node in nodes.iter_mut().take(nn) {
+            *node = c.bin_i32()?.max(0) as u64;
+        }
+        b.add_element(
+            c,
+            Element {
+                at,
+                tag: tag as u64,
+                etype,
+                nodes: &nodes[..nn],
+                physical: tags[0],
+                entity: tags[1],
+            },
+        )?;
+    }
+    Ok(count as u64)
+}
+
+/// ASCII MSH 2.2: one element line `tag type ntags tags... nodes...`, `read` of the `n`
+/// elements being read before it.
+fn read_element_line_v2(c: &mut Cursor, b: &mut Builder, n: u64, read: u64) -> Result<()> {
+    let at = c.pos;
+    let line = c
+        .line()
+        .ok_or_else(|| c.err_at(at, format!("file ends after {read} of {n} elements")))?;
+    if line.starts_with('$') {
+        return Err(c.err_at(
+            at,
+            format!(
+                "the header announces {n} elements but {} follows after {read}: fix the count",
+                line.trim()
+            ),
+        ));
+    }
+    let mut it = line.split_whitespace();
+    let tag: u64 = parse_tok(c, at, it.next(), "element tag")?;
+    let etype: i32 = parse_tok(c, at, it.next(), "element type")?;
+    let ntags: usize = parse_tok(c, at, it.next(), "number of tags")?;
+    let mut tags = [0i32; 2];
+    for k in 0..ntags {
+        let t: i32 = parse_tok(c, at, it.next(), "element tag list")?;
+        if k < 2 {
+            tags[k] = t;
+        }
+    }
+    let (nn, _, _) =
+        element_info(etype).ok_or_else(|| c.err_at(at, format!("element {tag} has unknown element type {etype}")))?;
+    let mut nodes = [0u64; 32];
+    for node in nodes.iter_mut().take(nn) {
+        *node = parse_tok(c, at, it.next(), "element node")?;
+    }
+    if it.next().is_some() {
+        return Err(c.err_at(
+            at,
+            format!("element {tag}: more node tags than a type-{etype} element has"),
+        ));
+    }
+    b.add_element(
+        c,
+        Element {
+            at,
+            tag,
+            etype,
+            nodes: &nodes[..nn],
+            physical: tags[0],
+            entity: tags[1],
+        },
+    )
 }
 
 fn read_elements_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
@@ -1050,7 +1126,7 @@ mod tests {
     }
 
     #[test]
-    fn one_tet_with_sparse_tags() {
+    fn sparse_node_tags_become_dense_indices_and_named_groups_become_patches() {
         let m = parse(ONE_TET_22).unwrap();
         assert_eq!(m.nodes.len(), 4);
         assert_eq!(m.tets, vec![[0, 1, 2, 3]]);
@@ -1060,21 +1136,21 @@ mod tests {
     }
 
     #[test]
-    fn node_tag_out_of_range_names_line() {
+    fn a_missing_node_tag_is_refused_naming_the_tag_and_the_line() {
         let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 4 2 9 1 10 20 30 99");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("node tag 99") && e.contains("line 18"), "{e}");
     }
 
     #[test]
-    fn hexahedron_is_named() {
+    fn a_hexahedron_is_refused_by_its_name_and_type() {
         let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 5 2 9 1 10 20 30 45 10 20 30 45");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("8-node hexahedron") && e.contains("type 5"), "{e}");
     }
 
     #[test]
-    fn wrong_count_and_truncation() {
+    fn a_wrong_node_count_or_a_truncated_file_is_an_error_not_a_panic() {
         let bad = ONE_TET_22.replace("$Nodes\n4\n", "$Nodes\n5\n");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("node"), "{e}");
@@ -1084,7 +1160,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_element_type() {
+    fn an_unknown_element_type_is_refused_with_its_number() {
         let bad = ONE_TET_22.replace("2 2 2 7 1 10 30 20", "2 77 2 7 1 10 30 20");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("unknown element type 77"), "{e}");

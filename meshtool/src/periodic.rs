@@ -13,8 +13,8 @@
 //! vector); a rotation in the affine map is refused.
 
 use crate::error::{MeshError, Result};
+use crate::faces::{face_centre, is_boundary, patch_of, BOUNDARY, FACE_VERTS};
 use crate::mesh::{vec3, PatchDef, PeriodicLink, RawMesh};
-use crate::topology::{face_centre, is_boundary, patch_of, BOUNDARY, FACE_VERTS};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -488,11 +488,11 @@ mod tests {
         for c in 0..m.num_cells() {
             for f in 0..4 {
                 let d = m.topo.neighbours[c][f];
-                assert!(!topology::is_boundary(d));
+                assert!(!is_boundary(d));
                 let s = m.topo.neighbour_shift(c, f);
                 // The neighbour's centroid, shifted, lies across this face.
                 let x = vec3::add(m.topo.centroids[d as usize], s);
-                let fc = topology::face_centre(&m.nodes, &m.topo.cells[c], f);
+                let fc = face_centre(&m.nodes, &m.topo.cells[c], f);
                 let n = m.topo.face_normals[c][f];
                 assert!(vec3::dot(vec3::sub(x, fc), n) > 0.0);
                 assert!(vec3::dot(vec3::sub(m.topo.centroids[c], fc), n) < 0.0);
@@ -505,7 +505,7 @@ mod tests {
         let qp = crate::quality::cell_quality(&plain.nodes, &plain.topo);
         let worst = (0..plain.num_cells())
             .flat_map(|c| (0..4).map(move |f| (c, f)))
-            .filter(|&(c, f)| !topology::is_boundary(plain.topo.neighbours[c][f]))
+            .filter(|&(c, f)| !is_boundary(plain.topo.neighbours[c][f]))
             .map(|(c, f)| qp.faces[c][f].cos_non_orthogonality)
             .fold(1.0, f64::min);
         assert!(worst > 0.5);

@@ -21,10 +21,11 @@
 
 use crate::dual::{self, DualTables};
 use crate::error::{MeshError, Result};
+use crate::faces::{is_boundary, patch_of};
 use crate::mesh::{vec3, PatchDef, RawMesh};
 use crate::periodic::{self, PeriodicFace, PeriodicPair};
 use crate::reorder::{self, Locality, Reorder};
-use crate::topology::{self, is_boundary, patch_of, Topology};
+use crate::topology::{self, Topology};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -304,33 +305,7 @@ impl PreparedMesh {
     }
 
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Self> {
-        let err = |m: String| MeshError::Pmesh {
-            path: path.to_path_buf(),
-            message: m,
-        };
-        if bytes.len() < 20 || &bytes[..8] != MAGIC {
-            return Err(err(
-                "not a .pmesh file (bad magic number); create one with `meshtool prepare`".into(),
-            ));
-        }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-        if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
-            return Err(err(format!(
-                "format version {version}, but this build reads versions {OLDEST_READABLE_VERSION} to {FORMAT_VERSION}; re-run `meshtool prepare` on the source mesh"
-            )));
-        }
-        let payload_len = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
-        let need = 20u64.saturating_add(payload_len).saturating_add(4);
-        if (bytes.len() as u64) < need {
-            return Err(err(format!("truncated: {} bytes, header promises {need}", bytes.len())));
-        }
-        let payload = &bytes[20..20 + payload_len as usize];
-        let stored = u32::from_le_bytes(bytes[20 + payload_len as usize..][..4].try_into().unwrap());
-        if crc32fast::hash(payload) != stored {
-            return Err(err(
-                "checksum mismatch: the file is corrupted; re-run `meshtool prepare`".into(),
-            ));
-        }
+        let (version, payload) = checked_payload(bytes, path)?;
         let mut r = SectionReader {
             data: payload,
             pos: 0,
@@ -339,112 +314,162 @@ impl PreparedMesh {
         let head = r.u64s(b"HEAD", Some(7))?;
         let (nn, nc, nd, np) = (head[0] as usize, head[1] as usize, head[2] as usize, head[3] as usize);
         let reorder =
-            Reorder::from_code(head[4] as u32).ok_or_else(|| err(format!("unknown reorder code {}", head[4])))?;
-        let patches = decode_patches(r.bytes(b"PTCH")?).ok_or_else(|| err("malformed patch table".into()))?;
+            Reorder::from_code(head[4] as u32).ok_or_else(|| r.err(format!("unknown reorder code {}", head[4])))?;
+        let patches = decode_patches(r.bytes(b"PTCH")?).ok_or_else(|| r.err("malformed patch table".into()))?;
         if patches.len() != np {
-            return Err(err("patch count does not match the header".into()));
+            return Err(r.err("patch count does not match the header".into()));
         }
         let nodes = chunked::<3, f64>(r.f64s(b"NODE", Some(3 * nn))?);
-        let cells = chunked::<4, u32>(r.u32s(b"CELL", Some(4 * nc))?);
-        let neighbours = chunked::<4, u32>(r.u32s(b"NBRS", Some(4 * nc))?);
-        let face_normals = chunked::<4, [f64; 3]>(chunked::<3, f64>(r.f64s(b"FNRM", Some(12 * nc))?));
-        let face_areas = chunked::<4, f64>(r.f64s(b"FARE", Some(4 * nc))?);
-        let centroids = chunked::<3, f64>(r.f64s(b"CENT", Some(3 * nc))?);
-        let volumes = r.f64s(b"VOLU", Some(nc))?;
-        let offsets = r.u32s(b"DOFF", Some(nn + 1))?;
-        let dcells = r.u32s(b"DCEL", Some(nd))?;
-        let dnormals = chunked::<3, [f64; 3]>(chunked::<3, f64>(r.f64s(b"DNRM", Some(9 * nd))?));
-        let plane_d = chunked::<3, f64>(r.f64s(b"DPLN", Some(3 * nd))?);
-        let half_len = chunked::<3, f64>(r.f64s(b"DHLF", Some(3 * nd))?);
-        let det = r.f64s(b"DDET", Some(nd))?;
+        let mut topo = read_cell_tables(&mut r, nc)?;
+        (topo.reoriented, topo.interior_patch_faces) = (head[5], head[6]);
+        let dual = read_dual_tables(&mut r, nn, nd)?;
         let cell_original = r.u32s(b"CORG", Some(nc))?;
         let node_original = r.u32s(b"NORG", Some(nn))?;
-        let (periodic, periodic_faces, periodic_nodes) = if version >= 3 {
-            let pairs =
-                decode_periodic(r.bytes(b"PPAR")?).ok_or_else(|| err("malformed periodic pair table".into()))?;
-            let pf = r.u32s(b"PFAC", None)?;
-            if pf.len() % 4 != 0 {
-                return Err(err("section PFAC is not a multiple of four values".into()));
-            }
-            let faces: Vec<PeriodicFace> = pf
-                .chunks_exact(4)
-                .map(|c| PeriodicFace {
-                    cell: c[0],
-                    face: c[1],
-                    pair: c[2],
-                    side: c[3],
-                })
-                .collect();
-            let pn = r.u32s(b"PNOD", None)?;
-            if pn.len() % 3 != 0 {
-                return Err(err("section PNOD is not a multiple of three values".into()));
-            }
-            (pairs, faces, chunked::<3, u32>(pn))
-        } else {
-            (Vec::new(), Vec::new(), Vec::new())
-        };
-        if periodic_nodes
-            .iter()
-            .any(|p| p[0] as usize >= nn || p[1] as usize >= nn || p[2] as usize >= periodic.len())
-        {
-            return Err(err("periodic node table out of range".into()));
+        if version >= 3 {
+            read_periodic_tables(&mut r, &mut topo)?;
         }
-        if periodic_faces.iter().any(|p| {
-            p.cell as usize >= nc
-                || p.face >= 4
-                || p.pair as usize >= periodic.len()
-                || p.side > 1
-                || is_boundary(neighbours[p.cell as usize][p.face as usize])
-        }) || periodic_faces
-            .windows(2)
-            .any(|w| (w[0].cell, w[0].face) >= (w[1].cell, w[1].face))
-        {
-            return Err(err("periodic face table out of range or unsorted".into()));
-        }
+        check_periodic_tables(&r, &topo, nn)?;
         // Index sanity, so a solver can index without checks.
-        if cells.iter().flatten().any(|&v| v as usize >= nn)
-            || neighbours.iter().flatten().any(|&d| {
-                if is_boundary(d) {
-                    patch_of(d) as usize >= np
-                } else {
-                    d as usize >= nc
-                }
-            })
-            || dcells.iter().any(|&c| c as usize >= nc)
-            || offsets.windows(2).any(|w| w[0] > w[1])
-            || offsets.last().map(|&o| o as usize) != Some(nd)
-        {
-            return Err(err("index out of range in the connectivity tables".into()));
-        }
+        check_connectivity(&r, &topo, &dual, nn, np)?;
         Ok(PreparedMesh {
             nodes,
-            topo: Topology {
-                cells,
-                neighbours,
-                face_normals,
-                face_areas,
-                centroids,
-                volumes,
-                reoriented: head[5],
-                interior_patch_faces: head[6],
-                periodic,
-                periodic_faces,
-                periodic_nodes,
-            },
+            topo,
             patches,
-            dual: DualTables {
-                offsets,
-                cells: dcells,
-                normals: dnormals,
-                plane_d,
-                half_len,
-                det,
-            },
+            dual,
             cell_original,
             node_original,
             reorder,
         })
     }
+}
+
+/// The format version and the payload of a .pmesh file, once its magic number, version,
+/// length and checksum are checked.
+fn checked_payload<'a>(bytes: &'a [u8], path: &Path) -> Result<(u32, &'a [u8])> {
+    let err = |m: String| MeshError::Pmesh {
+        path: path.to_path_buf(),
+        message: m,
+    };
+    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+        return Err(err(
+            "not a .pmesh file (bad magic number); create one with `meshtool prepare`".into(),
+        ));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
+        return Err(err(format!(
+            "format version {version}, but this build reads versions {OLDEST_READABLE_VERSION} to {FORMAT_VERSION}; re-run `meshtool prepare` on the source mesh"
+        )));
+    }
+    let payload_len = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
+    let need = 20u64.saturating_add(payload_len).saturating_add(4);
+    if (bytes.len() as u64) < need {
+        return Err(err(format!("truncated: {} bytes, header promises {need}", bytes.len())));
+    }
+    let payload = &bytes[20..20 + payload_len as usize];
+    let stored = u32::from_le_bytes(bytes[20 + payload_len as usize..][..4].try_into().unwrap());
+    if crc32fast::hash(payload) != stored {
+        return Err(err(
+            "checksum mismatch: the file is corrupted; re-run `meshtool prepare`".into(),
+        ));
+    }
+    Ok((version, payload))
+}
+
+/// Sections CELL to VOLU: the topology of `nc` cells, without its counts and periodic data.
+fn read_cell_tables(r: &mut SectionReader, nc: usize) -> Result<Topology> {
+    Ok(Topology {
+        cells: chunked::<4, u32>(r.u32s(b"CELL", Some(4 * nc))?),
+        neighbours: chunked::<4, u32>(r.u32s(b"NBRS", Some(4 * nc))?),
+        face_normals: chunked::<4, [f64; 3]>(chunked::<3, f64>(r.f64s(b"FNRM", Some(12 * nc))?)),
+        face_areas: chunked::<4, f64>(r.f64s(b"FARE", Some(4 * nc))?),
+        centroids: chunked::<3, f64>(r.f64s(b"CENT", Some(3 * nc))?),
+        volumes: r.f64s(b"VOLU", Some(nc))?,
+        ..Topology::default()
+    })
+}
+
+/// Sections DOFF to DDET: the dual tables of `nn` nodes and `nd` dual entries.
+fn read_dual_tables(r: &mut SectionReader, nn: usize, nd: usize) -> Result<DualTables> {
+    Ok(DualTables {
+        offsets: r.u32s(b"DOFF", Some(nn + 1))?,
+        cells: r.u32s(b"DCEL", Some(nd))?,
+        normals: chunked::<3, [f64; 3]>(chunked::<3, f64>(r.f64s(b"DNRM", Some(9 * nd))?)),
+        plane_d: chunked::<3, f64>(r.f64s(b"DPLN", Some(3 * nd))?),
+        half_len: chunked::<3, f64>(r.f64s(b"DHLF", Some(3 * nd))?),
+        det: r.f64s(b"DDET", Some(nd))?,
+    })
+}
+
+/// Sections PPAR, PFAC and PNOD (version 3 on) into the topology's periodic tables.
+fn read_periodic_tables(r: &mut SectionReader, topo: &mut Topology) -> Result<()> {
+    topo.periodic = decode_periodic(r.bytes(b"PPAR")?).ok_or_else(|| r.err("malformed periodic pair table".into()))?;
+    let pf = r.u32s(b"PFAC", None)?;
+    if pf.len() % 4 != 0 {
+        return Err(r.err("section PFAC is not a multiple of four values".into()));
+    }
+    topo.periodic_faces = pf
+        .chunks_exact(4)
+        .map(|c| PeriodicFace {
+            cell: c[0],
+            face: c[1],
+            pair: c[2],
+            side: c[3],
+        })
+        .collect();
+    let pn = r.u32s(b"PNOD", None)?;
+    if pn.len() % 3 != 0 {
+        return Err(r.err("section PNOD is not a multiple of three values".into()));
+    }
+    topo.periodic_nodes = chunked::<3, u32>(pn);
+    Ok(())
+}
+
+/// Refuse periodic tables that name nodes (of `nn`), cells, faces or pairs that do not exist,
+/// a periodic face that is a boundary face, or faces out of (cell, face) order.
+fn check_periodic_tables(r: &SectionReader, t: &Topology, nn: usize) -> Result<()> {
+    let (nc, pairs) = (t.cells.len(), t.periodic.len());
+    if t.periodic_nodes
+        .iter()
+        .any(|p| p[0] as usize >= nn || p[1] as usize >= nn || p[2] as usize >= pairs)
+    {
+        return Err(r.err("periodic node table out of range".into()));
+    }
+    if t.periodic_faces.iter().any(|p| {
+        p.cell as usize >= nc
+            || p.face >= 4
+            || p.pair as usize >= pairs
+            || p.side > 1
+            || is_boundary(t.neighbours[p.cell as usize][p.face as usize])
+    }) || t
+        .periodic_faces
+        .windows(2)
+        .any(|w| (w[0].cell, w[0].face) >= (w[1].cell, w[1].face))
+    {
+        return Err(r.err("periodic face table out of range or unsorted".into()));
+    }
+    Ok(())
+}
+
+/// Refuse cells naming nodes beyond `nn`, neighbours naming cells or patches (of `np`) that do
+/// not exist, and dual tables whose cells or offsets are out of range.
+fn check_connectivity(r: &SectionReader, t: &Topology, dual: &DualTables, nn: usize, np: usize) -> Result<()> {
+    let nc = t.cells.len();
+    if t.cells.iter().flatten().any(|&v| v as usize >= nn)
+        || t.neighbours.iter().flatten().any(|&d| {
+            if is_boundary(d) {
+                patch_of(d) as usize >= np
+            } else {
+                d as usize >= nc
+            }
+        })
+        || dual.cells.iter().any(|&c| c as usize >= nc)
+        || dual.offsets.windows(2).any(|w| w[0] > w[1])
+        || dual.offsets.last().map(|&o| o as usize) != Some(dual.cells.len())
+    {
+        return Err(r.err("index out of range in the connectivity tables".into()));
+    }
+    Ok(())
 }
 
 enum Section<'a> {
@@ -632,7 +657,7 @@ mod tests {
     }
 
     #[test]
-    fn roundtrip_is_exact() {
+    fn a_pmesh_reads_back_equal_to_what_was_written() {
         let m = small();
         let mut bytes = Vec::new();
         m.write_to(&mut bytes).unwrap();
@@ -656,7 +681,7 @@ mod tests {
     }
 
     #[test]
-    fn corruption_truncation_and_version_are_errors() {
+    fn a_corrupted_truncated_foreign_or_newer_file_is_refused_with_the_reason() {
         let m = small();
         let mut bytes = Vec::new();
         m.write_to(&mut bytes).unwrap();
@@ -684,7 +709,7 @@ mod tests {
     }
 
     #[test]
-    fn patches_cover_the_box_surface() {
+    fn the_box_patches_cover_its_surface_and_every_cell_is_closed() {
         let m = small();
         let total: f64 = m.patches.iter().map(|p| p.area).sum();
         assert!((total - 2.0 * (2.0 + 3.0 + 6.0)).abs() < 1e-12);

@@ -15,8 +15,9 @@
 //!   from the cell centre to the face plane and the floor 0.4 |d|; checkMesh reports the max over
 //!   all faces.
 
+use crate::faces::{face_centre, is_boundary, FACE_VERTS};
 use crate::mesh::vec3;
-use crate::topology::{face_centre, is_boundary, Topology, FACE_VERTS};
+use crate::topology::Topology;
 use rayon::prelude::*;
 use serde::Serialize;
 

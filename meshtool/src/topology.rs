@@ -1,28 +1,14 @@
 //! Faces, face neighbours, boundary patches, orientation and cell geometry of a tetrahedral mesh.
 //!
-//! Local face `i` of a tetrahedron is the face opposite its vertex `i`, with vertices
-//! `FACE_VERTS[i]` ordered so that the right-hand normal points out of a positively oriented cell.
+//! The local faces of a tetrahedron and the boundary encoding of the neighbour table are in
+//! [`crate::faces`] (re-exported here).
 
 use crate::error::{MeshError, Result};
 use crate::mesh::{vec3, RawMesh};
 use crate::periodic::{self, PeriodicFace, PeriodicPair};
 use rayon::prelude::*;
 
-/// Vertices of local face `i` (opposite vertex `i`), ordered for an outward normal.
-pub const FACE_VERTS: [[usize; 3]; 4] = [[1, 2, 3], [0, 3, 2], [0, 1, 3], [0, 2, 1]];
-
-/// Neighbour entries with this bit set are boundary faces; the low bits are the patch index.
-pub const BOUNDARY: u32 = 0x8000_0000;
-
-#[inline]
-pub fn is_boundary(n: u32) -> bool {
-    n & BOUNDARY != 0
-}
-
-#[inline]
-pub fn patch_of(n: u32) -> u32 {
-    n & !BOUNDARY
-}
+pub use crate::faces::{face_centre, is_boundary, patch_of, BOUNDARY, FACE_VERTS};
 
 /// The connectivity and geometry every solver step needs.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -82,7 +68,42 @@ fn face_key(a: u32, b: u32, c: u32) -> u128 {
 /// Orient cells positively, match faces, map boundary faces to patches, compute geometry.
 pub fn build(mesh: &RawMesh) -> Result<Topology> {
     let nodes = &mesh.nodes;
-    let n = mesh.tets.len();
+    check_node_indices(mesh)?;
+    let (lo, hi) = mesh.bounding_box();
+    let diag = vec3::norm(vec3::sub(hi, lo)).max(f64::MIN_POSITIVE);
+    let Oriented {
+        cells,
+        volumes,
+        reoriented,
+    } = orient(mesh, diag)?;
+    let Matched {
+        mut neighbours,
+        interior_patch_faces,
+    } = match_faces(mesh, &cells)?;
+    let CellGeometry {
+        face_normals,
+        face_areas,
+        centroids,
+    } = cell_geometry(nodes, &cells);
+    let joined = periodic::join(mesh, &cells, &mut neighbours, &face_areas, diag)?;
+    Ok(Topology {
+        cells,
+        neighbours,
+        face_normals,
+        face_areas,
+        centroids,
+        volumes,
+        reoriented,
+        interior_patch_faces,
+        periodic: joined.pairs,
+        periodic_faces: joined.faces,
+        periodic_nodes: joined.nodes,
+    })
+}
+
+/// Refuse a cell that names a node the mesh does not have.
+fn check_node_indices(mesh: &RawMesh) -> Result<()> {
+    let nodes = &mesh.nodes;
     for (i, t) in mesh.tets.iter().enumerate() {
         if let Some(&v) = t.iter().find(|&&v| v as usize >= nodes.len()) {
             return Err(MeshError::Topology(format!(
@@ -91,10 +112,20 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
             )));
         }
     }
-    let (lo, hi) = mesh.bounding_box();
-    let diag = vec3::norm(vec3::sub(hi, lo)).max(f64::MIN_POSITIVE);
+    Ok(())
+}
 
-    // Orientation.
+/// The cells with a positive vertex order, their volumes, and how many were flipped.
+struct Oriented {
+    cells: Vec<[u32; 4]>,
+    volumes: Vec<f64>,
+    reoriented: u64,
+}
+
+/// Flip every negatively oriented cell (swapping its vertices 1 and 2); refuse a cell whose
+/// volume is zero relative to the mesh's diagonal `diag`.
+fn orient(mesh: &RawMesh, diag: f64) -> Result<Oriented> {
+    let nodes = &mesh.nodes;
     let oriented: Vec<([u32; 4], bool, f64)> = mesh
         .tets
         .par_iter()
@@ -116,13 +147,25 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
             c[0], c[1], c[2]
         )));
     }
-    let reoriented = oriented.iter().filter(|o| o.1).count() as u64;
-    let cells: Vec<[u32; 4]> = oriented.iter().map(|o| o.0).collect();
-    let volumes: Vec<f64> = oriented.iter().map(|o| o.2).collect();
-    drop(oriented);
+    Ok(Oriented {
+        reoriented: oriented.iter().filter(|o| o.1).count() as u64,
+        cells: oriented.iter().map(|o| o.0).collect(),
+        volumes: oriented.iter().map(|o| o.2).collect(),
+    })
+}
 
-    // Face matching by sorting (key, cell * 4 + local face).
-    let mut faces: Vec<(u128, u32)> = Vec::with_capacity(4 * n);
+/// The neighbour table, and how many boundary triangles of the input lie inside the volume.
+struct Matched {
+    neighbours: Vec<[u32; 4]>,
+    interior_patch_faces: u64,
+}
+
+/// Match the cells' faces by sorting (key, cell * 4 + local face): a face met twice joins two
+/// cells, a face met once is a boundary face and takes the patch of the input's boundary
+/// triangle with the same vertices. Refuses a face of three or more cells and a boundary face
+/// in no patch.
+fn match_faces(mesh: &RawMesh, cells: &[[u32; 4]]) -> Result<Matched> {
+    let mut faces: Vec<(u128, u32)> = Vec::with_capacity(4 * cells.len());
     faces.par_extend(cells.par_iter().enumerate().flat_map_iter(|(c, t)| {
         FACE_VERTS
             .iter()
@@ -139,7 +182,30 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
         .collect();
     btris.par_sort_unstable();
 
-    let mut neighbours = vec![[u32::MAX; 4]; n];
+    let neighbours = neighbour_table(&mesh.nodes, cells, &faces, &btris)?;
+    // Boundary triangles that matched an interior face (internal surfaces).
+    let interior_patch_faces = btris
+        .par_iter()
+        .filter(|b| {
+            let lo = faces.partition_point(|f| f.0 < b.0);
+            faces.get(lo + 1).is_some_and(|f| f.0 == b.0)
+        })
+        .count() as u64;
+    Ok(Matched {
+        neighbours,
+        interior_patch_faces,
+    })
+}
+
+/// The neighbour table from the sorted faces (key, cell * 4 + local face) and the sorted
+/// boundary triangles (key, patch).
+fn neighbour_table(
+    nodes: &[[f64; 3]],
+    cells: &[[u32; 4]],
+    faces: &[(u128, u32)],
+    btris: &[(u128, u32)],
+) -> Result<Vec<[u32; 4]>> {
+    let mut neighbours = vec![[u32::MAX; 4]; cells.len()];
     let mut unpatched = 0usize;
     let mut first_unpatched = None;
     let mut i = 0;
@@ -185,19 +251,19 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
             fc[0], fc[1], fc[2]
         )));
     }
-    // Boundary triangles that matched an interior face (internal surfaces).
-    let interior_patch_faces = btris
-        .par_iter()
-        .filter(|b| {
-            let lo = faces.partition_point(|f| f.0 < b.0);
-            faces.get(lo + 1).is_some_and(|f| f.0 == b.0)
-        })
-        .count() as u64;
-    drop(faces);
+    Ok(neighbours)
+}
 
-    // Geometry.
-    type CellGeometry = ([[f64; 3]; 4], [f64; 4], [f64; 3]);
-    let geo: Vec<CellGeometry> = cells
+/// Outward unit normals and areas of every cell's faces, and the cells' centroids.
+struct CellGeometry {
+    face_normals: Vec<[[f64; 3]; 4]>,
+    face_areas: Vec<[f64; 4]>,
+    centroids: Vec<[f64; 3]>,
+}
+
+fn cell_geometry(nodes: &[[f64; 3]], cells: &[[u32; 4]]) -> CellGeometry {
+    type OneCell = ([[f64; 3]; 4], [f64; 4], [f64; 3]);
+    let geo: Vec<OneCell> = cells
         .par_iter()
         .map(|t| {
             let mut normals = [[0.0; 3]; 4];
@@ -212,28 +278,18 @@ pub fn build(mesh: &RawMesh) -> Result<Topology> {
             (normals, areas, centroid(nodes, t))
         })
         .collect();
-    let mut face_normals = Vec::with_capacity(n);
-    let mut face_areas = Vec::with_capacity(n);
-    let mut centroids = Vec::with_capacity(n);
+    let n = cells.len();
+    let mut g = CellGeometry {
+        face_normals: Vec::with_capacity(n),
+        face_areas: Vec::with_capacity(n),
+        centroids: Vec::with_capacity(n),
+    };
     for (nm, ar, ce) in geo {
-        face_normals.push(nm);
-        face_areas.push(ar);
-        centroids.push(ce);
+        g.face_normals.push(nm);
+        g.face_areas.push(ar);
+        g.centroids.push(ce);
     }
-    let joined = periodic::join(mesh, &cells, &mut neighbours, &face_areas, diag)?;
-    Ok(Topology {
-        cells,
-        neighbours,
-        face_normals,
-        face_areas,
-        centroids,
-        volumes,
-        reoriented,
-        interior_patch_faces,
-        periodic: joined.pairs,
-        periodic_faces: joined.faces,
-        periodic_nodes: joined.nodes,
-    })
+    g
 }
 
 pub fn centroid(nodes: &[[f64; 3]], t: &[u32; 4]) -> [f64; 3] {
@@ -242,14 +298,6 @@ pub fn centroid(nodes: &[[f64; 3]], t: &[u32; 4]) -> [f64; 3] {
         c = vec3::add(c, nodes[v as usize]);
     }
     vec3::scale(c, 0.25)
-}
-
-pub fn face_centre(nodes: &[[f64; 3]], t: &[u32; 4], f: usize) -> [f64; 3] {
-    let mut c = [0.0; 3];
-    for &k in &FACE_VERTS[f] {
-        c = vec3::add(c, nodes[t[k] as usize]);
-    }
-    vec3::scale(c, 1.0 / 3.0)
 }
 
 /// Interior face pairs (c, d) with c < d: the cell adjacency graph's edges.

@@ -2,9 +2,9 @@
 //! reuses `write_atomic` for its own fields.
 
 use crate::error::{MeshError, Result};
+use crate::faces::{is_boundary, patch_of};
 use crate::pmesh::PreparedMesh;
 use crate::quality::CellQuality;
-use crate::topology::{is_boundary, patch_of};
 use std::path::Path;
 use vtkio::model::{
     Attribute, Attributes, ByteOrder, CellType, Cells, DataSet, Piece, UnstructuredGridPiece, Version, VertexNumbers,

@@ -39,7 +39,7 @@ fn check(bytes: &[u8]) {
 }
 
 #[test]
-fn samples_parse() {
+fn the_seed_meshes_ascii_and_binary_parse_into_two_tetrahedra_and_prepare() {
     for s in [V22.as_bytes(), V41.as_bytes()] {
         let m = parse_msh(s, Path::new("s.msh")).unwrap();
         assert_eq!(m.tets.len(), 2);
@@ -48,6 +48,7 @@ fn samples_parse() {
     for b in binary_samples() {
         let m = parse_msh(&b, Path::new("s.msh")).unwrap();
         assert_eq!(m.tets.len(), 2);
+        prepare(&m, Reorder::Rcm).unwrap();
     }
 }
 

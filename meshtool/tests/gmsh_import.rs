@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
+use meshtool::faces::{is_boundary, FACE_VERTS};
 use meshtool::pmesh::{prepare, PreparedMesh};
 use meshtool::reorder::{locality, Reorder};
-use meshtool::topology::{is_boundary, FACE_VERTS};
 use std::process::Command;
 
 fn prepared_bytes(m: &PreparedMesh) -> Vec<u8> {

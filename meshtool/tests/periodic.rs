@@ -6,9 +6,9 @@
 
 mod common;
 use common::*;
+use meshtool::faces::{face_centre, is_boundary};
 use meshtool::pmesh::{prepare, PreparedMesh};
 use meshtool::reorder::Reorder;
-use meshtool::topology::{face_centre, is_boundary};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -34,8 +34,20 @@ const Z: [f64; 3] = [0.0, 0.0, 0.25];
 
 /// The invariants of a box periodic in x and z, with walls ymin/ymax.
 fn check_periodic_box(m: &PreparedMesh) {
+    check_pairs(m);
+    check_node_correspondence(m);
+    let bounds = m.bounding_box();
+    for c in 0..m.num_cells() {
+        for f in 0..4 {
+            check_face(m, bounds, c, f);
+        }
+    }
+}
+
+/// Only the walls are left as patches; the two pairs carry the domain's lengths and the areas
+/// of their sides, and every joined face appears once on each side.
+fn check_pairs(m: &PreparedMesh) {
     let t = &m.topo;
-    // Only the walls are left as patches; the pairs carry the domain's lengths.
     let names: Vec<&str> = m.patches.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["ymin", "ymax"]);
     assert_eq!(t.periodic.len(), 2);
@@ -55,9 +67,13 @@ fn check_periodic_box(m: &PreparedMesh) {
         t.periodic_faces.len() as u64,
         2 * t.periodic.iter().map(|p| p.faces).sum::<u64>()
     );
-    let (lo, hi) = m.bounding_box();
-    // The node correspondence: every slave node is its master node translated, and every node
-    // on a slave plane (x = 1, z = 0.25) has its master.
+}
+
+/// Every slave node is its master node translated, and every node on a slave plane (x = 1,
+/// z = 0.25) has its master.
+fn check_node_correspondence(m: &PreparedMesh) {
+    let t = &m.topo;
+    let (_, hi) = m.bounding_box();
     for &[s, mn, p] in &t.periodic_nodes {
         let tr = t.periodic[p as usize].translation;
         for k in 0..3 {
@@ -74,51 +90,49 @@ fn check_periodic_box(m: &PreparedMesh) {
         let mapped = t.periodic_nodes.iter().filter(|q| q[2] == p).count();
         assert_eq!(mapped, on_plane, "pair {p}");
     }
-    for c in 0..m.num_cells() {
-        for f in 0..4 {
-            let d = t.neighbours[c][f];
-            let fc = face_centre(&m.nodes, &t.cells[c], f);
-            let n = t.face_normals[c][f];
-            if is_boundary(d) {
-                // Open boundary faces lie on the walls only: no face on x or z is left open.
-                assert!(
-                    (fc[1] - lo[1]).abs() < 1e-12 || (fc[1] - hi[1]).abs() < 1e-12,
-                    "open face off the walls at {fc:?}"
-                );
-                continue;
+}
+
+/// Face f of cell c of the box `(lo, hi)`: open only on the walls; otherwise its neighbour points back with the
+/// opposite shift, and the shifted neighbour face coincides with it, normal reversed; shifted
+/// (periodic) exactly on the planes x = 0, 1 and z = 0, 0.25, by a domain length.
+fn check_face(m: &PreparedMesh, (lo, hi): ([f64; 3], [f64; 3]), c: usize, f: usize) {
+    let t = &m.topo;
+    let d = t.neighbours[c][f];
+    let fc = face_centre(&m.nodes, &t.cells[c], f);
+    let n = t.face_normals[c][f];
+    if is_boundary(d) {
+        assert!(
+            (fc[1] - lo[1]).abs() < 1e-12 || (fc[1] - hi[1]).abs() < 1e-12,
+            "open face off the walls at {fc:?}"
+        );
+        return;
+    }
+    let d = d as usize;
+    let s = t.neighbour_shift(c, f);
+    let back = (0..4)
+        .find(|&g| {
+            t.neighbours[d][g] == c as u32 && {
+                let s2 = t.neighbour_shift(d, g);
+                (0..3).all(|k| (s[k] + s2[k]).abs() < 1e-12)
             }
-            let d = d as usize;
-            // Symmetric: the neighbour's matching face points back, with the opposite shift.
-            let back = (0..4)
-                .find(|&g| {
-                    t.neighbours[d][g] == c as u32 && {
-                        let s1 = t.neighbour_shift(c, f);
-                        let s2 = t.neighbour_shift(d, g);
-                        (0..3).all(|k| (s1[k] + s2[k]).abs() < 1e-12)
-                    }
-                })
-                .unwrap_or_else(|| panic!("cell {c} face {f}: neighbour {d} does not point back"));
-            // The shifted neighbour face coincides with this face, with opposite normal.
-            let s = t.neighbour_shift(c, f);
-            let gc = face_centre(&m.nodes, &t.cells[d], back);
-            for k in 0..3 {
-                assert!(
-                    (gc[k] + s[k] - fc[k]).abs() < 1e-9,
-                    "cell {c} face {f}: {gc:?} + {s:?} != {fc:?}"
-                );
-                assert!((t.face_normals[d][back][k] + n[k]).abs() < 1e-9);
-            }
-            let shifted = s != [0.0; 3];
-            assert_eq!(shifted, t.periodic_face(c, f).is_some());
-            if shifted {
-                // Periodic faces are exactly the faces on x = 0, 1 and z = 0, 0.25.
-                let on_x = (fc[0] - lo[0]).abs() < 1e-12 || (fc[0] - hi[0]).abs() < 1e-12;
-                let on_z = (fc[2] - lo[2]).abs() < 1e-12 || (fc[2] - hi[2]).abs() < 1e-12;
-                assert!(on_x || on_z, "periodic face inside the box at {fc:?}");
-                let len = (0..3).map(|k| s[k] * s[k]).sum::<f64>().sqrt();
-                assert!((len - 1.0).abs() < 1e-12 || (len - 0.25).abs() < 1e-12, "{s:?}");
-            }
-        }
+        })
+        .unwrap_or_else(|| panic!("cell {c} face {f}: neighbour {d} does not point back"));
+    let gc = face_centre(&m.nodes, &t.cells[d], back);
+    for k in 0..3 {
+        assert!(
+            (gc[k] + s[k] - fc[k]).abs() < 1e-9,
+            "cell {c} face {f}: {gc:?} + {s:?} != {fc:?}"
+        );
+        assert!((t.face_normals[d][back][k] + n[k]).abs() < 1e-9);
+    }
+    let shifted = s != [0.0; 3];
+    assert_eq!(shifted, t.periodic_face(c, f).is_some());
+    if shifted {
+        let on_x = (fc[0] - lo[0]).abs() < 1e-12 || (fc[0] - hi[0]).abs() < 1e-12;
+        let on_z = (fc[2] - lo[2]).abs() < 1e-12 || (fc[2] - hi[2]).abs() < 1e-12;
+        assert!(on_x || on_z, "periodic face inside the box at {fc:?}");
+        let len = (0..3).map(|k| s[k] * s[k]).sum::<f64>().sqrt();
+        assert!((len - 1.0).abs() < 1e-12 || (len - 0.25).abs() < 1e-12, "{s:?}");
     }
 }
 
@@ -146,7 +160,7 @@ fn pair_set(m: &PreparedMesh) -> BTreeSet<[i64; 6]> {
 }
 
 #[test]
-fn checked_in_box_is_joined_in_both_versions_and_orders() {
+fn the_shipped_periodic_box_is_joined_alike_from_msh22_and_msh41_in_every_cell_order() {
     let m41 = load(&data("periodic-box-41.msh"), Reorder::None);
     check_periodic_box(&m41);
     let m22 = load(&data("periodic-box-22.msh"), Reorder::Hilbert);
@@ -156,7 +170,7 @@ fn checked_in_box_is_joined_in_both_versions_and_orders() {
 }
 
 #[test]
-fn pmesh_roundtrip_keeps_the_periodic_tables() {
+fn a_periodic_pmesh_reads_back_equal_and_cannot_be_written_as_version_2() {
     let m = load(&data("periodic-box-41.msh"), Reorder::Hilbert);
     let mut bytes = Vec::new();
     m.write_to(&mut bytes).unwrap();
@@ -173,7 +187,7 @@ fn pmesh_roundtrip_keeps_the_periodic_tables() {
 }
 
 #[test]
-fn four_encodings_give_the_same_pairs() {
+fn msh22_and_msh41_in_ascii_and_binary_give_the_same_periodic_pairs() {
     if !have_gmsh() {
         return;
     }
@@ -201,8 +215,9 @@ fn four_encodings_give_the_same_pairs() {
     }
 }
 
-/// `meshtool prepare` on `text` exits 2 with every needle in the message and leaves no output.
-fn expect_refused(text: &str, needles: &[&str]) {
+/// `meshtool prepare` on `text` exits 2 with every needle in the message and leaves no output;
+/// returns the message.
+fn expect_refused(text: &str, needles: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("bad-periodic.msh");
     let output = dir.path().join("out.pmesh");
@@ -215,6 +230,15 @@ fn expect_refused(text: &str, needles: &[&str]) {
     }
     assert!(!err.contains("panicked"), "{err}");
     assert!(!output.exists());
+    err.into_owned()
+}
+
+/// The counts "a of b" just before `phrase` in `msg`.
+fn counts_before(msg: &str, phrase: &str) -> (u64, u64) {
+    let head = &msg[..msg.find(phrase).unwrap_or_else(|| panic!("no '{phrase}' in: {msg}"))];
+    let v: Vec<&str> = head.split_whitespace().rev().take(3).collect();
+    assert_eq!(v[1], "of", "{msg}");
+    (v[2].parse().unwrap(), v[0].parse().unwrap())
 }
 
 /// The MSH 2.2 fixture split into (before $Periodic, the section's lines, after).
@@ -247,7 +271,7 @@ fn pair_line(lines: &[String], slave: &str) -> (usize, u64) {
 }
 
 #[test]
-fn perturbed_node_is_refused_with_its_coordinates() {
+fn a_slave_node_off_its_masters_image_is_refused_with_exit_2_its_tag_coordinates_and_mismatch() {
     let (head, lines, tail) = split22();
     let (_, node) = pair_line(&lines, "2");
     // Move that node of xmax (x = 1) inward by 1e-3.
@@ -267,7 +291,8 @@ fn perturbed_node_is_refused_with_its_coordinates() {
     expect_refused(
         &join22(&out, &lines, &tail),
         &[
-            &format!("slave node {node} ("),
+            // x = 1 moved to 0.999.
+            &format!("slave node {node} (0.999000000, "),
             "not the image of master node",
             "mismatch 1.000e-3",
         ],
@@ -275,7 +300,7 @@ fn perturbed_node_is_refused_with_its_coordinates() {
 }
 
 #[test]
-fn pair_with_a_missing_node_is_refused() {
+fn a_node_pair_naming_a_missing_node_is_refused_with_exit_2_the_tag_and_the_surface() {
     let (head, mut lines, tail) = split22();
     let (i, node) = pair_line(&lines, "6");
     lines[i] = format!("{node} 999999");
@@ -286,22 +311,21 @@ fn pair_with_a_missing_node_is_refused() {
 }
 
 #[test]
-fn rotation_is_refused() {
+fn a_rotational_link_is_refused_with_exit_2_naming_both_patches() {
     // A quarter turn about z maps no node pair right, so the pair check names it first; with
     // no pairs, the transform itself is refused.
-    let (head, lines, tail) = split22();
+    let (head, _, tail) = split22();
     let rot = "Affine 0 -1 0 0 1 0 0 0 0 0 1 0 0 0 0 1";
     let text = join22(
         &head,
         &["$Periodic".into(), "1".into(), "2 2 1".into(), rot.into(), "0".into()],
         &tail,
     );
-    let _ = lines;
     expect_refused(&text, &["not a pure translation", "'xmax'", "'xmin'"]);
 }
 
 #[test]
-fn independently_meshed_sides_are_refused_with_a_count_and_a_node() {
+fn a_translation_that_misses_the_master_is_refused_with_exit_2_the_face_counts_and_a_node() {
     // Drop the node pairs and translate the master by a wrong length: no slave face finds a
     // master face by position.
     let (head, _, tail) = split22();
@@ -316,20 +340,18 @@ fn independently_meshed_sides_are_refused_with_a_count_and_a_node() {
         ],
         &tail,
     );
-    expect_refused(
-        &text,
-        &[
-            "'xmax'",
-            "'xmin'",
-            "slave faces have no master face",
-            "maps to (0.100000",
-            "nearest master node",
-        ],
+    let err = expect_refused(&text, &["'xmax'", "'xmin'", "maps to (0.100000", "nearest master node"]);
+    // No face of either side finds its partner.
+    let (unmatched, slaves) = counts_before(&err, " slave faces have no master face");
+    let (left, masters) = counts_before(&err, " master faces no slave face");
+    assert!(
+        slaves > 0 && unmatched == slaves && left == masters && masters == slaves,
+        "{err}"
     );
 }
 
 #[test]
-fn non_periodic_meshing_of_the_two_sides_is_refused() {
+fn sides_meshed_without_a_periodic_constraint_are_refused_with_exit_2_naming_the_patches() {
     if !have_gmsh() {
         return;
     }
@@ -368,21 +390,35 @@ fn non_periodic_meshing_of_the_two_sides_is_refused() {
 }
 
 #[test]
-fn info_reports_the_pairs() {
+fn info_reports_each_periodic_pair_with_its_patches_translation_and_faces_in_json_and_text() {
     let path = data("periodic-box-41.msh");
     let o = meshtool(&["info", "--json", path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let p = j["periodic"].as_array().unwrap();
-    assert_eq!(p.len(), 2);
-    assert_eq!(p[0]["slave"], "xmax");
-    assert_eq!(p[0]["master"], "xmin");
-    assert_eq!(p[0]["translation"][0], 1.0);
-    assert!(p[0]["faces"].as_u64().unwrap() > 0);
+    let pairs = j["periodic"].as_array().unwrap();
+    assert_eq!(pairs.len(), 2);
     let o = meshtool(&["info", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        text.contains("periodic slave") && text.contains("zmax") && text.contains("2.500000000e-1"),
-        "{text}"
-    );
+    assert!(text.contains("periodic slave"), "{text}");
+    for (p, (slave, master, t)) in pairs.iter().zip([("xmax", "xmin", X), ("zmax", "zmin", Z)]) {
+        assert_eq!(p["slave"], slave);
+        assert_eq!(p["master"], master);
+        for k in 0..3 {
+            assert_eq!(p["translation"][k], t[k], "{p}");
+        }
+        let faces = p["faces"].as_u64().unwrap();
+        assert!(faces > 0);
+        // The text row: slave, master, faces, area, translation.
+        let row = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(slave))
+            .unwrap_or_else(|| panic!("no row for {slave}: {text}"));
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!((cols[1], cols[2]), (master, faces.to_string().as_str()), "{row}");
+        assert!(
+            row.ends_with(&format!("({:.9e}, {:.9e}, {:.9e})", t[0], t[1], t[2])),
+            "{row}"
+        );
+    }
 }

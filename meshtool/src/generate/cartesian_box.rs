@@ -15,6 +15,39 @@ pub struct BoxSpec {
 pub const PATCH_NAMES: [&str; 6] = ["xmin", "xmax", "ymin", "ymax", "zmin", "zmax"];
 
 pub fn generate(spec: &BoxSpec) -> Result<RawMesh> {
+    let ncells = check(spec)?;
+    let mut mesh = RawMesh {
+        nodes: grid_nodes(spec),
+        ..RawMesh::default()
+    };
+    let kuhn = kuhn_tets();
+    let [nx, ny, nz] = spec.dims;
+    mesh.tets.reserve(ncells as usize);
+    for k in 0..nz {
+        for j in 0..ny {
+            for i in 0..nx {
+                for t in &kuhn {
+                    mesh.tets
+                        .push(t.map(|c| node_index(spec.dims, [i + c[0], j + c[1], k + c[2]])));
+                }
+            }
+        }
+    }
+    mesh.patches = PATCH_NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, n)| PatchDef {
+            name: n.to_string(),
+            tag: i as i32 + 1,
+        })
+        .collect();
+    add_boundary_triangles(spec.dims, &mut mesh);
+    Ok(mesh)
+}
+
+/// Refuse empty dimensions, an inverted box and more tetrahedra than 32-bit indices hold;
+/// returns the number of tetrahedra.
+fn check(spec: &BoxSpec) -> Result<u64> {
     let [nx, ny, nz] = spec.dims;
     if nx == 0 || ny == 0 || nz == 0 {
         return Err(MeshError::Invalid(format!(
@@ -32,20 +65,33 @@ pub fn generate(spec: &BoxSpec) -> Result<RawMesh> {
             "{ncells} tetrahedra do not fit 32-bit indices"
         )));
     }
-    let node = |i: usize, j: usize, k: usize| (i + (nx + 1) * (j + (ny + 1) * k)) as u32;
-    let mut mesh = RawMesh::default();
-    mesh.nodes.reserve((nx + 1) * (ny + 1) * (nz + 1));
+    Ok(ncells)
+}
+
+/// The index of grid node (i, j, k) of a box of `dims` cells: x fastest.
+fn node_index(dims: [usize; 3], [i, j, k]: [usize; 3]) -> u32 {
+    let [nx, ny, _] = dims;
+    (i + (nx + 1) * (j + (ny + 1) * k)) as u32
+}
+
+/// The (nx + 1)(ny + 1)(nz + 1) grid nodes, x fastest.
+fn grid_nodes(spec: &BoxSpec) -> Vec<[f64; 3]> {
+    let [nx, ny, nz] = spec.dims;
+    let mut nodes = Vec::with_capacity((nx + 1) * (ny + 1) * (nz + 1));
     for k in 0..=nz {
         for j in 0..=ny {
             for i in 0..=nx {
                 let t = [i as f64 / nx as f64, j as f64 / ny as f64, k as f64 / nz as f64];
-                mesh.nodes
-                    .push(std::array::from_fn(|a| spec.lo[a] + t[a] * (spec.hi[a] - spec.lo[a])));
+                nodes.push(std::array::from_fn(|a| spec.lo[a] + t[a] * (spec.hi[a] - spec.lo[a])));
             }
         }
     }
-    // The six Kuhn tetrahedra of the unit cube: one per ordering of the axes, walking from
-    // corner 000 to 111. Orientation is made positive once here.
+    nodes
+}
+
+/// The six Kuhn tetrahedra of the unit cube, as corner offsets: one per ordering of the axes,
+/// walking from corner 000 to 111. Orientation is made positive once here.
+fn kuhn_tets() -> Vec<[[usize; 3]; 4]> {
     let mut kuhn: Vec<[[usize; 3]; 4]> = Vec::new();
     for perm in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
         let mut corners = [[0usize; 3]; 4];
@@ -59,29 +105,14 @@ pub fn generate(spec: &BoxSpec) -> Result<RawMesh> {
         }
         kuhn.push(corners);
     }
-    mesh.tets.reserve(ncells as usize);
-    for k in 0..nz {
-        for j in 0..ny {
-            for i in 0..nx {
-                for t in &kuhn {
-                    mesh.tets.push(t.map(|c| node(i + c[0], j + c[1], k + c[2])));
-                }
-            }
-        }
-    }
-    mesh.patches = PATCH_NAMES
-        .iter()
-        .enumerate()
-        .map(|(i, n)| PatchDef {
-            name: n.to_string(),
-            tag: i as i32 + 1,
-        })
-        .collect();
-    // Boundary faces: each boundary square split along the same diagonal as the Kuhn split
-    // (from its lowest to its highest corner).
+    kuhn
+}
+
+/// Boundary faces: each boundary square split along the same diagonal as the Kuhn split
+/// (from its lowest to its highest corner), in patch 2 * axis + side.
+fn add_boundary_triangles(n: [usize; 3], mesh: &mut RawMesh) {
     for axis in 0..3 {
         let (a, b) = ((axis + 1) % 3, (axis + 2) % 3);
-        let n = spec.dims;
         for side in 0..2 {
             let fixed = side * n[axis];
             for ib in 0..n[b] {
@@ -91,7 +122,7 @@ pub fn generate(spec: &BoxSpec) -> Result<RawMesh> {
                         idx[axis] = fixed;
                         idx[a] = ia + da;
                         idx[b] = ib + db;
-                        node(idx[0], idx[1], idx[2])
+                        node_index(n, idx)
                     };
                     let patch = (2 * axis + side) as u32;
                     mesh.boundary_tris.push([at(0, 0), at(1, 0), at(1, 1)]);
@@ -101,7 +132,6 @@ pub fn generate(spec: &BoxSpec) -> Result<RawMesh> {
             }
         }
     }
-    Ok(mesh)
 }
 
 #[cfg(test)]

@@ -216,7 +216,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn esri_roundtrip_and_sampling() {
+    fn bathymetry_is_sampled_south_row_first_and_survives_a_toml_round_trip() {
         let asc = "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n4 5 6\n1 2 3\n";
         let g = EsriGrid::parse(asc, Path::new("t.asc")).unwrap();
         // South row is 1 2 3: the value at the centre of cell (0,0) is 1.
@@ -230,7 +230,7 @@ mod tests {
     }
 
     #[test]
-    fn esri_bad_row_names_line() {
+    fn a_short_esri_row_is_refused_naming_its_line_and_ncols() {
         let asc = "ncols 3\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n";
         let e = EsriGrid::parse(asc, Path::new("t.asc")).unwrap_err().to_string();
         assert!(e.contains("line 6") && e.contains("ncols"), "{e}");
