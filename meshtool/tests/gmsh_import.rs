@@ -55,7 +55,7 @@ fn volume_and_areas_match_gmsh_reader_and_topology_is_closed() {
     let dir = tempfile::tempdir().unwrap();
     let path = gmsh_channel(dir.path(), "msh41", true, 0.06);
     let out = Command::new("/usr/bin/python3")
-        .arg(repo_root().join("scripts/msh_reference.py"))
+        .arg(repo_root().join("meshtool/tests/msh_reference.py"))
         .arg(&path)
         .output()
         .unwrap();
