@@ -1,12 +1,15 @@
-//! Euler and heat split over MPI ranks by the grid layer (`grid::parts`, CPU backend, `mpirun
-//! -np 2` and `-np 4`): every template's output files equal the single-rank run's byte for byte
-//! (the ranks take the same global steps and every cell the same arithmetic: MUSCL-Hancock and
-//! PLM + SSP-RK3 with each Riemann solver, gravity and hydrostatic walls, periodic split axes
-//! joined in a ring, the heat stencil's Dirichlet and periodic faces); summary.json lists each
-//! rank's block; a checkpoint written by 2 ranks restarts on 4; a rank count the grid cannot
-//! share is refused (exit 2, nothing written), and so is a family that does not decompose.
-//! Needs the `mpi` feature and Open MPI's `mpirun` (scripts/setup.sh installs both); skipped
-//! with a message otherwise, except under CI.
+//! Every structured family (Euler, heat, shallow water) split over MPI ranks by the grid layer
+//! (`grid::parts`, CPU backend, `mpirun -np 2` and `-np 4`), through the same checks: every
+//! template's output files equal the single-rank run's byte for byte (the ranks take the same
+//! global steps and every cell the same arithmetic: MUSCL-Hancock and PLM + SSP-RK3 with each
+//! Riemann solver, gravity and hydrostatic walls, periodic split axes joined in a ring, the heat
+//! stencil's Dirichlet and periodic faces; shallow water's wet/dry fronts crossing the parts'
+//! boundaries, a pollutant, Manning friction, a tide and a river source, f64 and f32, with its
+//! halo of 1, 2 or 3 ghost rows exchanged every as many steps); summary.json lists each rank's
+//! block and the totals agree with one rank's; a checkpoint written by 2 ranks restarts on 4; a
+//! rank count the grid cannot share is refused (exit 2, nothing written), and so is a family
+//! that does not decompose. Needs the `mpi` feature and Open MPI's `mpirun`
+//! (scripts/setup.sh installs both); skipped with a message otherwise, except under CI.
 
 mod common;
 
@@ -15,27 +18,64 @@ use common::mpi::{
 };
 use common::{summary, vti_files, write_template};
 
-/// Every Euler and heat template, on grids small enough for 2 CI cores, split 2 and 4 ways
-/// along its outermost axis (x in 1D, y in 2D, z in 3D).
-const CASES: &[(&str, &[&str])] = &[
-    ("euler-toro-1", &[]),
-    ("euler-toro-2", &[]),
-    ("euler-toro-3", &[]),
-    ("euler-toro-4", &[]),
-    ("euler-toro-5", &["euler.scheme=\"plm-rk3\"", "euler.riemann=\"hllc\""]),
+/// The split runs of a case: ranks and extra overrides of each.
+type Splits = &'static [(usize, &'static [&'static str])];
+
+/// 2 and 4 ranks.
+const TWO_AND_FOUR: Splits = &[(2, &[]), (4, &[])];
+
+/// Shallow water's: 2 and 4 ranks, and its ghost-cell expansion (2 and 3 ghost rows, exchanged
+/// every 2 and 3 steps).
+const GHOST_ROWS: Splits = &[
+    (2, &["shallow-water.ghost_rows=1"]),
+    (4, &["shallow-water.ghost_rows=1"]),
+    (2, &["shallow-water.ghost_rows=2"]),
+    (4, &["shallow-water.ghost_rows=3"]),
+];
+
+/// Every Euler, heat and shallow-water template, on grids small enough for 2 CI cores, split
+/// along its outermost axis (x in 1D, y in 2D, z in 3D): template, overrides, split runs.
+const CASES: &[(&str, &[&str], Splits)] = &[
+    ("euler-toro-1", &[], TWO_AND_FOUR),
+    ("euler-toro-2", &[], TWO_AND_FOUR),
+    ("euler-toro-3", &[], TWO_AND_FOUR),
+    ("euler-toro-4", &[], TWO_AND_FOUR),
+    (
+        "euler-toro-5",
+        &["euler.scheme=\"plm-rk3\"", "euler.riemann=\"hllc\""],
+        TWO_AND_FOUR,
+    ),
     (
         "euler-toro-1",
         &["euler.riemann=\"hll\"", "euler.boundary.x=\"periodic\""],
+        TWO_AND_FOUR,
     ),
-    ("euler-density-wave", &["grid.dims=[32,32,1]"]),
+    ("euler-density-wave", &["grid.dims=[32,32,1]"], TWO_AND_FOUR),
     (
         "euler-density-wave",
         &["grid.dims=[32,32,1]", "euler.scheme=\"plm-rk3\""],
+        TWO_AND_FOUR,
     ),
-    ("euler-riemann-2d", &["grid.dims=[48,48,1]", "euler.riemann=\"hllc\""]),
-    ("euler-rt-2d", &["grid.dims=[16,48,1]", "time.end_time=0.5"]),
-    ("euler-rt-3d", &["grid.dims=[8,8,24]", "time.end_time=0.5"]),
-    ("euler-rt-3d-multimode", &["grid.dims=[8,8,24]", "time.end_time=0.5"]),
+    (
+        "euler-riemann-2d",
+        &["grid.dims=[48,48,1]", "euler.riemann=\"hllc\""],
+        TWO_AND_FOUR,
+    ),
+    (
+        "euler-rt-2d",
+        &["grid.dims=[16,48,1]", "time.end_time=0.5"],
+        TWO_AND_FOUR,
+    ),
+    (
+        "euler-rt-3d",
+        &["grid.dims=[8,8,24]", "time.end_time=0.5"],
+        TWO_AND_FOUR,
+    ),
+    (
+        "euler-rt-3d-multimode",
+        &["grid.dims=[8,8,24]", "time.end_time=0.5"],
+        TWO_AND_FOUR,
+    ),
     (
         "euler-toro-1",
         &[
@@ -43,10 +83,12 @@ const CASES: &[(&str, &[&str])] = &[
             "euler.initial.axis=2",
             "euler.boundary.z=\"periodic\"",
         ],
+        TWO_AND_FOUR,
     ),
     (
         "heat-benchmark",
         &["grid.dims=[16,15,16]", "time.steps=40", "output.every=20"],
+        TWO_AND_FOUR,
     ),
     (
         "heat-benchmark",
@@ -56,48 +98,105 @@ const CASES: &[(&str, &[&str])] = &[
             "output.every=15",
             "heat.boundary={x={dirichlet=[0.5,2.0]}, y=\"periodic\", z={dirichlet=[1.0,0.0]}}",
         ],
+        TWO_AND_FOUR,
     ),
-    ("heat-gaussian", &["grid.dims=[9,64,16]"]),
-    ("heat-erfc", &["grid.dims=[9,32,16]"]),
-    ("heat-decay", &["grid.dims=[10,10,16]"]),
+    ("heat-gaussian", &["grid.dims=[9,64,16]"], TWO_AND_FOUR),
+    ("heat-erfc", &["grid.dims=[9,32,16]"], TWO_AND_FOUR),
+    ("heat-decay", &["grid.dims=[10,10,16]"], TWO_AND_FOUR),
+    // Thacker: moving wet/dry fronts crossing the parts' boundaries; the tank: a pollutant,
+    // Manning friction, outflow faces; uneven parts (30 rows over 4 ranks).
+    (
+        "swe-thacker",
+        &["grid.dims=[40,30,1]", "time.end_time=1.0", "output.interval=0.25"],
+        GHOST_ROWS,
+    ),
+    (
+        "swe-column",
+        &[
+            "grid.dims=[36,30,1]",
+            "shallow-water.manning=0.03",
+            "shallow-water.boundary={x=\"outflow\",y=\"outflow\"}",
+        ],
+        GHOST_ROWS,
+    ),
+    (
+        "swe-column",
+        &["grid.dims=[36,30,1]", "run.precision=\"f32\""],
+        GHOST_ROWS,
+    ),
+    // The estuary: a tide through the sea side (x-, every part has a share), a river source in
+    // one part, banks that dry and wet.
+    (
+        "swe-estuary",
+        &["time.end_time=7200.0", "output.interval=2400.0"],
+        GHOST_ROWS,
+    ),
 ];
 
+/// Each rank's block, in order, covering the grid's values once, the last ending where the grid
+/// does; the summary counts the ranks.
+fn assert_blocks(template: &str, s: &serde_json::Value, ranks: usize) {
+    assert_eq!(s["ranks"], ranks, "{template}");
+    let blocks = s["decomposition"].as_array().expect("decomposition");
+    assert_eq!(blocks.len(), ranks, "{template}");
+    let cells: u64 = blocks.iter().map(|b| b["cells"].as_u64().unwrap()).sum();
+    let whole = s["points"].as_array().or(s["grid"].as_array()).unwrap();
+    let product: u64 = whole.iter().map(|v| v.as_u64().unwrap()).product();
+    assert_eq!(cells, product, "{template}: {blocks:?}");
+    for (r, b) in blocks.iter().enumerate() {
+        assert_eq!(b["rank"], r, "{template}");
+    }
+    assert_eq!(
+        &blocks[ranks - 1]["hi"],
+        &serde_json::Value::from(whole.clone()),
+        "{template}"
+    );
+}
+
+/// The totals of a split run are the single run's summed over ranks (other sums of the same
+/// numbers: equal to round-off); a pollutant's imbalance, a residual of round-off, is closed,
+/// not equal.
+fn assert_totals_agree(template: &str, many: &serde_json::Value, one: &serde_json::Value) {
+    let Some(totals) = many["totals"].as_object() else {
+        return;
+    };
+    for (name, t) in totals {
+        if name.starts_with("pollutant_imbalance") {
+            let r = many["totals"]["pollutant_imbalance_relative"]["end"].as_f64().unwrap();
+            let bound = if many["precision"] == "f32" { 1e-5 } else { 1e-12 };
+            assert!(r.abs() < bound, "{template} {name}: relative imbalance {r}");
+            continue;
+        }
+        let (a, b) = (t["end"].as_f64().unwrap(), one["totals"][name]["end"].as_f64().unwrap());
+        assert!(
+            (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0),
+            "{template} {name}: {a} vs {b}"
+        );
+    }
+}
+
 #[test]
-fn every_euler_and_heat_template_split_over_ranks_writes_the_single_ranks_bytes() {
+fn every_structured_template_split_over_ranks_writes_the_single_ranks_bytes() {
     if !available() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (k, (template, sets)) in CASES.iter().enumerate() {
+    for (k, (template, sets, splits)) in CASES.iter().enumerate() {
         let case = write_template(dir.path(), template);
         let one = dir.path().join(format!("one-{k}"));
         run(1, &case, &one, sets);
-        assert!(
-            summary(&one).get("decomposition").is_none(),
-            "one rank runs the whole grid"
-        );
-        for ranks in [2, 4] {
-            let many = dir.path().join(format!("ranks{ranks}-{k}"));
-            run(ranks, &case, &many, sets);
+        let one_s = summary(&one);
+        assert!(one_s.get("decomposition").is_none(), "one rank runs the whole grid");
+        for (v, (ranks, extra)) in splits.iter().enumerate() {
+            let many = dir.path().join(format!("ranks{ranks}-{k}-{v}"));
+            let all: Vec<&str> = sets.iter().chain(extra.iter()).copied().collect();
+            run(*ranks, &case, &many, &all);
             assert_same_files(&one, &many);
-            // Each rank's block, in order, covering the grid's values once.
             let s = summary(&many);
-            let blocks = s["decomposition"].as_array().expect("decomposition");
-            assert_eq!(blocks.len(), ranks, "{template}");
-            let cells: u64 = blocks.iter().map(|b| b["cells"].as_u64().unwrap()).sum();
-            let whole: u64 = s["points"]
-                .as_array()
-                .or(s["grid"].as_array())
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap())
-                .product();
-            assert_eq!(cells, whole, "{template}: {blocks:?}");
-            for (r, b) in blocks.iter().enumerate() {
-                assert_eq!(b["rank"], r, "{template}");
-            }
+            assert_blocks(template, &s, *ranks);
+            assert_totals_agree(template, &s, &one_s);
             println!(
-                "{template} {sets:?}: {ranks} ranks equal 1 rank in {} files",
+                "{template} {all:?}: {ranks} ranks equal 1 rank in {} files",
                 vti_files(&many).len()
             );
         }
@@ -114,6 +213,14 @@ fn a_checkpoint_of_two_ranks_restarts_on_four() {
     assert_two_ranks_restart_on_four(dir.path(), "euler-rt-3d", &rt, "time.end_time=0.5", "time.end_time=1.0");
     let heat = ["grid.dims=[16,15,16]", "output.every=10"];
     assert_two_ranks_restart_on_four(dir.path(), "heat-benchmark", &heat, "time.steps=20", "time.steps=40");
+    let swe = ["grid.dims=[40,30,1]", "output.interval=0.5"];
+    assert_two_ranks_restart_on_four(
+        dir.path(),
+        "swe-thacker",
+        &swe,
+        "time.end_time=0.5",
+        "time.end_time=1.0",
+    );
 }
 
 #[test]
@@ -139,6 +246,20 @@ fn a_rank_count_the_grid_cannot_share_is_refused() {
         &["grid.dims=[10,10,12]"],
         "grid.dims",
         thin,
+    );
+    // Shallow water: too few rows, a periodic y (not split), ghost rows beyond a part.
+    let refuse =
+        |sets: &[&str], key: &str, needle: &str| assert_refused_on(4, dir.path(), "swe-column", sets, key, needle);
+    refuse(&["grid.dims=[40,6,1]"], "grid.dims", at_most);
+    refuse(
+        &["shallow-water.boundary={x=\"reflect\",y=\"periodic\"}"],
+        "grid.dims",
+        "periodic y is not decomposed",
+    );
+    refuse(
+        &["grid.dims=[40,12,1]", "shallow-water.ghost_rows=4"],
+        "shallow-water.ghost_rows",
+        "own 3 rows at the least, and each step reads 2 rows beyond a slab; set at most 1",
     );
 }
 

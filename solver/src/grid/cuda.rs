@@ -68,6 +68,22 @@ impl LayoutC {
     }
 }
 
+/// The maximum over every part of the run of the u64 at device address `ptr` of the part
+/// `link` names, in place, on `stream` (after the work that wrote it): a value each part folds
+/// on its device (the bits of a non-negative rate, say) reduced with no round trip to the
+/// host. A no-op on a whole grid (`link` None) or where the plan asked for no reductions.
+///
+/// # Safety
+/// `ptr` must be one u64 on the part's device; every part of the run must make the same calls
+/// in the same order, each from its own thread.
+pub unsafe fn max_u64_over_parts(link: Option<&Link>, ptr: u64, stream: &CudaStream) -> Result<()> {
+    match link.and_then(|l| l.reduce.as_ref()) {
+        // SAFETY: the caller's.
+        Some((comms, k)) => unsafe { comms.max_u64(*k, ptr, stream) },
+        None => Ok(()),
+    }
+}
+
 /// The halo fill of one grid and boundary set, ready to launch on any padded array of it, and
 /// for a part of a decomposed grid the exchange of its neighbour faces (`parts`).
 pub struct DeviceHalo<T: Real> {

@@ -6,7 +6,13 @@
 //! on one device, then exchanges the neighbour faces' ghost planes (`exchange_host` between
 //! MPI ranks on the CPU, `DeviceHalo::exchange` by NCCL between devices). A periodic split
 //! axis joins the first part and the last (a ring). [`Decomposed`] drives the parts of this
-//! process as one `Simulation`: the step and its CFL limit, fields, checkpoints, health.
+//! process as one `Simulation`: the step and its CFL limit, batches of steps found on the
+//! devices, fields, checkpoints, health, totals.
+//!
+//! A part's halo beside other parts has a depth and a cadence ([`Cadence`]): a halo exchanged
+//! every step, as deep as a step reads, or a deeper one exchanged every few steps and updated
+//! again in between (ghost-cell expansion). What a part is to the exchange and the reductions
+//! is the [`Part`] trait; the slab ([`Split`]) is its first kind.
 //!
 //! Every part does the arithmetic the whole grid's cells do, in the same order, so the
 //! decomposed run writes the single run's bytes (as long as a family's reductions are exact,
@@ -18,12 +24,67 @@ use crate::backend::cuda::Device;
 use crate::backend::nccl::Comms;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
-use crate::framework::ranks::{self, Ranks, Slab};
+use crate::framework::ranks::{self, Peers, Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::output::pieces::Piece;
 use crate::output::{Centring, Field};
 use crate::real::{from_bytes, to_bytes, Real};
+use std::ops::Range;
 use std::sync::Arc;
+
+/// How a part keeps its halo beside other parts: a step reads `reach` layers (planes of a
+/// slab) beyond the values it updates, and the halo, `reach * every` layers deep, arrives every
+/// `every` steps. In between, the part updates the halo layers still valid again, as their
+/// owner does, `reach` layers fewer each step (ghost-cell expansion: fewer, larger messages).
+/// A halo exchanged every step has `every = 1` and `reach` its depth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cadence {
+    pub reach: usize,
+    pub every: usize,
+}
+
+impl Cadence {
+    /// A halo `depth` layers deep exchanged every step.
+    pub fn every_step(depth: usize) -> Cadence {
+        Cadence { reach: depth, every: 1 }
+    }
+
+    /// The layers of the halo beside another part.
+    pub fn depth(&self) -> usize {
+        self.reach * self.every
+    }
+
+    /// Whether the halo arrives before step `step` (counted from the start or a restart).
+    pub fn due(&self, step: usize) -> bool {
+        step.is_multiple_of(self.every)
+    }
+
+    /// The halo layers beside another part that step `step` updates again (none on the step
+    /// before the next exchange: the cycle uses the whole halo).
+    pub fn expanded(&self, step: usize) -> usize {
+        self.reach * (self.every - 1 - step % self.every)
+    }
+}
+
+/// A part of a decomposed domain as its exchange and the reductions over parts see it: its
+/// number among the run's parts, the parts it exchanges halo values with, and its halo's depth
+/// and cadence. The values it owns are the domain's in its own numbering; its halo holds copies
+/// of its neighbours' values beside it, refreshed by the exchange.
+///
+/// The slab of planes of a structured grid ([`Split`]) is the first kind: its owned and halo
+/// values are ranges of planes (`plane_ranges`), so the exchange moves contiguous blocks. A
+/// set of cells with a halo (a partitioned unstructured mesh) is meant to be another kind, its
+/// exchange lists of owned cells to send each neighbour and of halo cells to receive into;
+/// [`Decomposed`] then drives its parts as it drives slabs.
+pub trait Part {
+    /// This part's number among the run's parts (every rank's), and their count.
+    fn index(&self) -> usize;
+    fn count(&self) -> usize;
+    /// The parts this one exchanges halo values with (below and above, for a slab).
+    fn neighbours(&self) -> Peers;
+    /// The depth of its halo beside other parts and how often it arrives.
+    fn cadence(&self) -> Cadence;
+}
 
 /// One part's planes: `slab` of the split axis's values, among `slab.size` parts in all.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,6 +93,59 @@ pub struct Split {
     pub slab: Slab,
     /// The split axis is periodic: the first and last parts are neighbours.
     pub ring: bool,
+    /// The halo beside other parts: its depth (the grid's halo along `axis`) and cadence.
+    pub cadence: Cadence,
+}
+
+impl Part for Split {
+    fn index(&self) -> usize {
+        self.slab.rank
+    }
+    fn count(&self) -> usize {
+        self.slab.size
+    }
+    fn neighbours(&self) -> Peers {
+        self.slab.peers(self.ring)
+    }
+    fn cadence(&self) -> Cadence {
+        self.cadence
+    }
+}
+
+impl Split {
+    /// The whole grid as one part along `axis` of `n` values (nothing beside it).
+    pub fn whole(axis: usize, n: usize, cadence: Cadence) -> Split {
+        Split {
+            axis,
+            slab: Slab {
+                rank: 0,
+                size: 1,
+                start: 0,
+                end: n,
+            },
+            ring: false,
+            cadence,
+        }
+    }
+
+    /// The planes (indices along the split axis, ghosts negative or from `n`) that step `step`
+    /// updates of a part of `n` planes: its own, and beside each neighbour the halo planes its
+    /// cadence updates again (`Cadence::expanded`); and whether the halo arrives before the
+    /// update. The halo planes updated are those whose neighbours within `reach` the previous
+    /// update (or the exchange) left equal to their owner's.
+    pub fn updated(&self, step: usize, n: usize) -> (Range<isize>, bool) {
+        let extra = self.cadence.expanded(step) as isize;
+        (self.widened(&(0..n as isize), extra), self.cadence.due(step))
+    }
+
+    /// `planes` with `by` more on each side where a neighbour is (e.g. the planes an update of
+    /// `planes` reads: `reach` more).
+    pub fn widened(&self, planes: &Range<isize>, by: isize) -> Range<isize> {
+        let peers = self.neighbours();
+        let below = if peers.below.is_some() { by } else { 0 };
+        let above = if peers.above.is_some() { by } else { 0 };
+        planes.start - below..planes.end + above
+    }
 }
 
 /// What a part needs to reach its neighbours: its planes, and on a device the communicators
@@ -44,6 +158,10 @@ pub struct Link {
     /// among them: they carry the exchange instead of NCCL (every part of the run is in this
     /// process; `device` is then None).
     pub peer: Option<(Arc<PeerGroup>, usize)>,
+    /// Communicators for reductions over every part on the devices (`cuda::max_u64_over_parts`),
+    /// apart from the exchange's (which may run on another stream), where the family asks
+    /// ([`Plan::device_reductions`]).
+    pub reduce: Option<(Arc<Comms>, usize)>,
 }
 
 impl std::fmt::Debug for Link {
@@ -64,11 +182,23 @@ pub fn split_axis(g: &StructuredGrid) -> usize {
 }
 
 /// Part `part` of `parts`, or why the grid cannot be split so: every part must own at least as
-/// many planes as it exchanges (its halo along the axis).
+/// many planes as it exchanges (its halo along the axis, exchanged every step).
 pub fn split(g: &StructuredGrid, bc: &BoundarySet, part: usize, parts: usize) -> std::result::Result<Split, String> {
+    split_with(g, bc, part, parts, Cadence::every_step(g.halo[split_axis(g)]))
+}
+
+/// As [`split`], the halo kept at `cadence` (its depth the grid's halo along the split axis).
+pub fn split_with(
+    g: &StructuredGrid,
+    bc: &BoundarySet,
+    part: usize,
+    parts: usize,
+    cadence: Cadence,
+) -> std::result::Result<Split, String> {
     let axis = split_axis(g);
     let name = ["x", "y", "z"][axis];
-    let depth = g.halo[axis];
+    let depth = cadence.depth();
+    debug_assert_eq!(depth, g.halo[axis], "the halo beside other parts is the grid's");
     let least = depth.max(2);
     if parts > 1 && g.n[axis] / parts < least {
         return Err(format!(
@@ -82,6 +212,7 @@ pub fn split(g: &StructuredGrid, bc: &BoundarySet, part: usize, parts: usize) ->
         axis,
         slab,
         ring: bc.is_periodic(axis),
+        cadence,
     })
 }
 
@@ -273,8 +404,8 @@ pub fn blocks(whole: [usize; 3], axis: usize, total: usize, per_rank: usize, dev
         .collect()
 }
 
-/// A part: the family's simulation of its planes, and the device it runs on.
-struct Part {
+/// A part of this process: the family's simulation of its planes, and the device it runs on.
+struct Member {
     sim: Box<dyn Simulation + Send>,
     split: Split,
     dev: Option<Arc<Device>>,
@@ -284,7 +415,7 @@ struct Part {
 /// as between processes), or by the devices' copy engines (`peer`), which take no SMs, so a
 /// family can hide the exchange behind its inner planes (heat: 1.83x on 2 H200s against 1.70x
 /// by NCCL). A family that does not hide it keeps NCCL: Euler's five components per plane went
-/// 4-7 % slower by copy engine (BENCHMARKS.md, session 14). `CFD_PARTS_TRANSPORT=nccl|copy`
+/// 4-7 % slower by copy engine (BENCHMARKS.md). `CFD_PARTS_TRANSPORT=nccl|copy`
 /// overrides the family's choice, to compare them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
@@ -317,6 +448,71 @@ pub fn point_range(g: &StructuredGrid, split: &Split) -> std::ops::Range<usize> 
     split.slab.start * plane..split.slab.end * plane
 }
 
+/// What a family asks of its decomposition besides the split: how the devices exchange, the
+/// halo's cadence, communicators for reductions on the devices, how totals reduce over parts,
+/// how an unsound value is located.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub transport: Transport,
+    /// None: the grid's halo along the split axis, exchanged every step.
+    pub cadence: Option<Cadence>,
+    /// Communicators for reductions over parts on the devices (`Link::reduce`), on CUDA.
+    pub device_reductions: bool,
+    /// The parts find their steps themselves (`Simulation::advance_batch`, every part's step
+    /// reduced on the devices): batches go to them, side by side. Otherwise a batch is one
+    /// step, and asking the parts would cost a meeting of their threads a step.
+    pub batches: bool,
+    pub totals: TotalsRule,
+    pub naming: Naming,
+}
+
+impl Plan {
+    /// A halo exchanged every step by `transport`; totals summed; unsound values named with
+    /// their part's planes.
+    pub fn new(transport: Transport) -> Plan {
+        Plan {
+            transport,
+            cadence: None,
+            device_reductions: false,
+            batches: false,
+            totals: TotalsRule::SUMS,
+            naming: Naming::Planes,
+        }
+    }
+}
+
+/// Named totals (`Simulation::totals`).
+pub type Totals = Vec<(String, f64)>;
+
+/// How a simulation's named totals reduce over the parts and ranks: sums, but for the
+/// `maxima`; the `derived` ones are dropped from the parts' and `finish` adds them to the
+/// reduced totals (a ratio of sums, say).
+#[derive(Clone, Copy, Debug)]
+pub struct TotalsRule {
+    pub maxima: &'static [&'static str],
+    pub derived: &'static [&'static str],
+    pub finish: fn(Totals) -> Totals,
+}
+
+impl TotalsRule {
+    /// Every total a sum.
+    pub const SUMS: TotalsRule = TotalsRule {
+        maxima: &[],
+        derived: &[],
+        finish: |t| t,
+    };
+}
+
+/// Where a decomposed run says an unsound value is, after what its part says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// The part's planes and its rank.
+    Planes,
+    /// Its rank alone, where there are several (the part names the cell as the whole grid
+    /// counts it).
+    Rank,
+}
+
 /// The parts of this process of a grid `g` with boundaries `bc` split over every rank and
 /// `gpus` devices per rank (one part per rank on the CPU), built by `build` from their initial
 /// values (`initial`).
@@ -329,40 +525,35 @@ pub fn decompose(
     initial: &InitialPart,
     build: &BuildPart,
 ) -> Result<Box<dyn Simulation>> {
+    decompose_with(g, bc, target, gpus, &Plan::new(transport), initial, build)
+}
+
+/// As [`decompose`], as `plan` asks.
+pub fn decompose_with(
+    g: &StructuredGrid,
+    bc: &BoundarySet,
+    target: &Target,
+    gpus: usize,
+    plan: &Plan,
+    initial: &InitialPart,
+    build: &BuildPart,
+) -> Result<Box<dyn Simulation>> {
     let world = ranks::world();
     let per_rank = if matches!(target, Target::Cpu) { 1 } else { gpus };
     let total = world.size() * per_rank;
     let first = world.rank() * per_rank;
+    let cadence = plan.cadence.unwrap_or(Cadence::every_step(g.halo[split_axis(g)]));
     let splits: Vec<Split> = (0..per_rank)
-        .map(|k| split(g, bc, first + k, total).map_err(SolverError::Other))
+        .map(|k| split_with(g, bc, first + k, total, cadence).map_err(SolverError::Other))
         .collect::<Result<_>>()?;
     let axis = splits[0].axis;
     let plane: usize = (0..axis).map(|a| g.n[a]).product();
     let devices = open_devices(target, per_rank)?;
-    let devs: Vec<Arc<Device>> = devices.iter().flatten().cloned().collect();
-    // One process drives every part: its devices' copy engines carry the exchange where the
-    // family asks and they reach each other; else NCCL.
-    let peer = match target {
-        Target::Cuda(_) if world.size() == 1 && transport.resolve() == Transport::CopyEngine => PeerGroup::new(&devs)?,
-        _ => None,
-    };
-    let comms = match target {
-        Target::Cuda(_) if total > 1 && peer.is_none() => Some(Arc::new(Comms::new(world, &devs, first, total)?)),
-        _ => None,
-    };
-    let links: Vec<Link> = splits
-        .iter()
-        .enumerate()
-        .map(|(k, &split)| Link {
-            split,
-            device: comms.as_ref().map(|c| (c.clone(), k)),
-            peer: peer.as_ref().map(|p| (p.clone(), k)),
-        })
-        .collect();
+    let links = link_parts(&splits, &devices, plan, first, total)?;
     let built = build_parts(&links, &devices, initial, build);
     let mut parts = Vec::with_capacity(built.len());
     for ((sim, split), dev) in built.into_iter().zip(splits).zip(devices) {
-        parts.push(Part { sim: sim?, split, dev });
+        parts.push(Member { sim: sim?, split, dev });
     }
     let workers = match parts.len() {
         1 => None,
@@ -383,7 +574,48 @@ pub fn decompose(
         whole: g.n,
         per_rank,
         target_is_cuda: matches!(target, Target::Cuda(_)),
+        totals: plan.totals,
+        naming: plan.naming,
+        batches: plan.batches,
     }))
+}
+
+/// Each part's link: its planes and, on devices, the communicators or the copy engines that
+/// carry its exchange, and the communicators of its reductions where `plan` asks.
+fn link_parts(
+    splits: &[Split],
+    devices: &[Option<Arc<Device>>],
+    plan: &Plan,
+    first: usize,
+    total: usize,
+) -> Result<Vec<Link>> {
+    let world = ranks::world();
+    let devs: Vec<Arc<Device>> = devices.iter().flatten().cloned().collect();
+    let cuda = !devs.is_empty();
+    // One process drives every part: its devices' copy engines carry the exchange where the
+    // family asks and they reach each other; else NCCL.
+    let peer = match cuda && world.size() == 1 && plan.transport.resolve() == Transport::CopyEngine {
+        true => PeerGroup::new(&devs)?,
+        false => None,
+    };
+    let comms = match cuda && total > 1 && peer.is_none() {
+        true => Some(Arc::new(Comms::new(world, &devs, first, total)?)),
+        false => None,
+    };
+    let reduce = match cuda && total > 1 && plan.device_reductions {
+        true => Some(Arc::new(Comms::new(world, &devs, first, total)?)),
+        false => None,
+    };
+    Ok(splits
+        .iter()
+        .enumerate()
+        .map(|(k, &split)| Link {
+            split,
+            device: comms.as_ref().map(|c| (c.clone(), k)),
+            peer: peer.as_ref().map(|p| (p.clone(), k)),
+            reduce: reduce.as_ref().map(|c| (c.clone(), k)),
+        })
+        .collect())
 }
 
 /// The devices of this process's parts: the run's device and the next ones (None on the CPU).
@@ -438,7 +670,7 @@ fn build_parts(
 
 /// The parts of this process of a decomposed grid, stepped together as one simulation.
 pub struct Decomposed {
-    parts: Vec<Part>,
+    parts: Vec<Member>,
     /// One thread per part when there are several (`side_by_side`).
     workers: Option<rayon::ThreadPool>,
     ranks: &'static dyn Ranks,
@@ -449,6 +681,9 @@ pub struct Decomposed {
     whole: [usize; 3],
     per_rank: usize,
     target_is_cuda: bool,
+    totals: TotalsRule,
+    naming: Naming,
+    batches: bool,
 }
 
 impl Decomposed {
@@ -495,6 +730,23 @@ impl Decomposed {
         out.into_iter().map(|r| r.expect("every part's job ran")).collect()
     }
 
+    /// What part `split` says is unsound (`what`), with where the part is (`Naming`).
+    fn located(&self, what: String, split: &Split) -> String {
+        let rank = self.ranks.rank();
+        match self.naming {
+            Naming::Rank if self.ranks.size() == 1 => what,
+            Naming::Rank => format!("{what} on rank {rank}"),
+            Naming::Planes => {
+                let s = &split.slab;
+                let axis = ["x", "y", "z"][split.axis];
+                format!(
+                    "{what} (in the part of planes {}..{} along {axis}, on rank {rank})",
+                    s.start, s.end
+                )
+            }
+        }
+    }
+
     /// Byte buffers per part of `components` equal pieces each, joined piece by piece: the
     /// process's values of each component, one after another.
     fn join_components(&self, per_part: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
@@ -527,28 +779,18 @@ impl Simulation for Decomposed {
         self.side_by_side(|s| s.step(clock, dt)).map(|_| ())
     }
 
-    /// The first unsound part (in grid order), named with its planes; every rank stops.
+    /// The first unsound part (in grid order), named with its planes or its rank
+    /// (`Naming`); every rank stops, and says what rank 0 says.
     fn health(&mut self) -> Result<Option<Unhealthy>> {
         let found = self.each(|_, s| s.health())?;
-        let names = ["x", "y", "z"];
-        let mine = found.into_iter().zip(&self.parts).find_map(|(h, p)| {
-            h.map(|h| {
-                let s = &p.split.slab;
-                let what = format!(
-                    "{} (in the part of planes {}..{} along {}, on rank {})",
-                    h.what,
-                    s.start,
-                    s.end,
-                    names[p.split.axis],
-                    self.ranks.rank()
-                );
-                (h.field, what)
-            })
-        });
+        let mine = found
+            .into_iter()
+            .zip(&self.parts)
+            .find_map(|(h, p)| h.map(|h| (h.field, self.located(h.what, &p.split))));
         if self.ranks.size() == 1 {
             return Ok(mine.map(|(field, what)| Unhealthy { field, what }));
         }
-        // Every rank learns whether any is unsound; rank 0 also what the first one says.
+        // Every rank learns whether any is unsound, then what the first one says.
         let text = mine.map(|(f, w)| format!("{f}\n{w}")).unwrap_or_default();
         let mut fixed = text.into_bytes();
         fixed.resize(1024, 0);
@@ -557,18 +799,17 @@ impl Simulation for Decomposed {
             return Ok(None);
         }
         let all = self.ranks.gather(&fixed);
-        let first = all.chunks(1024).find(|c| c[0] != 0).map(|c| {
-            let t = String::from_utf8_lossy(c).trim_end_matches('\0').to_string();
-            let (f, w) = t.split_once('\n').unwrap_or(("state", &t));
-            Unhealthy {
-                field: f.into(),
-                what: w.into(),
-            }
-        });
-        Ok(Some(first.unwrap_or(Unhealthy {
-            field: "state".into(),
-            what: "unsound on another rank (rank 0 names it)".into(),
-        })))
+        let mut first = all
+            .chunks(1024)
+            .find(|c| c[0] != 0)
+            .map_or_else(|| vec![0u8; 1024], <[u8]>::to_vec);
+        self.ranks.broadcast(&mut first);
+        let t = String::from_utf8_lossy(&first).trim_end_matches('\0').to_string();
+        let (f, w) = t.split_once('\n').unwrap_or(("state", &t));
+        Ok(Some(Unhealthy {
+            field: f.into(),
+            what: w.into(),
+        }))
     }
 
     /// The whole grid's fields on rank 0 (the parts' values one after another), each rank's own
@@ -578,7 +819,7 @@ impl Simulation for Decomposed {
         // Joined by one copy of each part's values into a vector of the whole size: a frame of
         // RT 3D at 224 x 224 x 672 on 2 GPUs is 1.6 GB of values, and cloning the first part's
         // then collecting them one by one (the vector growing as it went) held the steps back
-        // 0.4 s a frame more (2 H200s, BENCHMARKS.md, session 25).
+        // 0.4 s a frame more (2 H200s, BENCHMARKS.md).
         let mut fields = std::mem::take(&mut per_part[0]);
         for (i, f) in fields.iter_mut().enumerate() {
             let joined = {
@@ -688,14 +929,46 @@ impl Simulation for Decomposed {
         self.each(|_, s| s.sync()).map(|_| ())
     }
 
-    /// Each named total summed over the parts and the ranks.
+    /// Each named total summed over the parts and the ranks, or its maximum (`TotalsRule`).
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
-        let per_part = self.each(|_, s| s.totals())?;
+        let rule = self.totals;
+        let per_part: Vec<Vec<(String, f64)>> = self
+            .each(|_, s| s.totals())?
+            .into_iter()
+            .map(|t| {
+                t.into_iter()
+                    .filter(|(n, _)| !rule.derived.contains(&n.as_str()))
+                    .collect()
+            })
+            .collect();
+        let is_max = |name: &str| rule.maxima.contains(&name);
         let mut sums = per_part[0].clone();
         for (i, t) in sums.iter_mut().enumerate() {
-            t.1 = per_part.iter().map(|p| p[i].1).sum();
+            t.1 = match is_max(&t.0) {
+                true => per_part.iter().map(|p| p[i].1).fold(f64::NEG_INFINITY, f64::max),
+                false => per_part.iter().map(|p| p[i].1).sum(),
+            };
         }
-        Ok(sum_totals(self.ranks, sums))
+        let (maxima, sums): (Vec<_>, Vec<_>) = sums.into_iter().enumerate().partition(|(_, t)| is_max(&t.0));
+        let mut reduced: Vec<(usize, (String, f64))> = maxima
+            .into_iter()
+            .map(|(i, (n, v))| (i, (n, self.ranks.max(v))))
+            .collect();
+        let (at, sums): (Vec<usize>, Vec<_>) = sums.into_iter().unzip();
+        reduced.extend(at.into_iter().zip(sum_totals(self.ranks, sums)));
+        reduced.sort_by_key(|(i, _)| *i);
+        Ok((rule.finish)(reduced.into_iter().map(|(_, t)| t).collect()))
+    }
+
+    /// Up to `max_steps` steps found on the devices, every part side by side (each holds the
+    /// same clock: the step is reduced over every part on the devices); None where the parts
+    /// take one step at a time.
+    fn advance_batch(&mut self, clock: &Clock, cfl: f64, until: f64, max_steps: u64) -> Result<Option<Clock>> {
+        if !self.batches {
+            return Ok(None);
+        }
+        let reached = self.side_by_side(|s| s.advance_batch(clock, cfl, until, max_steps))?;
+        Ok(reached.into_iter().next().flatten())
     }
 
     fn decomposition(&self) -> Option<Vec<Block>> {
@@ -769,5 +1042,51 @@ mod tests {
         assert_eq!(joined, whole);
         let b = blocks([6, 5, 10], 2, 3, 1, false);
         assert_eq!((b[1].lo, b[1].hi, b[1].cells), ([0, 0, 4], [6, 5, 7], 90));
+    }
+
+    /// Ghost-cell expansion: every plane a step reads (`reach` beyond those it updates) was
+    /// updated by the step before or has just arrived, for parts with neighbours on either
+    /// side or both, halos exchanged every 1 to 4 steps, over three cycles; just before an
+    /// exchange no halo plane is updated (the cycle uses the whole halo).
+    #[test]
+    fn halo_planes_updated_again_stay_inside_what_is_valid() {
+        let (n, reach) = (10, 2);
+        for (rank, size) in [(0, 2), (1, 2), (1, 3)] {
+            for every in 1..=4 {
+                let cadence = Cadence { reach, every };
+                let split = Split {
+                    axis: 1,
+                    slab: Slab {
+                        rank,
+                        size,
+                        start: 0,
+                        end: n,
+                    },
+                    ring: false,
+                    cadence,
+                };
+                let (below, above) = (split.slab.has_below(), split.slab.has_above());
+                let d = cadence.depth() as isize;
+                // The planes holding this step's values: own planes at the start.
+                let mut valid = 0..n as isize;
+                for step in 0..3 * every {
+                    let (planes, arrive) = split.updated(step, n);
+                    assert_eq!(arrive, step % every == 0);
+                    if arrive {
+                        valid = valid.start.min(if below { -d } else { 0 })
+                            ..valid.end.max(n as isize + if above { d } else { 0 });
+                    }
+                    let read = split.widened(&planes, reach as isize);
+                    assert!(
+                        valid.start <= read.start && read.end <= valid.end,
+                        "{every} {step}: {read:?} {valid:?}"
+                    );
+                    assert!(read.start >= -d && read.end <= n as isize + d);
+                    assert!(planes.start <= 0 && planes.end >= n as isize);
+                    valid = planes;
+                }
+                assert_eq!(split.updated(every - 1, n).0, 0..n as isize);
+            }
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! The exchange of ghost planes between the devices of one process by their copy engines
 //! (`cuMemcpyPeerAsync` over NVLink, peer access enabled), instead of NCCL's copy kernels.
 //! A copy engine takes no SMs, so a family can hide the exchange behind the update of its inner
-//! planes (heat); NCCL's kernels wait for SMs the stencil kernel holds (BENCHMARKS.md, session
-//! 13: hiding the heat exchange behind NCCL made the step slower).
+//! planes (heat); NCCL's kernels wait for SMs the stencil kernel holds (BENCHMARKS.md: hiding
+//! the heat exchange behind NCCL made the step slower).
 //!
 //! Each exchange is one meeting of the parts' threads (`decompose` steps each part on its own
 //! thread): [`PeerGroup::begin`] posts the part's array and an event after the work that wrote
@@ -116,7 +116,7 @@ fn driver(what: &str, code: sys::CUresult) -> Result<()> {
 /// Open each device's memory pool to the other devices. The arrays come from the pools
 /// (cuMemAllocAsync), which peer access does not cover: without this the copy engines' pulls
 /// were not direct, and took until after the inner planes' update (heat 512^3 f64 on 2 H200s:
-/// 2.14e-3 s a step, 2.055e-3 with it; BENCHMARKS.md, session 25).
+/// 2.14e-3 s a step, 2.055e-3 with it; BENCHMARKS.md).
 fn open_pools(devices: &[Arc<Device>]) -> Result<()> {
     for b in devices.iter().filter(|b| b.ctx.has_async_alloc()) {
         let pool = memory_pool(b)?;
@@ -269,7 +269,7 @@ mod tests {
     use cudarc::driver::CudaContext;
 
     /// Once a group is made each device's memory pool is open to the others (without it the
-    /// copies between the parts' arrays were not direct: BENCHMARKS.md, session 25). Needs two
+    /// copies between the parts' arrays were not direct: BENCHMARKS.md). Needs two
     /// devices with peer access; skipped, saying so, elsewhere.
     #[test]
     fn a_group_opens_each_devices_pool_to_the_others() {

@@ -2,25 +2,22 @@
 //! (`forcing.rs`, at the time the step starts), then every interior cell takes the Roe
 //! contributions of its edges (`roe.rs`; rayon over rows), an explicit Euler update, and the dry
 //! cells are brought to rest (depths that a draining cell would take below zero are clipped to
-//! zero, and counted).
+//! zero, and counted). A part of a decomposed run (`grid::parts`, one a rank) takes its
+//! neighbours' rows at its halo's cadence and updates the halo rows still valid in between.
 
 use super::roe::{edge, State};
-use super::{slab, Ledger, SweSetup};
+use super::setup::{SweSetup, REACH};
+use super::sim::{self, Ledger};
 use crate::error::Result;
-use crate::framework::ranks::{Ranks, Slab};
 use crate::framework::{Clock, Simulation, Unhealthy};
-use crate::grid::{halo, BoundarySet, FaceBc};
+use crate::grid::{halo, parts, BoundarySet, FaceBc};
 use crate::output::Field;
-use crate::real::{from_bytes, Real};
+use crate::real::{from_bytes, to_bytes, Real};
 use rayon::prelude::*;
 
 pub struct CpuSwe<R: Real> {
-    /// The setup of this rank's slab (the whole grid's when there is one rank).
+    /// The setup of the rows it holds: the whole grid's, or a part's (`setup.split`).
     pub setup: SweSetup,
-    ranks: &'static dyn Ranks,
-    slab: Slab,
-    /// The whole grid's cells along x and y.
-    whole: [usize; 2],
     /// (h, q_x, q_y, hC), padded, one component after another.
     w: Vec<R>,
     /// The bed's depth H, padded, ghosts filled once, and its one-component grid.
@@ -28,26 +25,25 @@ pub struct CpuSwe<R: Real> {
     bed_grid: crate::grid::StructuredGrid,
     /// Water added by clipping and by the sources, the water at the start.
     pub ledger: Ledger,
-    /// Steps since the start or the restart (the ghost rows arrive every `ghost_rows` steps).
+    /// Steps since the start or the restart (the ghost rows arrive at the halo's cadence).
     steps: usize,
 }
 
 impl<R: Real> CpuSwe<R> {
-    /// The simulation of `slab` of a grid of `whole` cells: its setup, interior initial state
-    /// and padded bed (`slab::local_setup`, `slab::local_fields`).
-    pub fn new(setup: SweSetup, ranks: &'static dyn Ranks, slab: Slab, whole: [usize; 2], initial: &[f64], bed: &[f64]) -> Self {
+    /// The simulation of `setup`'s rows: its interior initial state and padded bed.
+    pub fn new(setup: SweSetup, initial: &[f64], bed: &[f64]) -> Self {
         let g = &setup.grid;
         let w = g.pad(&initial.iter().map(|&v| R::of(v)).collect::<Vec<_>>());
         let bed_grid = crate::grid::StructuredGrid { components: 1, ..g.clone() };
         let bed = bed.iter().map(|&v| R::of(v)).collect();
         let rounded = initial_rounded::<R>(initial);
         let ledger = Ledger {
-            start_water: super::water(&setup, &rounded),
-            start_pollutant: super::pollutant(&setup, &rounded),
-            conc_bounds: super::conc_bounds(&setup, &rounded),
+            start_water: sim::water(&setup, &rounded),
+            start_pollutant: sim::pollutant(&setup, &rounded),
+            conc_bounds: sim::conc_bounds(&setup, &rounded),
             ..Ledger::default()
         };
-        CpuSwe { setup, ranks, slab, whole, w, bed, bed_grid, ledger, steps: 0 }
+        CpuSwe { setup, w, bed, bed_grid, ledger, steps: 0 }
     }
 
     /// The state at padded index p in the frame of axis a.
@@ -206,7 +202,6 @@ impl<R: Real> Simulation for CpuSwe<R> {
                     .sum::<f64>()
             })
             .reduce(|| 0.0, f64::max);
-        let rate = self.ranks.max(rate);
         Ok(if rate > 0.0 { cfl / rate } else { f64::INFINITY })
     }
 
@@ -214,22 +209,22 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let s = &self.setup;
         let (len, dry) = (s.grid.padded_len(), R::of(s.dry));
         // Ghost-cell expansion: the ghost rows arrive every `ghost_rows` steps, and in between
-        // this slab updates them again as their owner does, one row fewer each step.
+        // this part updates them again as their owner does, `REACH` rows fewer each step.
         let ny = s.grid.n[1] as isize;
-        let (rows, arrive) = slab::updated_rows(self.steps, s.ghost_rows, s.grid.n[1], &self.slab);
+        let (rows, arrive) = s.split.updated(self.steps, s.grid.n[1]);
         let (lo, hi) = (rows.start, rows.end);
-        // The sources change the state the updated rows read: theirs, and the row beyond each end.
-        let read = slab::read_rows(&rows, &self.slab);
+        // The sources change the state the updated rows read: theirs, and `REACH` rows beyond.
+        let read = s.split.widened(&rows, REACH as isize);
         s.forcing.add_sources(&s.grid, &mut self.w, clock.time, dt, &mut self.ledger.sources, read);
         halo::fill(&s.grid, &s.bc, &mut self.w);
         // The x ghosts of the ghost rows updated, and of the row beyond them (the donors'
         // shares of its cells are read), as their owner fills them.
-        let filled = slab::filled_rows(&rows, &self.slab);
+        let filled = s.split.widened(&rows, 1);
         let ghost_rows: Vec<isize> = (filled.start..0).chain(ny..filled.end).collect();
         halo::fill_x_of_rows(&s.grid, &s.bc, &mut self.w, &ghost_rows);
         s.forcing.fill_open(&s.grid, &self.bed, &mut self.w, dry, clock.time, filled);
         if arrive {
-            slab::exchange_ghost_rows(self.ranks, &s.grid, &self.slab, &mut self.w);
+            parts::exchange(s.link.as_ref(), &s.grid, &mut self.w);
         }
         self.steps += 1;
         let axes = s.axes();
@@ -281,68 +276,64 @@ impl<R: Real> Simulation for CpuSwe<R> {
         Ok(())
     }
 
+    /// The first unsound interior cell, numbered in the whole grid.
     fn health(&mut self) -> Result<Option<Unhealthy>> {
         let values = self.interior();
         let n = self.setup.grid.points();
         let bad = (0..n).find(|&i| values[i] < R::zero() || (0..4).any(|k| !values[k * n + i].is_finite()));
-        let offset = self.slab.start * self.whole[0];
-        let mine = bad.map(|i| (offset + i, std::array::from_fn(|k| values[k * n + i].f64())));
-        Ok(slab::first_bad(self.ranks, mine).map(super::unhealthy))
+        let offset = self.setup.split.slab.start * self.setup.grid.n[0];
+        Ok(bad.map(|i| sim::unhealthy(offset + i, std::array::from_fn(|k| values[k * n + i].f64()))))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
         let bed: Vec<f64> = self.bed_grid.unpad(&self.bed).iter().map(|v| v.f64()).collect();
-        Ok(slab::gather_fields(self.ranks, super::fields(&values, &bed, self.setup.dry)))
+        Ok(sim::fields(&values, &bed, self.setup.dry))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
-        Ok(slab::gather_state(self.ranks, &self.interior()))
+        Ok(to_bytes(&self.interior()))
     }
 
-    /// The depth of cell `cell` of the whole grid (x fastest) becomes NaN on the rank whose
-    /// slab holds it.
+    /// The depth of cell `cell` of its rows (x fastest) becomes NaN.
     fn inject_nan(&mut self, cell: usize) -> Result<bool> {
-        let [nx, ny] = self.whole;
+        let [nx, ny, _] = self.setup.grid.n;
         let (i, j) = (cell % nx, cell / nx);
-        if j >= ny || j < self.slab.start || j >= self.slab.end {
+        if j >= ny {
             return Ok(false);
         }
-        let p = self.setup.grid.at(i as isize, (j - self.slab.start) as isize, 0);
+        let p = self.setup.grid.at(i as isize, j as isize, 0);
         self.w[p] = R::nan();
         Ok(true)
     }
 
+    /// Its rows' interior state (component after component), the ghost rows to arrive at the
+    /// next step.
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let nx = self.whole[0];
-        let values = slab::cut_state(nx, &self.slab, &from_bytes::<R>(bytes));
+        let values = from_bytes::<R>(bytes);
         let values64: Vec<f64> = values.iter().map(|v| v.f64()).collect();
-        self.ledger.start_water = super::water(&self.setup, &values64);
-        self.ledger.start_pollutant = super::pollutant(&self.setup, &values64);
+        self.ledger.start_water = sim::water(&self.setup, &values64);
+        self.ledger.start_pollutant = sim::pollutant(&self.setup, &values64);
         self.ledger.boundary = [0.0; 4];
-        self.ledger.conc_bounds = super::conc_bounds(&self.setup, &values64);
+        self.ledger.conc_bounds = sim::conc_bounds(&self.setup, &values64);
         self.w = self.setup.grid.pad(&values);
         self.steps = 0;
         Ok(())
     }
 
     fn bytes_per_step(&self) -> f64 {
-        super::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
+        sim::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }
 
     fn variant(&self) -> String {
         "roe-path-conservative".into()
     }
 
-    fn decomposition(&self) -> Option<Vec<crate::grid::parts::Block>> {
-        let [nx, ny] = self.whole;
-        (self.slab.size > 1).then(|| crate::grid::parts::blocks([nx, ny, 1], 1, self.slab.size, 1, false))
-    }
-
+    /// Its rows' totals (`sim::TOTALS` reduces a decomposed run's).
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
-        let sums = slab::sum_totals(self.ranks, super::totals(&self.setup, &values, &self.ledger));
-        Ok(super::with_relative(self.ranks, sums, self.ledger.conc_bounds))
+        let t = sim::totals(&self.setup, &values, &self.ledger);
+        Ok(sim::with_bounds(t, self.ledger.conc_bounds))
     }
 }
 

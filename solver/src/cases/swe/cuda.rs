@@ -1,40 +1,38 @@
-//! Shallow water on CUDA devices (kernels/cuda/swe.cu): one device or several, each holding a
-//! slab of rows (`slab.rs`; several devices of this process, or one per MPI rank, or both).
-//! Per step, on each device: the point sources, the halo fill of the physical faces, the open
-//! sides (their series read at the device clock's time), and the tiled step kernel from `w`
-//! into `w2` (swapped after), the dry-cell rules and friction fused in; the same arithmetic
-//! in the same order as the CPU (`cpu.rs`, `roe.rs`), so every backend and decomposition takes
-//! the same adaptive steps. The step size is found on the devices: each step folds the wave-speed
-//! rate of the state it wrote into one atomic maximum per device, NCCL reduces it across devices,
-//! and a one-thread clock kernel turns it into the next step; a batch of steps (`advance_batch`)
-//! needs one round trip to the host, not one per step.
+//! Shallow water on a CUDA device (kernels/cuda/swe.cu): the whole grid, or a part of a
+//! decomposed run (`grid::parts`: several devices of this process, or one per MPI rank, or
+//! both, each part a `CudaSwe` driven on its own thread). Per step: the point sources, the halo
+//! fill of the physical faces, the open sides (their series read at the device clock's time),
+//! and the tiled step kernel from `w` into `w2` (swapped after), the dry-cell rules and
+//! friction fused in; the same arithmetic in the same order as the CPU (`cpu.rs`, `roe.rs`), so
+//! every backend and decomposition takes the same adaptive steps. The step size is found on
+//! the device: each step folds the wave-speed rate of the state it wrote into one atomic
+//! maximum, the grid layer reduces it over every part on the devices
+//! (`grid::cuda::max_u64_over_parts`), and a one-thread clock kernel turns it into the next
+//! step; a batch of steps (`advance_batch`) needs one round trip to the host, not one per step.
 //!
-//! Between devices, the ghost rows travel by NCCL on each device's second stream while the
-//! compute stream updates the tile rows that do not need them; the rows beside other devices
-//! follow once they have arrived (`CFD_SWE_EXCHANGE=serial` runs the exchange on the compute
-//! stream instead, `off` skips it: timing diagnostics only, the results are then wrong).
-//! Ghost-cell expansion (`shallow-water.ghost_rows = k`): k rows travel every k steps, and in
-//! between each part updates the ghost rows still valid again (`slab::updated_rows`, the step
-//! kernel's row range), as the CPU does, so the results stay those of one device.
+//! Between parts, the ghost rows travel by the grid layer's exchange (`DeviceHalo`) on the
+//! device's second stream, after the sources, while the compute stream waits for them
+//! (`CFD_SWE_EXCHANGE=serial` runs the exchange on the compute stream instead, `off` skips it:
+//! timing diagnostics only, the results are then wrong). Ghost-cell expansion
+//! (`shallow-water.ghost_rows = k`, the halo's `Cadence`): `REACH` k rows travel every k steps,
+//! and in between each part updates the ghost rows still valid again (`Split::updated`, the
+//! step kernel's row range), as the CPU does, so the results stay those of one device.
 
 use super::forcing::Packed;
-use super::{slab, Ledger, SweSetup};
+use super::setup::{SweSetup, REACH};
+use super::sim::{self, Ledger};
 use crate::backend::cuda::{Device, DeviceClock, EarlyFunction};
-use crate::backend::nccl::{self, Comms};
-use crate::error::{Result, SolverError};
-use crate::framework::ranks::{Ranks, Slab};
+use crate::error::Result;
 use crate::framework::{Clock, Simulation, Unhealthy};
-use crate::grid::cuda::{DeviceHalo, LayoutC};
+use crate::grid::cuda::{max_u64_over_parts, DeviceHalo, LayoutC};
 use crate::grid::{FaceBc, StructuredGrid};
 use crate::output::Field;
-use crate::real::{from_bytes, Real};
+use crate::real::{from_bytes, to_bytes, Real};
 use cudarc::driver::{CudaEvent, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// Threads per block of the rate kernel (its reduction assumes a multiple of 32).
 const THREADS: u32 = 256;
-/// Steps queued ahead on each device when one process drives several (a few hundred launches).
-const QUEUED_STEPS: u64 = 16;
 
 /// `CFD_SWE_DEFINES` (e.g. "SWE_TX=16 SWE_TY=8 SWE_MINB=7 SWE_EDGE_LOOPS_BY_AXIS=0"): defines
 /// of the step kernel, its tile, the blocks an SM should hold and its edge loops (a timing knob:
@@ -151,11 +149,11 @@ impl DeviceForcing {
     }
 }
 
-/// One device's slab: its state, bed, clock and kernels.
-struct Part<R: Real> {
-    /// The slab's setup, its grid's rows aligned for the device.
+/// The whole grid or a part on one device: its state, bed, clock and kernels.
+pub struct CudaSwe<R: Real> {
+    /// The setup of its rows (`setup.split`, `setup.link`), the grid's rows aligned for the
+    /// device.
     setup: SweSetup,
-    slab: Slab,
     dev: Arc<Device>,
     /// (h, q_x, q_y, hC), padded, one component after another; the step's output (swapped).
     w: CudaSlice<R>,
@@ -181,18 +179,21 @@ struct Part<R: Real> {
     f_clock: EarlyFunction,
     f_bad: EarlyFunction,
     forcing: DeviceForcing,
-    /// The slab's water at the start of the run (the totals' open-side inflow), its pollutant.
+    /// Its water at the start of the run (the totals' open-side inflow), its pollutant.
     start_water: f64,
     start_pollutant: f64,
     /// The state is complete (compute stream) / the ghost rows have arrived (second stream).
     ready: CudaEvent,
     arrived: CudaEvent,
+    exchange: Exchange,
+    /// Steps queued since the start or a restart (the ghost rows arrive at the halo's cadence).
+    steps: usize,
 }
 
-impl<R: Real> Part<R> {
-    /// The part of `slab` on `dev`: its setup (`slab::local_setup`), interior initial state
-    /// and padded bed in the CPU's layout (`slab::local_fields`).
-    fn new(mut setup: SweSetup, slab: Slab, dev: Arc<Device>, initial: &[f64], bed: &[f64]) -> Result<Self> {
+impl<R: Real> CudaSwe<R> {
+    /// The simulation of `setup`'s rows on `dev`: its interior initial state and padded bed in
+    /// the CPU's layout.
+    pub fn new(mut setup: SweSetup, dev: Arc<Device>, initial: &[f64], bed: &[f64]) -> Result<Self> {
         let cpu_bed_grid = StructuredGrid { components: 1, ..setup.grid.clone() };
         setup.grid = setup.grid.aligned_for(std::mem::size_of::<R>());
         let g = &setup.grid;
@@ -220,10 +221,15 @@ impl<R: Real> Part<R> {
         };
         let stream = &dev.stream;
         let rounded = super::cpu::initial_rounded::<R>(initial);
-        let (start_water, start_pollutant) = (super::water(&setup, &rounded), super::pollutant(&setup, &rounded));
-        Ok(Part {
+        let (start_water, start_pollutant) = (sim::water(&setup, &rounded), sim::pollutant(&setup, &rounded));
+        let exchange = match std::env::var("CFD_SWE_EXCHANGE").as_deref() {
+            Ok("serial") => Exchange::Serial,
+            Ok("off") => Exchange::Off,
+            _ => Exchange::Overlap,
+        };
+        Ok(CudaSwe {
             start_pollutant,
-            start_bounds: super::conc_bounds(&setup, &rounded),
+            start_bounds: sim::conc_bounds(&setup, &rounded),
             bounds: stream.alloc_zeros::<u64>(2)?,
             ledger: stream.alloc_zeros::<f64>(4)?,
             forcing: DeviceForcing::new::<R>(&dev, &setup)?,
@@ -236,7 +242,7 @@ impl<R: Real> Part<R> {
             rate: stream.alloc_zeros::<u64>(1)?,
             clipped: stream.alloc_zeros::<f64>(1)?,
             params,
-            halo: DeviceHalo::new(dev.clone(), g, &setup.bc)?,
+            halo: DeviceHalo::new(dev.clone(), g, &setup.bc)?.linked(setup.link.as_ref()),
             f_rate: dev.function::<R>(kernels::swe::RATE, &[])?,
             f_step: {
                 let owned = Self::step_kernel_defines();
@@ -253,8 +259,9 @@ impl<R: Real> Part<R> {
             f_bad: dev.function::<R>(kernels::swe::FIRST_BAD, &[])?,
             ready: dev.ctx.new_event(None)?,
             arrived: dev.ctx.new_event(None)?,
+            exchange,
+            steps: 0,
             setup,
-            slab,
             dev,
         })
     }
@@ -287,7 +294,8 @@ impl<R: Real> Part<R> {
         kernels::swe::step_shared_bytes(Self::tile_cols(), Self::tile_rows(), std::mem::size_of::<R>())
     }
 
-    /// The rate of the current state folded into `rate` (zeroed first).
+    /// The rate of the current state folded into `rate` (zeroed first), then reduced over every
+    /// part of a decomposed run.
     fn fold_rate(&mut self) -> Result<()> {
         self.dev.stream.memset_zeros(&mut self.rate)?;
         let (w, rate) = (self.dev.ptr(&self.w), self.dev.ptr(&self.rate));
@@ -299,7 +307,15 @@ impl<R: Real> Part<R> {
         };
         // SAFETY: w is this grid's padded 4-component state, rate one u64; one thread per cell.
         unsafe { self.f_rate.builder(&self.dev.stream).arg(&self.params).arg(&w).arg(&rate).launch(cfg)? };
-        Ok(())
+        self.reduce_rate()
+    }
+
+    /// The folded rate, reduced to its maximum over every part of a decomposed run (on the
+    /// compute stream, after the work that folded it).
+    fn reduce_rate(&self) -> Result<()> {
+        // SAFETY: `rate` is one u64 on this part's device; every part queues the same steps,
+        // each from its own thread (`grid::parts::Decomposed`).
+        unsafe { max_u64_over_parts(self.setup.link.as_ref(), self.dev.ptr(&self.rate), &self.dev.stream) }
     }
 
     /// The step of the device clock's dt from `w` into `w2` over the tile rows of `t`.
@@ -322,7 +338,7 @@ impl<R: Real> Part<R> {
         // SAFETY: w and out are distinct padded 4-component arrays of this grid, bed its padded
         // bed, the clock 5 doubles, rate one u64, clipped one double, ledger 4 doubles,
         // bounds 2 u64; tiles of TX x TY cells (TY the kernel's: `tile_rows`); the rows and the
-        // `slab::REACH` rows around them lie inside the halo (`tile_plan`).
+        // `REACH` rows around them lie inside the halo (`Split::updated`).
         unsafe {
             self.f_step
                 .builder(&d.stream)
@@ -442,11 +458,6 @@ impl<R: Real> Part<R> {
         self.queue_open(rows, false)
     }
 
-    /// The step kernel's launches `plan` (half of a `tile_plan`).
-    fn queue_plan(&self, plan: &[Tiles]) -> Result<()> {
-        plan.iter().try_for_each(|t| self.queue_tiles(t))
-    }
-
     fn interior(&self) -> Result<Vec<R>> {
         Ok(self.setup.grid.unpad(&self.dev.download(&self.w)?))
     }
@@ -489,317 +500,125 @@ impl Tiles {
     }
 }
 
-/// The step kernel's launches over `rows` (`slab::updated_rows`) of a slab of `ny` rows, `ty`
-/// rows a tile row: before the ghost rows arrive, and after. Without `split` (nothing arrives
-/// this step, or it arrived before the step) one launch over all, before. With `split`
-/// ([below, above]: where other slabs are), the tile rows of the owned rows that read no ghost
-/// row go first; once the ghost rows have arrived, the ghost rows updated again below and above,
-/// then the owned tile rows beside other slabs (the first and the last, in one launch).
-fn tile_plan(rows: std::ops::Range<isize>, ny: usize, ty: u32, split: Option<[bool; 2]>) -> [Vec<Tiles>; 2] {
-    let Some([lo, hi]) = split else {
-        return [vec![Tiles::all(rows, ty)], vec![]];
-    };
-    let own = 0..ny as isize;
-    let tiles = (ny as u32).div_ceil(ty);
-    let inner = tiles.saturating_sub(u32::from(lo) + u32::from(hi));
-    let before = vec![Tiles { rows: own.clone(), first: u32::from(lo).min(tiles), count: inner, step: 1 }];
-    let mut after = vec![];
-    for ghost in [rows.start..0, ny as isize..rows.end] {
-        if !ghost.is_empty() {
-            after.push(Tiles::all(ghost, ty));
-        }
-    }
-    let edge = |first, count, step| Tiles { rows: own.clone(), first, count, step };
-    match (lo, hi) {
-        (true, true) if tiles > 1 => after.push(edge(0, 2, tiles - 1)),
-        (true, _) => after.push(edge(0, 1, 1)),
-        (false, true) => after.push(edge(tiles - 1, 1, 1)),
-        (false, false) => {}
-    }
-    [before, after]
-}
-
-/// How the ghost rows travel between devices (`CFD_SWE_EXCHANGE`).
+/// How the ghost rows travel between parts (`CFD_SWE_EXCHANGE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Exchange {
-    /// On the second stream, overlapped with the tile rows that do not need them.
+    /// On the second stream, after the sources (the compute stream waits for them).
     Overlap,
     /// On the compute stream, before the step.
     Serial,
-    /// Not at all, the tile rows still split as for the overlap (timing only: wrong results).
+    /// Not at all (timing only: wrong results).
     Off,
 }
 
-pub struct CudaSwe<R: Real> {
-    parts: Vec<Part<R>>,
-    /// The processes of the run, and the communicators of the ghost rows (second streams) and
-    /// of the rate (compute streams) when there is more than one part in all.
-    ranks: &'static dyn Ranks,
-    halo_comms: Option<Arc<Comms>>,
-    rate_comms: Option<Comms>,
-    /// The parts in all, the whole grid's cells along x and y.
-    total: usize,
-    whole: [usize; 2],
-    exchange: Exchange,
-    /// Ghost rows beside other parts (`shallow-water.ghost_rows`), and the steps queued since the
-    /// start or a restart (they arrive every `ghost_rows` steps: `slab::updated_rows`).
-    ghost_rows: usize,
-    steps: usize,
-}
-
 impl<R: Real> CudaSwe<R> {
-    /// The run on `gpus` devices of this process from `dev`'s ordinal (and as many on each other
-    /// rank): the whole setup, its initial state and bed.
-    pub fn new(setup: &SweSetup, ranks: &'static dyn Ranks, dev: Arc<Device>, gpus: usize, w: &[f64], bed: &[f64]) -> Result<Self> {
-        let total = ranks.size() * gpus;
-        let first = ranks.rank() * gpus;
-        let mut parts = Vec::with_capacity(gpus);
-        for g in 0..gpus {
-            let slab = setup.slab_of(first + g, total).map_err(SolverError::Other)?;
-            let local = slab::local_setup(setup, &slab);
-            let (lw, lbed) = slab::local_fields(setup, &local, &slab, w, bed);
-            let d = if g == 0 { dev.clone() } else { Device::open(dev.ctx.ordinal() + g)? };
-            parts.push(Part::new(local, slab, d, &lw, &lbed)?);
-        }
-        let devices: Vec<Arc<Device>> = parts.iter().map(|p| p.dev.clone()).collect();
-        let (halo_comms, rate_comms) = if total > 1 {
-            (Some(Arc::new(Comms::new(ranks, &devices, first, total)?)), Some(Comms::new(ranks, &devices, first, total)?))
-        } else {
-            (None, None)
-        };
-        // The ghost rows travel by the grid layer's exchange: slabs along y, not a ring.
-        for (k, p) in parts.iter_mut().enumerate() {
-            let split = crate::grid::parts::Split {
-                axis: 1,
-                slab: p.slab,
-                ring: false,
-            };
-            let device = halo_comms.as_ref().map(|c| (c.clone(), k));
-            // Its parts are driven from one thread: NCCL's grouped calls, not the peer group's meetings.
-            p.halo.set_link(Some(crate::grid::parts::Link { split, device, peer: None }));
-        }
-        let exchange = match std::env::var("CFD_SWE_EXCHANGE").as_deref() {
-            Ok("serial") => Exchange::Serial,
-            Ok("off") => Exchange::Off,
-            _ => Exchange::Overlap,
-        };
-        Ok(CudaSwe {
-            parts,
-            ranks,
-            halo_comms,
-            rate_comms,
-            total,
-            whole: [setup.grid.cells[0], setup.grid.cells[1]],
-            exchange,
-            ghost_rows: setup.ghost_rows,
-            steps: 0,
-        })
-    }
-
-    /// Each part sends its first and last `ghost_rows` owned rows to the parts below and above
-    /// and receives theirs into its ghost rows (`DeviceHalo::exchange_on`: one message a
-    /// component and side), on the aux or the compute stream; one NCCL group for all.
-    fn send_ghost_rows(&self, on_aux: bool) -> Result<()> {
-        if self.halo_comms.is_none() {
-            return Ok(());
-        }
-        nccl::group(|| {
-            for p in &self.parts {
-                let stream = if on_aux { &p.dev.aux } else { &p.dev.stream };
-                // The stream orders the exchange after the step that wrote the owned rows and
-                // before the one that reads the ghosts.
-                p.halo.exchange_on(p.dev.ptr(&p.w), stream)?;
-            }
-            Ok(())
-        })
-    }
-
-    /// The rate folded on each part, reduced to its maximum over all parts.
-    fn reduce_rates(&self) -> Result<()> {
-        let Some(comms) = &self.rate_comms else { return Ok(()) };
-        nccl::group(|| {
-            for (k, p) in self.parts.iter().enumerate() {
-                // SAFETY: `rate` is one u64 on the part's device, written by the compute stream.
-                unsafe { comms.max_u64(k, p.dev.ptr(&p.rate), &p.dev.stream)? };
-            }
-            Ok(())
-        })
-    }
-
-    /// One step on every part (queued, not waited for). With ghost-cell expansion the ghost
-    /// rows travel every `ghost_rows` steps; each step updates the rows `slab::updated_rows`
-    /// gives, as the CPU does.
+    /// One step (queued, not waited for). With ghost-cell expansion the ghost rows travel at
+    /// the halo's cadence; each step updates the rows `Split::updated` gives, as the CPU does.
     fn queue_step(&mut self, cfl: f64, until: f64) -> Result<()> {
         let step = self.steps;
         self.steps += 1;
-        let ny = |p: &Part<R>| p.setup.grid.cells[1];
-        let arrive = self.total > 1 && step.is_multiple_of(self.ghost_rows);
-        // A step reads two rows beyond those it updates (`slab::REACH`: the donors' shares), so
-        // every tile row waits for the ghost rows (they still travel on the second stream; the
-        // split plan of `tile_plan` assumes one row and is not used).
-        let split = false;
+        let split = self.setup.split;
+        let ny = self.setup.grid.cells[1];
+        let (rows, arrive) = split.updated(step, ny);
+        let arrive = arrive && split.slab.size > 1;
         // The sources change the cells the update reads: before the owned rows travel.
-        for p in &self.parts {
-            let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
-            p.queue_sources(&slab::read_rows(&rows, &p.slab))?;
+        self.queue_sources(&split.widened(&rows, REACH as isize))?;
+        if arrive {
+            self.queue_exchange()?;
         }
-        if arrive && self.exchange == Exchange::Overlap {
-            for p in &self.parts {
-                p.ready.record(&p.dev.stream)?;
-                p.dev.aux.wait(&p.ready)?;
-            }
-            self.send_ghost_rows(true)?;
-            for p in &self.parts {
-                p.arrived.record(&p.dev.aux)?;
-            }
-        } else if arrive && self.exchange == Exchange::Serial {
-            self.send_ghost_rows(false)?;
-        }
-        for p in &self.parts {
-            if arrive && self.exchange == Exchange::Overlap {
-                p.dev.stream.wait(&p.arrived)?;
-            }
-            p.halo.fill(p.dev.ptr(&p.w))?;
-            p.queue_open(&(0..ny(p) as isize), true)?;
-            let (rows, _) = slab::updated_rows(step, self.ghost_rows, ny(p), &p.slab);
-            let beside = split.then(|| [p.slab.has_below(), p.slab.has_above()]);
-            let [before, after] = tile_plan(rows.clone(), ny(p), Part::<R>::tile_rows(), beside);
-            // The x ghosts of the updated rows and of the row beyond them (`slab::filled_rows`).
-            let filled = slab::filled_rows(&rows, &p.slab);
-            if !split {
-                p.queue_ghost_fill(&filled)?;
-            }
-            // Tile rows beside other parts wait for the ghost rows; the rest go first.
-            p.queue_plan(&before)?;
-            if split && self.exchange == Exchange::Overlap {
-                p.dev.stream.wait(&p.arrived)?;
-            }
-            if split {
-                p.queue_ghost_fill(&filled)?;
-            }
-            p.queue_plan(&after)?;
-        }
-        self.reduce_rates()?;
-        for p in &mut self.parts {
-            p.queue_clock(cfl, until)?;
-            std::mem::swap(&mut p.w, &mut p.w2);
-        }
+        self.halo.fill(self.dev.ptr(&self.w))?;
+        self.queue_open(&(0..ny as isize), true)?;
+        // The x ghosts of the updated rows and of the row beyond them.
+        self.queue_ghost_fill(&split.widened(&rows, 1))?;
+        // A step reads `REACH` rows beyond those it updates (the donors' shares), so every tile
+        // row waits for the ghost rows.
+        self.queue_tiles(&Tiles::all(rows, Self::tile_rows()))?;
+        self.reduce_rate()?;
+        self.queue_clock(cfl, until)?;
+        std::mem::swap(&mut self.w, &mut self.w2);
         Ok(())
     }
 
-    /// The process's parts' interiors as one component-major array of its rows.
-    fn interior(&self) -> Result<Vec<R>> {
-        let locals: Vec<Vec<R>> = self.parts.iter().map(|p| p.interior()).collect::<Result<_>>()?;
-        Ok((0..4)
-            .flat_map(|k| {
-                locals.iter().flat_map(move |v| {
-                    let n = v.len() / 4;
-                    v[k * n..(k + 1) * n].to_vec()
-                })
-            })
-            .collect())
+    /// The ghost rows from the parts beside this one (`DeviceHalo`'s exchange of `w`), on the
+    /// second stream after the work queued so far, the compute stream waiting for them; or on
+    /// the compute stream (`Exchange::Serial`).
+    fn queue_exchange(&self) -> Result<()> {
+        let (d, w) = (&self.dev, self.dev.ptr(&self.w));
+        match self.exchange {
+            Exchange::Overlap => {
+                self.ready.record(&d.stream)?;
+                d.aux.wait(&self.ready)?;
+                self.halo.exchange_on(w, &d.aux)?;
+                self.arrived.record(&d.aux)?;
+                Ok(d.stream.wait(&self.arrived)?)
+            }
+            Exchange::Serial => self.halo.exchange_on(w, &d.stream),
+            Exchange::Off => Ok(()),
+        }
     }
 }
 
 impl<R: Real> Simulation for CudaSwe<R> {
     fn stable_dt(&mut self, cfl: f64) -> Result<f64> {
-        for p in &mut self.parts {
-            p.fold_rate()?;
-        }
-        self.reduce_rates()?;
-        let p = &self.parts[0];
-        let rate = f64::from_bits(p.dev.stream.clone_dtoh(&p.rate)?[0]);
+        self.fold_rate()?;
+        let rate = f64::from_bits(self.dev.stream.clone_dtoh(&self.rate)?[0]);
         Ok(if rate > 0.0 { cfl / rate } else { f64::INFINITY })
     }
 
     fn step(&mut self, clock: &Clock, dt: f64) -> Result<()> {
-        for p in &mut self.parts {
-            p.set_clock(clock, dt)?;
-        }
+        self.set_clock(clock, dt)?;
         // The clock kernel that follows the step finds dt = 0 for want of an end: no harm.
         self.queue_step(1.0, clock.time)
     }
 
-    /// Up to `max_steps` steps, each found on the devices, none past `until`; one round trip.
+    /// Up to `max_steps` steps, each found on the device, none past `until`; one round trip.
+    /// Every part of a decomposed run holds the same clock, so all queue the same steps.
     fn advance_batch(&mut self, clock: &Clock, cfl: f64, until: f64, max_steps: u64) -> Result<Option<Clock>> {
-        for p in &mut self.parts {
-            p.set_clock(clock, 0.0)?;
-            p.fold_rate()?;
-        }
-        self.reduce_rates()?;
-        for p in &self.parts {
-            p.queue_clock(cfl, until)?;
-        }
-        let mut previous: Vec<CudaEvent> = Vec::new();
-        // Every part and rank holds the same clock, so all queue the same steps.
-        for i in 0..self.parts[0].clock.batch_steps(clock, until, max_steps) {
+        self.set_clock(clock, 0.0)?;
+        self.fold_rate()?;
+        self.queue_clock(cfl, until)?;
+        for _ in 0..self.clock.batch_steps(clock, until, max_steps) {
             self.queue_step(cfl, until)?;
-            // One thread driving several devices keeps their launch queues short: a full queue on
-            // one device blocks the host before it has queued the other's half of an NCCL
-            // exchange, and both wait forever. Wait for the chunk before the last one.
-            if self.parts.len() > 1 && (i + 1) % QUEUED_STEPS == 0 {
-                for e in previous.drain(..) {
-                    e.synchronize()?;
-                }
-                for p in &self.parts {
-                    previous.push(p.dev.stream.record_event(None)?);
-                }
-            }
         }
-        let p = &mut self.parts[0];
-        let reached = p.clock.reached(&p.dev.stream, clock)?;
-        Ok(Some(reached))
+        Ok(Some(self.clock.reached(&self.dev.stream, clock)?))
     }
 
+    /// The first unsound interior cell, numbered in the whole grid.
     fn health(&mut self) -> Result<Option<Unhealthy>> {
-        let mut mine = None;
-        for p in &self.parts {
-            if let Some((cell, state)) = p.first_bad()? {
-                mine = Some((p.slab.start * self.whole[0] + cell, state));
-                break;
-            }
-        }
-        Ok(slab::first_bad(self.ranks, mine).map(super::unhealthy))
+        let offset = self.setup.split.slab.start * self.setup.grid.n[0];
+        Ok(self.first_bad()?.map(|(cell, state)| sim::unhealthy(offset + cell, state)))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        let mut bed = Vec::new();
-        for p in &self.parts {
-            bed.extend_from_slice(&p.bed_interior);
-        }
-        let fields = super::fields(&values, &bed, self.parts[0].setup.dry);
-        Ok(slab::gather_fields(self.ranks, fields))
+        Ok(sim::fields(&values, &self.bed_interior, self.setup.dry))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
-        Ok(slab::gather_state(self.ranks, &self.interior()?))
+        Ok(to_bytes(&self.interior()?))
     }
 
+    /// Its rows' interior state (component after component), the ghost rows to arrive at the
+    /// next step.
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
-        let nx = self.whole[0];
-        let whole = from_bytes::<R>(bytes);
-        for p in &mut self.parts {
-            let local = slab::cut_state(nx, &p.slab, &whole);
-            let local64: Vec<f64> = local.iter().map(|v| v.f64()).collect();
-            p.start_water = super::water(&p.setup, &local64);
-            p.start_pollutant = super::pollutant(&p.setup, &local64);
-            p.start_bounds = super::conc_bounds(&p.setup, &local64);
-            p.dev.stream.memset_zeros(&mut p.ledger)?;
-            p.dev.stream.memset_zeros(&mut p.bounds)?;
-            p.w = p.dev.upload(&p.setup.grid.pad(&local))?;
-        }
-        // The ghost rows travel at the next step.
+        let local = from_bytes::<R>(bytes);
+        let local64: Vec<f64> = local.iter().map(|v| v.f64()).collect();
+        self.start_water = sim::water(&self.setup, &local64);
+        self.start_pollutant = sim::pollutant(&self.setup, &local64);
+        self.start_bounds = sim::conc_bounds(&self.setup, &local64);
+        self.dev.stream.memset_zeros(&mut self.ledger)?;
+        self.dev.stream.memset_zeros(&mut self.bounds)?;
+        self.w = self.dev.upload(&self.setup.grid.pad(&local))?;
         self.steps = 0;
         Ok(())
     }
 
     fn bytes_per_step(&self) -> f64 {
-        self.parts.iter().map(|p| super::min_bytes_per_step(&p.setup, std::mem::size_of::<R>())).sum()
+        sim::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }
 
     fn variant(&self) -> String {
-        match (self.total, self.ghost_rows) {
+        match (self.setup.split.slab.size, self.setup.ghost_rows) {
             (1, _) => "roe-path-conservative".into(),
             (n, 1) => format!("roe-path-conservative, {n} devices"),
             (n, k) => format!("roe-path-conservative, {n} devices, {k} ghost rows"),
@@ -807,52 +626,35 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn sync(&mut self) -> Result<()> {
-        self.parts.iter().try_for_each(|p| p.dev.sync())
+        self.dev.sync()
     }
 
-    fn decomposition(&self) -> Option<Vec<crate::grid::parts::Block>> {
-        let [nx, ny] = self.whole;
-        let per_rank = self.parts.len();
-        (self.total > 1).then(|| crate::grid::parts::blocks([nx, ny, 1], 1, self.total, per_rank, true))
-    }
-
+    /// Its rows' totals (its own start, clipping, sources; `sim::TOTALS` reduces a decomposed
+    /// run's).
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
-        // Each part's totals (its own start, clipping, sources), summed over parts and ranks.
-        let mut sums: Vec<(String, f64)> = Vec::new();
-        let mut seen = [0.0f64; 2];
-        for p in &self.parts {
-            let b = p.dev.stream.clone_dtoh(&p.bounds)?;
-            for k in 0..2 {
-                seen[k] = seen[k].max(p.start_bounds[k]).max(f64::from_bits(b[k]));
-            }
-            let added = p.dev.stream.clone_dtoh(&p.forcing.added)?;
-            let crossed = p.dev.stream.clone_dtoh(&p.ledger)?;
-            let ledger = Ledger {
-                clipped: p.dev.stream.clone_dtoh(&p.clipped)?[0],
-                sources: [added[0], added[1]],
-                start_water: p.start_water,
-                start_pollutant: p.start_pollutant,
-                boundary: [crossed[0], crossed[1], crossed[2], crossed[3]],
-                conc_bounds: seen,
-            };
-            let values: Vec<f64> = p.interior()?.iter().map(|v| v.f64()).collect();
-            let t = super::totals(&p.setup, &values, &ledger);
-            if sums.is_empty() {
-                sums = t;
-            } else {
-                sums.iter_mut().zip(t).for_each(|(s, (_, v))| s.1 += v);
-            }
-        }
-        Ok(super::with_relative(self.ranks, slab::sum_totals(self.ranks, sums), seen))
+        let stream = &self.dev.stream;
+        let b = stream.clone_dtoh(&self.bounds)?;
+        let seen: [f64; 2] = std::array::from_fn(|k| self.start_bounds[k].max(f64::from_bits(b[k])));
+        let added = stream.clone_dtoh(&self.forcing.added)?;
+        let crossed = stream.clone_dtoh(&self.ledger)?;
+        let ledger = Ledger {
+            clipped: stream.clone_dtoh(&self.clipped)?[0],
+            sources: [added[0], added[1]],
+            start_water: self.start_water,
+            start_pollutant: self.start_pollutant,
+            boundary: [crossed[0], crossed[1], crossed[2], crossed[3]],
+            conc_bounds: seen,
+        };
+        let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
+        Ok(sim::with_bounds(sim::totals(&self.setup, &values, &ledger), seen))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{slab, tile_plan, Part, Tiles};
-    use crate::framework::ranks::Slab;
+    use super::CudaSwe;
 
-    /// The step kernel is compiled with its shared memory's size and, in single precision only,
+    /// The step kernel is built with its shared memory's size and, in single precision only,
     /// its edges in one loop an axis (unless CFD_SWE_DEFINES says otherwise, as the test
     /// environment does not).
     #[test]
@@ -860,60 +662,12 @@ mod tests {
         if std::env::var_os("CFD_SWE_DEFINES").is_some() {
             return;
         }
-        let f32_defines = Part::<f32>::step_kernel_defines();
-        let f64_defines = Part::<f64>::step_kernel_defines();
+        let f32_defines = CudaSwe::<f32>::step_kernel_defines();
+        let f64_defines = CudaSwe::<f64>::step_kernel_defines();
         let has = |d: &[(String, String)], k: &str, v: &str| d.iter().any(|(a, b)| a == k && b == v);
         assert!(has(&f32_defines, "SWE_STEP_SHARED_BYTES", &kernels::swe::step_shared_bytes(32, 8, 4).to_string()));
         assert!(has(&f64_defines, "SWE_STEP_SHARED_BYTES", &kernels::swe::step_shared_bytes(16, 8, 8).to_string()));
         assert!(has(&f32_defines, "SWE_EDGE_LOOPS_BY_AXIS", "1"));
         assert!(!f64_defines.iter().any(|(k, _)| k == "SWE_EDGE_LOOPS_BY_AXIS"));
-    }
-
-    /// The rows a launch updates.
-    fn updated(t: &Tiles, ty: u32) -> Vec<isize> {
-        (0..t.count)
-            .flat_map(|b| {
-                let first = t.rows.start + ((t.first + b * t.step) * ty) as isize;
-                (first..first + ty as isize).filter(|j| t.rows.contains(j))
-            })
-            .collect()
-    }
-
-    /// For every slab position, ghost depth 1 to 4, step of the cycle, tile height and slab size
-    /// (fewer rows than a tile too): the launches update each row of `slab::updated_rows` once,
-    /// read (`slab::REACH` rows beyond beside another slab) only rows inside the halo, and in the
-    /// split plan (one row's reach; unused since a step reads two) before the ghost rows arrive
-    /// only owned rows.
-    #[test]
-    fn the_tile_plan_updates_each_row_once_and_waits_for_what_it_reads() {
-        for ty in [4, 8] {
-            for ny in 2..=27 {
-                for depth in (1..=4).filter(|&d| d <= ny) {
-                    for (rank, size) in [(0, 1), (0, 2), (1, 2), (1, 3)] {
-                        let s = Slab { rank, size, start: 0, end: ny };
-                        for step in 0..depth {
-                            let (rows, arrive) = slab::updated_rows(step, depth, ny, &s);
-                            let splits = if arrive && size > 1 { vec![None, Some([s.has_below(), s.has_above()])] } else { vec![None] };
-                            for split in splits {
-                                let [before, after] = tile_plan(rows.clone(), ny, ty, split);
-                                let mut all: Vec<isize> = before.iter().chain(&after).flat_map(|t| updated(t, ty)).collect();
-                                all.sort();
-                                assert_eq!(all, rows.clone().collect::<Vec<_>>(), "{ty} {ny} {depth} {rank}/{size} {step} {split:?}");
-                                // Halo rows: REACH a ghost row beside another slab; one ghost row at a grid's face.
-                                let halo = |beside: bool| if beside { (slab::REACH * depth) as isize } else { 1 };
-                                let (lo, hi) = (-halo(s.has_below()), ny as isize + halo(s.has_above()));
-                                let reach = |beside: bool| if beside { slab::REACH as isize } else { 1 };
-                                let inside = |j: &isize| j - reach(s.has_below()) >= lo && j + reach(s.has_above()) < hi;
-                                assert!(all.iter().all(inside), "reads below row {lo} or from row {hi}");
-                                if split.is_some() {
-                                    let own = |j: &isize| (!s.has_below() || *j > 0) && (!s.has_above() || j + 1 < ny as isize);
-                                    assert!(before.iter().flat_map(|t| updated(t, ty)).all(|j| own(&j)), "{ty} {ny} {depth} {rank}/{size}");
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 }

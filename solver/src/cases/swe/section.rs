@@ -24,9 +24,9 @@ pub struct SweSection {
     /// max(h^4, eps^4)) (Kurganov & Petrova 2007). Default 1e-3 of the deepest initial water.
     #[serde(default)]
     pub thin_depth: Option<f64>,
-    /// Ghost rows a slab keeps beside each other slab of a decomposed run: they arrive every
-    /// `ghost_rows` steps and are updated again in between (the paper's ghost-cell expansion:
-    /// fewer, larger messages). CPU ranks only so far.
+    /// Ghost rows a part keeps beside each other part of a decomposed run (ranks and devices):
+    /// they arrive every `ghost_rows` steps and are updated again in between (the paper's
+    /// ghost-cell expansion: fewer, larger messages; the halo's `grid::parts::Cadence`).
     #[serde(default = "one_row")]
     pub ghost_rows: usize,
     /// Manning's roughness n (s / m^(1/3)); 0: no friction. Applied semi-implicitly after each
