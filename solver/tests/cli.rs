@@ -24,7 +24,7 @@ fn templates_are_listed_and_parse() {
         let dir = tempfile::tempdir().unwrap();
         let p = template(dir.path(), name);
         let doc = solver::framework::CaseDoc::load(&p, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
-        solver::framework::case::parse_setup(&doc).unwrap_or_else(|e| panic!("{name}: {e}"));
+        solver::framework::case::parse_setup(&doc, solver::cases::FAMILIES).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
 

@@ -10,6 +10,7 @@ use meshtool::generate::cartesian_box::{generate, BoxSpec};
 use meshtool::pmesh::prepare;
 use meshtool::reorder::Reorder;
 use solver::backend::Target;
+use solver::cases::FAMILIES;
 use solver::framework::{Case, CaseDoc, Clock};
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,7 @@ zmax = {{ kind = "symmetry" }}
 /// and the family's summary entries.
 fn run_case(dir: &Path, text: &str) -> (Clock, Vec<solver::output::Field>, serde_json::Value) {
     let doc = CaseDoc::parse(text, &dir.join("case.toml"), &[]).unwrap();
-    let mut case = Case::prepare(&doc, Target::Cpu).unwrap();
+    let mut case = Case::prepare(&doc, FAMILIES, Target::Cpu).unwrap();
     let mut clock = Clock::default();
     while !case.schedule.done(&clock) && !case.sim.converged() {
         clock = case.advance(&clock).unwrap();
@@ -352,7 +353,7 @@ fn the_dfg_template_reports_forces_and_restarts() {
 
 /// The template's case document with overrides, in-process (`solver check`'s way).
 fn dfg_doc(sets: &[String]) -> CaseDoc {
-    let (_, t) = solver::framework::specs::template("dfg-3d-1z").unwrap();
+    let (_, t) = solver::commands::specs::template(FAMILIES, "dfg-3d-1z").unwrap();
     CaseDoc::parse(t.text, Path::new("dfg-3d-1z.toml"), sets).unwrap()
 }
 
@@ -382,13 +383,13 @@ fn the_check_solves_make_the_stopping_point_invisible() {
             .collect();
         tight.extend(["navier-stokes.pressure_solver.max_iter=20000".to_string()]);
         let run = |sets: &[String]| {
-            let mut s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, steps).unwrap();
+            let mut s = solver::commands::specs::Stepped::run(&dfg_doc(sets), FAMILIES, Target::Cpu, steps).unwrap();
             (s.fields().unwrap(), s.case.setup.summary())
         };
         let ((a, sa), (b, sb)) = (run(&base), run(&tight));
         if how == "cells" {
             // The bench's solver line: the CPU counts its CG work too, and adds it to the step's bytes.
-            let mut s = solver::framework::specs::Stepped::run(&dfg_doc(&base), Target::Cpu, 2).unwrap();
+            let mut s = solver::commands::specs::Stepped::run(&dfg_doc(&base), FAMILIES, Target::Cpu, 2).unwrap();
             let w = s.case.sim.solver_work().unwrap();
             assert_eq!(w.steps, 2);
             assert!(w.iterations > 0 && w.seconds > 0.0 && w.bytes > 0.0, "{w:?}");
@@ -571,7 +572,7 @@ fn theta_outside_its_range_is_refused() {
 fn chebyshev_and_amg_pressure_solves_take_fewer_iterations_to_the_same_answer() {
     let sets = |s: &[&str]| -> Vec<String> { s.iter().map(|s| s.to_string()).collect() };
     let run = |sets: &[String]| {
-        let mut s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, 10).unwrap();
+        let mut s = solver::commands::specs::Stepped::run(&dfg_doc(sets), FAMILIES, Target::Cpu, 10).unwrap();
         (s.fields().unwrap(), s.case.setup.summary())
     };
     let ((a, sa), (b, sb), (c, sc)) = (

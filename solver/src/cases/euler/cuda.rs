@@ -681,7 +681,8 @@ impl<R: Real> Simulation for CudaEuler<R> {
 mod tests {
     use super::{march_planes, march_tile, stable_from_rates, zero_momentum, StageKernel};
     use crate::cases::euler::EulerSetup;
-    use crate::framework::specs::spec_doc;
+    use crate::commands::specs::spec_doc;
+    use crate::cases::FAMILIES;
     use proptest::prelude::*;
 
     /// The march's tile is compiled into the module as the launch's (the kernel indexes its
@@ -722,7 +723,7 @@ mod tests {
 
     fn setup(template: &str, sets: &[&str]) -> (EulerSetup, Vec<f64>) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let doc = spec_doc(template, &sets, None, crate::framework::config::Precision::F64).unwrap();
+        let doc = spec_doc(FAMILIES, template, &sets, None, crate::framework::config::Precision::F64).unwrap();
         let setup = EulerSetup::parse(&doc).unwrap();
         let initial = setup.initial_field();
         (setup, initial)

@@ -242,7 +242,8 @@ pub static FAMILY: FamilyInfo = FamilyInfo::new("navier-stokes", &["mesh"], TEMP
 mod tests {
     use super::*;
     use crate::backend::Target;
-    use crate::framework::specs::{spec_doc, Stepped};
+    use crate::commands::specs::{spec_doc, Stepped};
+    use crate::cases::FAMILIES;
     use crate::framework::Precision;
 
     /// The periodic check row is a valid case and steps on the CPU, its departure points
@@ -251,8 +252,8 @@ mod tests {
     fn the_periodic_check_row_runs_on_the_cpu() {
         let spec = CHECKS.iter().find(|s| s.name == "tgv-3d-les periodic").unwrap();
         let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
-        let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
-        let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+        let doc = spec_doc(FAMILIES, spec.template, &sets, None, Precision::F64).unwrap();
+        let mut s = Stepped::run(&doc, FAMILIES, Target::Cpu, 2).unwrap();
         let f = s.fields().unwrap();
         let u = f.iter().find(|f| f.name == "velocity").unwrap();
         assert!(u.values.iter().all(|v| v.is_finite()));
@@ -264,8 +265,8 @@ mod tests {
     fn the_les_check_rows_run_on_the_cpu() {
         for spec in CHECKS.iter().filter(|s| s.template == "tgv-3d-les") {
             let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
-            let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
-            let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+            let doc = spec_doc(FAMILIES, spec.template, &sets, None, Precision::F64).unwrap();
+            let mut s = Stepped::run(&doc, FAMILIES, Target::Cpu, 2).unwrap();
             let f = s.fields().unwrap();
             let nut = f.iter().find(|f| f.name == "eddy_viscosity").expect("eddy_viscosity");
             assert!(nut.values.iter().all(|v| *v >= 0.0 && v.is_finite()), "{}", spec.name);

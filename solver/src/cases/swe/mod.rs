@@ -547,12 +547,13 @@ impl Setup for SweSetup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::specs::spec_doc;
+    use crate::commands::specs::spec_doc;
+    use crate::cases::FAMILIES;
     use crate::real::Real;
 
     fn parse(sets: &[&str]) -> Result<SweSetup> {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        SweSetup::parse(&spec_doc("swe-column", &sets, None, Precision::F64)?)
+        SweSetup::parse(&spec_doc(FAMILIES, "swe-column", &sets, None, Precision::F64)?)
     }
 
     /// Steps a CPU run of `template` with `sets` in precision R for `steps` steps (or to its
@@ -562,7 +563,7 @@ mod tests {
     /// start and the end, and the steps taken.
     fn bounded_run<R: Real>(template: &str, sets: &[&str], precision: Precision, steps: usize) -> (Totals, Totals, usize) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let setup = SweSetup::parse(&spec_doc(template, &sets, None, precision).unwrap()).unwrap();
+        let setup = SweSetup::parse(&spec_doc(FAMILIES, template, &sets, None, precision).unwrap()).unwrap();
         let mut sim = setup.build_in::<R>(&Target::Cpu).unwrap();
         let start = sim.totals().unwrap();
         let n = setup.grid.points();
