@@ -17,6 +17,7 @@
 pub mod backend;
 pub mod cases;
 pub mod commands;
+pub mod diagnostics;
 pub mod error;
 pub mod framework;
 pub mod grid;
