@@ -8,8 +8,8 @@
 //! 3. **output**: what a run writes: VTK fields, `.pvd` series, parallel pieces, CSV series.
 //! 4. **grid**: structured grids: layout, boundary conditions, halos, parts.
 //! 5. **mesh**: prepared tetrahedral meshes: geometry, point location, gradients.
-//! 6. **numerics**: semi-Lagrangian transport, finite volumes, linear solvers, signals.
-//! 7. **diagnostics**: what any family can measure of its flow: forces, probes, vorticity.
+//! 6. **numerics**: semi-Lagrangian transport, finite volumes, linear solvers.
+//! 7. **diagnostics**: what any family can measure of its flow: forces, probes, signals.
 //! 8. **cases**: the families, one folder each, and their registry; none imports another.
 //! 9. **commands**: `run`, `check`, `bench`, `signals`, handed the registry by `main`.
 //! 10. **main**: the command line.

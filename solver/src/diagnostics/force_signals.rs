@@ -7,7 +7,7 @@
 //! Needs from a family: the time series of its force coefficients, and of a pressure
 //! difference where it has probes (`ForceSeries`).
 
-use crate::numerics::signals::{Signal, Summary, Warmup};
+use super::signals::{Signal, Summary, Warmup};
 use serde::Serialize;
 
 /// Samples of a run's force coefficients: times ascending, one value of each per time (Δp NaN

@@ -7,12 +7,15 @@
 //! - `probes`: cell fields read at points; needs a tetrahedral mesh and the cell fields.
 //! - `vorticity`: the vorticity, its magnitude and the Q-criterion as output fields; needs a
 //!   tetrahedral mesh and the cell velocity.
+//! - `signals`: the statistics of a time signal (mean, extremes, frequency, standard errors,
+//!   warm-up); needs the signal's samples.
 //! - `force_signals`: drag and lift statistics over a window (summary.json `signals`,
 //!   `solver signals`); needs the time series of the force coefficients (`ForceSeries`).
 
 pub mod force_signals;
 pub mod forces;
 pub mod probes;
+pub mod signals;
 pub mod vorticity;
 
 pub use force_signals::{ForceSeries, Signals};
