@@ -1,7 +1,9 @@
 //! CUDA execution of the heat step (kernels/cuda/heat.cu): the naive variant (one 1D stencil
 //! kernel per axis, then an update) or the register-queue variant (one fused kernel per stage).
 
-use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
+use super::section::HeatKernel;
+use super::setup::HeatSetup;
+use super::step::{RADIUS, STAGES};
 use crate::backend::cuda::{Device, EarlyFunction, EarlyLaunch};
 use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
