@@ -6,11 +6,11 @@
 //! CPU (`cpu.rs`, `plm.rs`); output fields and health messages come from the same conversion
 //! (`gas.rs`).
 
-use super::cpu::{min_bytes_per_step, stage_params, sweep_order, variant};
+use super::step::{min_bytes_per_step, stage_params, sweep_order, variant};
 use super::gas;
 use super::plm::RK3_WEIGHTS;
 use super::section::{Riemann, Scheme};
-use super::EulerSetup;
+use super::setup::EulerSetup;
 use crate::backend::cuda::{Device, DeviceClock, EarlyFunction};
 use crate::error::{Result, SolverError};
 use crate::framework::config::Math;
@@ -680,7 +680,7 @@ impl<R: Real> Simulation for CudaEuler<R> {
 #[cfg(test)]
 mod tests {
     use super::{march_planes, march_tile, stable_from_rates, zero_momentum, StageKernel};
-    use crate::cases::euler::EulerSetup;
+    use crate::cases::euler::setup::EulerSetup;
     use crate::commands::specs::spec_doc;
     use crate::cases::FAMILIES;
     use proptest::prelude::*;
