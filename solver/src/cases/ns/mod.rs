@@ -3,12 +3,12 @@
 //! explicit) viscosity and an incremental pressure correction by preconditioned CG
 //! (`numerics::linalg`), on collocated cell-centred unknowns with Rhie-Chow face fluxes that
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
-//! the finite-volume faces with their boundary roles (`faces`), the LES models (`les`), the
-//! periodic meshes' case checks and built-in boxes (`periodic`), the
-//! running averages (`averages`), the force and energy history (`history`), the step written once over
-//! the backend's operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the simulation (`sim`),
-//! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
-//! `mesh` (`forces`, `probes`, `derived`).
+//! the parsed case (`setup`), the simulation (`sim`), the step written once over the backend's
+//! operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the finite-volume faces
+//! with their boundary roles (`faces`), the LES models (`les`), the periodic meshes' case
+//! checks and built-in boxes (`periodic`), the running averages (`averages`), the force and
+//! energy history (`history`), the wake's measurements (`wake`) and its templates; forces,
+//! probes, vorticity and the force signals' statistics are `diagnostics`' services.
 
 pub mod averages;
 pub mod cpu;
