@@ -232,7 +232,7 @@ fn assert_order(dir: &Path, label: &str, template: &str, meshes: &[String], sets
 const ROTATION_BUMP: &str = "advect.profile={kind=\"bump\",width=0.1,center=[0.65,0.5,0.5]}";
 const DEFORMATION_BUMP: &str = "advect.profile={kind=\"bump\",width=0.2,center=[0.35,0.35,0.35]}";
 
-/// Issue 10's order test: solid-body rotation (a quarter turn) of a smooth bump that stays
+/// The order test: solid-body rotation (a quarter turn) of a smooth bump that stays
 /// clear of the walls (the box's zero-gradient inflow would add an error of its own), BFECC +
 /// limiter with the template's default interpolation, CFL 2, Kuhn boxes 8^3, 16^3, 32^3.
 #[test]
@@ -289,12 +289,12 @@ fn default_interpolation_is_second_order_on_leveque_deformation_on_gmsh_boxes() 
     );
 }
 
-/// Issue 10's peer figure on the paper's duct (Gmsh size 0.037, one thread so that the mesh is
+/// The peer figure on the paper's duct (Gmsh size 0.037, one thread so that the mesh is
 /// the same every time: 39,980 tets, the mesh of the side-by-side with OpenFOAM): the step's
-/// relative L1 with the defaults (`fit = "local"`, and since issue 30 `conserve = true`, which
+/// relative L1 with the defaults (`fit = "local"` and `conserve = true`, which
 /// keeps the total to round-off) is at most half of OpenFOAM's best scheme on that mesh
 /// (linearUpwind + backward at dt/6: 101.8 %, VALIDATION.md), and so is the plain scheme's,
-/// where issue 10's `wide` fit (plain) stays above 60 %; none creates new extrema.
+/// where the `wide` fit (plain) stays above 60 %; none creates new extrema.
 #[test]
 fn default_fit_halves_openfoams_best_on_the_duct_step() {
     if Command::new("gmsh").arg("--version").output().is_err() {
@@ -342,11 +342,10 @@ fn default_fit_halves_openfoams_best_on_the_duct_step() {
     for (e, what) in l1[..2].iter().zip(["default (conserving)", "plain local fit"]) {
         assert!(*e <= 0.5 * 1.018, "{what}: L1 {e} above half of OpenFOAM's 101.8 %");
     }
-    assert!(l1[2] > 0.6, "wide fit: L1 {} (issue 10 measured 60.6 %)", l1[2]);
+    assert!(l1[2] > 0.6, "wide fit: L1 {} (measured 60.6 %)", l1[2]);
 }
 
-/// Issue 10, item 6: summary.json reports the total of F; with `advect.conserve` (the default
-/// since issue 30) the total less
+/// summary.json reports the total of F; with `advect.conserve` (the default) the total less
 /// the net inflow through the boundary stays at its initial value to 1e-12 (f64) and the step
 /// still creates no new extrema. The paper's test at CFL 1 on a box whose x faces are Dirichlet
 /// 0: 10 steps out and 10 back (the profile stays inside), and 30 and 30 (part of it leaves
@@ -366,7 +365,7 @@ fn conservative_option_keeps_the_total_and_the_bounds() {
         sets.push(format!("advect.profile={{kind=\"{profile}\"}}"));
         sets.push(format!("time.steps={}", 2 * steps));
         sets.push(format!("advect.velocity.reverse_after={steps}"));
-        // The default conserves (issue 30); the plain scheme is `conserve = false`.
+        // The default conserves; the plain scheme is `conserve = false`.
         let kept = run(dir.path(), "advect-step", &sets);
         sets.push("advect.conserve=false".into());
         let plain = run(dir.path(), "advect-step", &sets);

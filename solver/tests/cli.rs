@@ -241,7 +241,7 @@ fn devices_explains_when_there_is_none_and_gpu_checks_run_when_there_is() {
 
 #[test]
 fn validation_templates_match_their_exact_solutions() {
-    // (template, relative Linf bound): erfc within 1e-4 of the series (the figure);
+    // (template, relative Linf bound): erfc within 1e-4 of the series;
     // the Gaussian and the decaying mode far tighter.
     for (name, bound) in [("heat-erfc", 1e-4), ("heat-gaussian", 2e-6), ("heat-decay", 2e-9)] {
         let dir = tempfile::tempdir().unwrap();

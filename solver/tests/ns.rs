@@ -785,7 +785,7 @@ fn taylor_green_error(mesh: &Path, u: &[f64]) -> f64 {
     (e / n).sqrt()
 }
 
-/// Issue 27: the vertex fits' whole flux on every face ("fits-full") makes the viscous operator consistent
+/// The vertex fits' whole flux on every face ("fits-full") makes the viscous operator consistent
 /// on the Kuhn slabs (the two-point difference between centroids is not taken at the face
 /// centre, and the cells' gradients left a pointwise error of 0.42 on every mesh), which the
 /// projection turned into a decay of the vortex 40 % too fast. At a fixed Courant number
@@ -822,7 +822,7 @@ fn whole_fit_fluxes_converge_the_taylor_green_vortex_faster() {
     );
 }
 
-/// Issue 27: the vortex's loss per step. On 24^2 at dt 0.025 (40 steps, "fits-full") the run
+/// The vortex's loss per step. On 24^2 at dt 0.025 (40 steps, "fits-full") the run
 /// loses 2.8 % of the amplitude beyond exp(-2 nu t) (4.1 % at 80 steps: a fixed fraction a step,
 /// whatever the step). Taking the semi-Lagrangian transport's error at zero displacement off
 /// the advected field (`rest_correction = 1`) leaves 0.25 %: the loss is the quadratic fits'
@@ -896,7 +896,7 @@ fn the_dfg_2d_2_template_reports_its_quantities_against_the_bounds() {
     );
 }
 
-/// The projection keeps no two-step pressure mode (session 20). The Re 3900 template's
+/// The projection keeps no two-step pressure mode (the mid-step pressure). The Re 3900 template's
 /// impulsive start on its built-in span: while p^(n+1) = p^n + p' was kept, the pressure
 /// obeyed p^(n+1) = -p^n + source at theta 0.5 and Cd rang 299, -269, 243, -218, ... (rms of
 /// its step-to-step part 66 over steps 10-30); with the mid-step pressure p^n + theta p' it
@@ -951,7 +951,7 @@ fn periodic_mesh(dir: &Path, dims: [usize; 3], hi: [f64; 3], axes: &[usize]) -> 
     p
 }
 
-/// Issue 27 item 2: a boundary condition on a joined (periodic) patch is refused, naming the
+/// A boundary condition on a joined (periodic) patch is refused, naming the
 /// patch, its partner and what to do.
 #[test]
 fn a_boundary_condition_on_a_periodic_patch_is_refused_by_name() {
@@ -968,7 +968,7 @@ fn a_boundary_condition_on_a_periodic_patch_is_refused_by_name() {
     );
 }
 
-/// Issue 27 item 2: a periodic pair whose translation does not map one side onto the other
+/// A periodic pair whose translation does not map one side onto the other
 /// (0.3 for a span of 0.25) is refused when the mesh is prepared, naming both patches; no
 /// .pmesh (so no run) comes of it.
 #[test]
@@ -999,7 +999,7 @@ fn a_mismatched_periodic_pair_is_refused_naming_the_patches() {
     assert!(e.contains("'zmax'") && e.contains("'zmin'"), "{e}");
 }
 
-/// Issue 27 item 2: plane Poiseuille flow in a channel periodic across the span (z) is as close
+/// Plane Poiseuille flow in a channel periodic across the span (z) is as close
 /// to the exact profile as with symmetry planes there (the flow does not depend on z; the two
 /// discrete solutions differ by 1.3e-2 as the Kuhn cells are not mirror-symmetric in z).
 #[test]
@@ -1071,7 +1071,7 @@ fn seams(mesh: &Path, u: &[f64]) -> [f64; 2] {
     sums.map(|(e, n)| e / n as f64)
 }
 
-/// Issue 27 item 2: the Taylor-Green vortex on the fully periodic square [0, 2 pi]^2 (one cell
+/// The Taylor-Green vortex on the fully periodic square [0, 2 pi]^2 (one cell
 /// thick, symmetry planes in z) decays at exp(-2 nu t) as on the symmetric quarter [0, pi]^2 at
 /// the same cell size and step: the periodic faces act as interior faces (the quarter's
 /// symmetry planes are exact for this flow, so the two must agree to the scheme's error).
@@ -1111,7 +1111,7 @@ fn the_periodic_taylor_green_vortex_decays_like_the_symmetric_quarter() {
     assert!(seam < 1.15 * mid, "seams {seam} against {mid}");
 }
 
-/// Issue 27 item 2: a uniform flow (1, 0.3, 0) through a box periodic in x, y and z stays
+/// A uniform flow (1, 0.3, 0) through a box periodic in x, y and z stays
 /// uniform to round-off over steps whose departure points cross the periodic faces (the walk
 /// shifts them, the fits of the vertices on the joined sides see the cells across), with the
 /// vertex fits' fluxes on every face.
@@ -1154,12 +1154,12 @@ log_every = 0
     assert!(pmax < 1e-10, "{pmax}");
 }
 
-/// Issue 27: the transient projection is second order. A semi-Lagrangian step's error is
+/// The transient projection is second order. A semi-Lagrangian step's error is
 /// O(dt^2) + O(h^(p+1) / dt) (the interpolation's error once a step), so its order is measured
 /// at a fixed Courant number, the mesh and the step halved together (12^2 at dt 0.2, 24^2 at
 /// 0.1, 48^2 at 0.05), against the exact vortex at t = 1: with the predicted fluxes' memory
 /// (`flux_memory = "full"`, theta = 0.5, "fits-full") the errors 7.91e-3, 1.97e-3, 5.10e-4
-/// fall at orders 2.00 and 1.95 (session 20, the mid-step pressure; 2.21 and 2.11 before it;
+/// fall at orders 2.00 and 1.95 (with the mid-step pressure; 2.21 and 2.11 without it;
 /// without the memory 0.82: the grid-scale pressure's summed sources took a fixed fraction of
 /// the vortex every step; VALIDATION.md).
 #[test]
@@ -1185,7 +1185,7 @@ fn final_energy(summary: &serde_json::Value) -> f64 {
     summary["kinetic_energy"]["value"].as_f64().unwrap()
 }
 
-/// Issue 27, LES: the 3D Taylor-Green vortex at Re 1600 (template `tgv-3d-les`) on the 8^3
+/// LES: the 3D Taylor-Green vortex at Re 1600 (template `tgv-3d-les`) on the 8^3
 /// octant (3072 tets, symmetry planes all round), 20 steps to t = 1. Either subgrid model takes
 /// more of the resolved kinetic energy than the run without one (the model's sign; measured
 /// E(1) = 0.10535 none, 0.10414 Smagorinsky, 0.10499 dynamic), the eddy viscosity is a
@@ -1287,7 +1287,7 @@ fn a_bad_les_setting_is_refused_naming_the_key() {
     }
 }
 
-/// Issue 27: the mean wake (`navier-stokes.wake`): summary.json `wake` has the base pressure
+/// The mean wake (`navier-stokes.wake`): summary.json `wake` has the base pressure
 /// coefficient and the recirculation length L / D from the running averages (behind the DFG
 /// cylinder after a short start: a small bubble and a base pressure below the free stream's);
 /// a base point inside the body, or no statistics, are refused naming the key.

@@ -1,4 +1,4 @@
-//! Periodic faces for the solver (issue 27 item 2): what the geometry needs so that a face that
+//! Periodic faces for the solver: what the geometry needs so that a face that
 //! meshtool joined across the domain (`meshtool::periodic`) acts as an interior face.
 //!
 //! Design. meshtool already joins a periodic pair: the neighbour table holds the cell across,

@@ -226,8 +226,8 @@ fn march_tile() -> [u32; 3] {
 /// The planes a block of the z march climbs on a grid of `n` cells with `tile`'s columns, when
 /// `resident` blocks run at once. As many as keep every resident block busy, from 8 (small
 /// grids: more blocks) to 32: each block first reads four planes and solves one face below its
-/// first plane, but at 512^3 on an H100 31-43 planes were 0.5-0.7 % faster than 64 (session
-/// 27). Within the top quarter of that range, the count whose blocks end nearest below a whole
+/// first plane, but at 512^3 on an H100 31-43 planes were 0.5-0.7 % faster than 64.
+/// Within the top quarter of that range, the count whose blocks end nearest below a whole
 /// number of waves of `resident` (the last wave's idle slots), the most planes among equals:
 /// 31 at 512^3 on 132 SMs (17 blocks a column, 32.97 waves), measured 0.2 % faster than 32
 /// (31.03 waves).

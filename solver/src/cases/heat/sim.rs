@@ -133,7 +133,7 @@ impl<T: Real> Simulation for Exec<T> {
 /// Values a part must hold for its exchange to go by copy engine, hidden behind its inner
 /// planes: on 2 H200s the copy engines made 512^3 f64 1.85x faster than one GPU where NCCL made
 /// it 1.71x, but cost about 77 us of host time an exchange where NCCL costs about 16, so NCCL
-/// wins up to 256^3 (1.26x against 0.87x; BENCHMARKS.md, session 14).
+/// wins up to 256^3 (1.26x against 0.87x; BENCHMARKS.md).
 const COPY_ENGINE_PART: usize = 1 << 25;
 
 impl HeatSetup {

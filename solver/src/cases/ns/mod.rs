@@ -114,7 +114,7 @@ pub const CHECK_SOLVES_FITS: &[&str] = &[
     "navier-stokes.face_gradients=\"fits\"",
 ];
 
-/// `CHECK_SOLVES` with the vertex fits' whole flux on every face (issue 27).
+/// `CHECK_SOLVES` with the vertex fits' whole flux on every face (`face_gradients = "fits-full"`).
 pub const CHECK_SOLVES_FITS_FULL: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
     "navier-stokes.pressure_solver.max_iter=5000",
@@ -123,7 +123,7 @@ pub const CHECK_SOLVES_FITS_FULL: &[&str] = &[
     "navier-stokes.face_gradients=\"fits-full\"",
 ];
 
-/// `CHECK_SOLVES` with issue 27's two diagnostics of the per-step damping: the predicted
+/// `CHECK_SOLVES` with the two diagnostics of the per-step damping: the predicted
 /// fluxes from the previous step's (`flux_memory`, a device kernel's extra term) and half the
 /// transport's rest error taken off (`rest_correction`, written over the operations).
 pub const CHECK_SOLVES_MEMORY: &[&str] = &[
@@ -137,7 +137,7 @@ pub const CHECK_SOLVES_MEMORY: &[&str] = &[
 ];
 
 /// `CHECK_SOLVES` on the Taylor-Green template's 8^3 octant (3072 tets) with the Smagorinsky
-/// model (issue 27).
+/// model.
 pub const CHECK_SOLVES_SMAGORINSKY: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
     "navier-stokes.pressure_solver.max_iter=5000",
@@ -161,7 +161,7 @@ pub const CHECK_SOLVES_DYNAMIC: &[&str] = &[
 
 /// The Taylor-Green template on the fully periodic box [0, 2 pi]^3 (builtin:periodic-box-8,
 /// 3072 tets; its boundary table emptied, the joined patches having no condition) at dt 0.2, so
-/// that departure points cross the periodic faces (issue 27 item 2): the face shifts, the walk
+/// that departure points cross the periodic faces: the face shifts, the walk
 /// across the seams and the vertex fits over the periodic images on the device.
 pub const CHECK_SOLVES_PERIODIC: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
@@ -184,7 +184,7 @@ pub const CHECK_SOLVES_PERIODIC: &[&str] = &[
 /// face ("fits-full", 10 steps: the flow's sensitivity carried the last digits to 6.5e-10 by
 /// step 20 on an H200). The transient 2D-2 template on its
 /// built-in slab, 10 steps from rest, with a restart row (u^(n-1), the averages and the force
-/// history in the checkpoint), and with issue 27's `flux_memory` and `rest_correction` (its
+/// history in the checkpoint), and with the diagnostics `flux_memory` and `rest_correction` (its
 /// restart row carries the fluxes F^n). The Taylor-Green template on an 8^3 octant, 10 steps
 /// with each LES model (eddy viscosity, its test filter and the subgrid fluxes on the device;
 /// the field `eddy_viscosity` is compared with the others), the dynamic one with a restart row;
