@@ -1,7 +1,7 @@
 //! Semi-Lagrangian advection on tetrahedra (CPU): the limiter creates no new extrema, the
 //! default (quadratic) interpolation is second order on the rotating bump and LeVeque's
-//! deformation on Kuhn and Gmsh boxes, linear interpolation converges, and the cell field is
-//! written as a VTU series that VTK's reader opens.
+//! deformation on Kuhn and Gmsh boxes, linear interpolation with BFECC approaches second order,
+//! and the cell field is written as a VTU series that VTK's reader opens.
 
 mod common;
 
@@ -126,8 +126,13 @@ fn the_scalar_takes_the_name_the_user_gives() {
     }
 }
 
+/// BFECC makes the first-order linear interpolation second order (Dupont & Liu): on the
+/// rotating bump (width 0.15, CFL 2, the limiter on) the observed L1 order approaches 2 from
+/// below as the bump is resolved: 1.29 from 8^3 to 16^3 (h = 1/8 is about the bump's width),
+/// 1.79 from 16^3 to 24^3. Asserted: the order rises with the resolution and reaches 1.7 to 2.1
+/// on the finer pair, at least 1.2 on the coarse one.
 #[test]
-fn linear_bfecc_converges_on_the_rotating_bump() {
+fn linear_bfecc_approaches_second_order_on_the_rotating_bump() {
     let dir = tempfile::tempdir().unwrap();
     let mut rows = vec![];
     for n in [8usize, 16, 24] {
@@ -144,14 +149,22 @@ fn linear_bfecc_converges_on_the_rotating_bump() {
         );
         rows.push((n, s["errors"]["l1"].as_f64().unwrap()));
     }
-    for w in rows.windows(2) {
-        let order = (w[0].1 / w[1].1).ln() / (w[1].0 as f64 / w[0].0 as f64).ln();
-        println!(
-            "n {:>3} -> {:>3}: L1 {:.4e} -> {:.4e}, observed order {order:.2}",
-            w[0].0, w[1].0, w[0].1, w[1].1
-        );
-        assert!(order > 1.0, "linear BFECC must converge: order {order:.2}");
-    }
+    let orders: Vec<f64> = rows
+        .windows(2)
+        .map(|w| {
+            let order = (w[0].1 / w[1].1).ln() / (w[1].0 as f64 / w[0].0 as f64).ln();
+            println!(
+                "n {:>3} -> {:>3}: L1 {:.4e} -> {:.4e}, observed order {order:.2}",
+                w[0].0, w[1].0, w[0].1, w[1].1
+            );
+            order
+        })
+        .collect();
+    assert!(orders[0] >= 1.2 && orders[1] > orders[0], "orders {orders:.2?}");
+    assert!(
+        (1.7..=2.1).contains(&orders[1]),
+        "orders {orders:.2?}: not near second order"
+    );
 }
 
 /// Gmsh boxes of target sizes 1/8, 1/16, 1/32 (None, said, without gmsh).

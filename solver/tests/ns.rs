@@ -857,26 +857,37 @@ fn the_transport_rest_error_and_the_projection_make_the_taylor_green_loss_per_st
 /// The 2D-2 template runs as shipped (its built-in slab) and reports each benchmark quantity
 /// it measured against the template's interval (`navier-stokes.reference_bounds`): its value,
 /// the interval, `inside` exactly when the value lies in it, and `relative_miss` the relative
-/// distance to the nearer bound (0 inside). A short run with the window moved to its second
-/// half measures cd_max, cl_max and the last Δp, not yet St (no shedding period), which is then
-/// neither reported nor judged. An interval whose bounds are the wrong way round is refused
+/// distance to the nearer bound (0 inside, negative below, positive above). A short run with the
+/// window moved to its second half measures cd_max, cl_max and the last Δp, not yet St (no
+/// shedding period), which is then neither reported nor judged. An interval whose bounds are the wrong way round is refused
 /// naming it.
 #[test]
 fn the_dfg_2d_2_template_reports_its_quantities_against_the_bounds() {
     let dir = tempfile::tempdir().unwrap();
     let case = common::write_template(dir.path(), "dfg-2d-2");
     let out = dir.path().join("run");
+    // The template's intervals, two of them moved so that the short run's values fall inside
+    // one (cd_max 2.49) and above another (cl_max 0.018), and below the third (dp 1.31).
     let sets = [
         "--set",
         "time.end_time=0.04",
         "--set",
         "navier-stokes.statistics.start=0.02",
+        "--set",
+        "navier-stokes.reference_bounds.cd_max=[2.0, 3.0]",
+        "--set",
+        "navier-stokes.reference_bounds.cl_max=[0.001, 0.01]",
     ];
     let o = run_cpu(&case, &out, &sets);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = common::summary(&out);
     let template: toml::Table = toml::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
-    let intervals = template["navier-stokes"]["reference_bounds"].as_table().unwrap();
+    let mut intervals = template["navier-stokes"]["reference_bounds"]
+        .as_table()
+        .unwrap()
+        .clone();
+    intervals.insert("cd_max".into(), toml::Value::try_from([2.0, 3.0]).unwrap());
+    intervals.insert("cl_max".into(), toml::Value::try_from([0.001, 0.01]).unwrap());
     let bounds = s["bounds"].as_object().unwrap();
     let mut judged: Vec<&str> = bounds.keys().map(String::as_str).collect();
     judged.sort();
@@ -902,6 +913,14 @@ fn the_dfg_2d_2_template_reports_its_quantities_against_the_bounds() {
         assert_eq!(b["inside"].as_bool(), Some((lo..=hi).contains(&v)), "{k}: {b}");
         assert_eq!(b["relative_miss"].as_f64(), Some(miss), "{k}: {b}");
     }
+    let inside = |k: &str| bounds[k]["inside"].as_bool();
+    assert_eq!(
+        [inside("cd_max"), inside("cl_max"), inside("dp")],
+        [Some(true), Some(false), Some(false)]
+    );
+    assert!(
+        bounds["cl_max"]["relative_miss"].as_f64() > Some(0.0) && bounds["dp"]["relative_miss"].as_f64() < Some(0.0)
+    );
     assert_eq!(s["steps"], 40, "{s}");
     // A row of forces.csv for every step, from step 0.
     let forces = std::fs::read_to_string(out.join("forces.csv")).unwrap();
