@@ -1,6 +1,7 @@
 //! Execution backends. The CPU backend is plain Rust over slices with rayon (each family's
-//! `cpu.rs`); the CUDA backend (`cuda.rs`) holds the device context, its streams and events,
-//! the compiled kernel modules and the shared reductions.
+//! `cpu.rs`); the CUDA backend (`cuda.rs`) opens the device (`framework::target::Device`) and
+//! works on it: its streams and events, the compiled kernel modules and the shared reductions.
+//! `resolve` chooses the backend of a run, its memory checked first (`framework::budget`).
 
 pub mod cuda;
 pub mod nccl;

@@ -53,7 +53,7 @@ pub struct Device {
     pub arch: String,
     pub sm_count: u32,
     pub total_mem: usize,
-    /// Whether kernels are launched early ([`EarlyFunction`]): sm_90 and newer, unless
+    /// Whether kernels are launched early (`backend::cuda::EarlyFunction`): sm_90 and newer, unless
     /// `CFD_EARLY_LAUNCH=0`.
     pub early_launch: bool,
     /// The kernel modules loaded so far, by module, precision and defines (`Device::function`).
