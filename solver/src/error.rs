@@ -72,6 +72,15 @@ impl SolverError {
     }
 }
 
+/// A failed write of an output as the run's error: a failed run (exit 1) that names the file
+/// and keeps the I/O error (e.g. a full disk), never bad input.
+pub fn write_error(e: meshtool::MeshError) -> SolverError {
+    match e {
+        meshtool::MeshError::Io { path, source } => SolverError::Io { path, source },
+        other => SolverError::Other(other.to_string()),
+    }
+}
+
 impl From<cudarc::driver::DriverError> for SolverError {
     fn from(e: cudarc::driver::DriverError) -> Self {
         let hint = if format!("{e:?}").contains("OUT_OF_MEMORY") {

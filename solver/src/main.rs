@@ -2,7 +2,8 @@
 //! Exit codes: 0 success, 1 failed run, 2 bad input, 130 interrupted (checkpoint written).
 
 use clap::{Parser, Subcommand};
-use solver::framework::{bench, check, run, specs};
+use solver::cases::FAMILIES;
+use solver::commands::{bench, check, run, signals, specs};
 use solver::SolverError;
 use std::path::Path;
 
@@ -27,7 +28,7 @@ enum Command {
     Bench(bench::BenchOptions),
     /// A run's force statistics (summary.json `signals`) over another window, from its
     /// forces.csv.
-    Signals(solver::framework::rewindow::SignalsOptions),
+    Signals(signals::SignalsOptions),
 }
 
 fn main() {
@@ -65,16 +66,16 @@ fn main() {
 
 fn dispatch(command: Command) -> Result<(), SolverError> {
     match command {
-        Command::Run(opts) => run::run_command(&opts),
+        Command::Run(opts) => run::run_command(&opts, FAMILIES),
         Command::Cases { name: None } => {
-            for f in solver::cases::FAMILIES {
+            for f in FAMILIES {
                 for t in f.templates() {
                     println!("{:<22} {}", t.name, t.about);
                 }
             }
             Ok(())
         }
-        Command::Cases { name: Some(n) } => match specs::template(&n) {
+        Command::Cases { name: Some(n) } => match specs::template(FAMILIES, &n) {
             Some((_, t)) => {
                 print!("{}", t.text);
                 Ok(())
@@ -96,8 +97,8 @@ fn dispatch(command: Command) -> Result<(), SolverError> {
             }
             Ok(())
         }
-        Command::Check(opts) => check::check(&opts),
-        Command::Bench(opts) => bench::bench(&opts),
-        Command::Signals(opts) => solver::framework::rewindow::signals_command(&opts),
+        Command::Check(opts) => check::check(&opts, FAMILIES),
+        Command::Bench(opts) => bench::bench(&opts, FAMILIES),
+        Command::Signals(opts) => signals::signals_command(&opts),
     }
 }

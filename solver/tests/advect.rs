@@ -1,7 +1,7 @@
 //! Semi-Lagrangian advection on tetrahedra (CPU): the limiter creates no new extrema, the
 //! default (quadratic) interpolation is second order on the rotating bump and LeVeque's
-//! deformation on Kuhn and Gmsh boxes, linear interpolation converges, and the cell field is
-//! written as a VTU series that VTK's reader opens.
+//! deformation on Kuhn and Gmsh boxes, linear interpolation with BFECC approaches second order,
+//! and the cell field is written as a VTU series that VTK's reader opens.
 
 mod common;
 
@@ -126,8 +126,13 @@ fn the_scalar_takes_the_name_the_user_gives() {
     }
 }
 
+/// BFECC makes the first-order linear interpolation second order (Dupont & Liu): on the
+/// rotating bump (width 0.15, CFL 2, the limiter on) the observed L1 order approaches 2 from
+/// below as the bump is resolved: 1.29 from 8^3 to 16^3 (h = 1/8 is about the bump's width),
+/// 1.79 from 16^3 to 24^3. Asserted: the order rises with the resolution and reaches 1.7 to 2.1
+/// on the finer pair, at least 1.2 on the coarse one.
 #[test]
-fn linear_bfecc_converges_on_the_rotating_bump() {
+fn linear_bfecc_approaches_second_order_on_the_rotating_bump() {
     let dir = tempfile::tempdir().unwrap();
     let mut rows = vec![];
     for n in [8usize, 16, 24] {
@@ -144,14 +149,22 @@ fn linear_bfecc_converges_on_the_rotating_bump() {
         );
         rows.push((n, s["errors"]["l1"].as_f64().unwrap()));
     }
-    for w in rows.windows(2) {
-        let order = (w[0].1 / w[1].1).ln() / (w[1].0 as f64 / w[0].0 as f64).ln();
-        println!(
-            "n {:>3} -> {:>3}: L1 {:.4e} -> {:.4e}, observed order {order:.2}",
-            w[0].0, w[1].0, w[0].1, w[1].1
-        );
-        assert!(order > 1.0, "linear BFECC must converge: order {order:.2}");
-    }
+    let orders: Vec<f64> = rows
+        .windows(2)
+        .map(|w| {
+            let order = (w[0].1 / w[1].1).ln() / (w[1].0 as f64 / w[0].0 as f64).ln();
+            println!(
+                "n {:>3} -> {:>3}: L1 {:.4e} -> {:.4e}, observed order {order:.2}",
+                w[0].0, w[1].0, w[0].1, w[1].1
+            );
+            order
+        })
+        .collect();
+    assert!(orders[0] >= 1.2 && orders[1] > orders[0], "orders {orders:.2?}");
+    assert!(
+        (1.7..=2.1).contains(&orders[1]),
+        "orders {orders:.2?}: not near second order"
+    );
 }
 
 /// Gmsh boxes of target sizes 1/8, 1/16, 1/32 (None, said, without gmsh).
@@ -232,7 +245,7 @@ fn assert_order(dir: &Path, label: &str, template: &str, meshes: &[String], sets
 const ROTATION_BUMP: &str = "advect.profile={kind=\"bump\",width=0.1,center=[0.65,0.5,0.5]}";
 const DEFORMATION_BUMP: &str = "advect.profile={kind=\"bump\",width=0.2,center=[0.35,0.35,0.35]}";
 
-/// Issue 10's order test: solid-body rotation (a quarter turn) of a smooth bump that stays
+/// The order test: solid-body rotation (a quarter turn) of a smooth bump that stays
 /// clear of the walls (the box's zero-gradient inflow would add an error of its own), BFECC +
 /// limiter with the template's default interpolation, CFL 2, Kuhn boxes 8^3, 16^3, 32^3.
 #[test]
@@ -289,12 +302,12 @@ fn default_interpolation_is_second_order_on_leveque_deformation_on_gmsh_boxes() 
     );
 }
 
-/// Issue 10's peer figure on the paper's duct (Gmsh size 0.037, one thread so that the mesh is
+/// The peer figure on the paper's duct (Gmsh size 0.037, one thread so that the mesh is
 /// the same every time: 39,980 tets, the mesh of the side-by-side with OpenFOAM): the step's
-/// relative L1 with the defaults (`fit = "local"`, and since issue 30 `conserve = true`, which
+/// relative L1 with the defaults (`fit = "local"` and `conserve = true`, which
 /// keeps the total to round-off) is at most half of OpenFOAM's best scheme on that mesh
 /// (linearUpwind + backward at dt/6: 101.8 %, VALIDATION.md), and so is the plain scheme's,
-/// where issue 10's `wide` fit (plain) stays above 60 %; none creates new extrema.
+/// where the `wide` fit (plain) stays above 60 %; none creates new extrema.
 #[test]
 fn default_fit_halves_openfoams_best_on_the_duct_step() {
     if Command::new("gmsh").arg("--version").output().is_err() {
@@ -342,11 +355,10 @@ fn default_fit_halves_openfoams_best_on_the_duct_step() {
     for (e, what) in l1[..2].iter().zip(["default (conserving)", "plain local fit"]) {
         assert!(*e <= 0.5 * 1.018, "{what}: L1 {e} above half of OpenFOAM's 101.8 %");
     }
-    assert!(l1[2] > 0.6, "wide fit: L1 {} (issue 10 measured 60.6 %)", l1[2]);
+    assert!(l1[2] > 0.6, "wide fit: L1 {} (measured 60.6 %)", l1[2]);
 }
 
-/// Issue 10, item 6: summary.json reports the total of F; with `advect.conserve` (the default
-/// since issue 30) the total less
+/// summary.json reports the total of F; with `advect.conserve` (the default) the total less
 /// the net inflow through the boundary stays at its initial value to 1e-12 (f64) and the step
 /// still creates no new extrema. The paper's test at CFL 1 on a box whose x faces are Dirichlet
 /// 0: 10 steps out and 10 back (the profile stays inside), and 30 and 30 (part of it leaves
@@ -366,7 +378,7 @@ fn conservative_option_keeps_the_total_and_the_bounds() {
         sets.push(format!("advect.profile={{kind=\"{profile}\"}}"));
         sets.push(format!("time.steps={}", 2 * steps));
         sets.push(format!("advect.velocity.reverse_after={steps}"));
-        // The default conserves (issue 30); the plain scheme is `conserve = false`.
+        // The default conserves; the plain scheme is `conserve = false`.
         let kept = run(dir.path(), "advect-step", &sets);
         sets.push("advect.conserve=false".into());
         let plain = run(dir.path(), "advect-step", &sets);

@@ -136,7 +136,7 @@ fn a_uniform_velocity_growing_in_time_moves_the_bump_by_its_integral() {
         ),
         "time.dt=0.0125".to_string(),
         format!("time.end_time={t_end}"),
-        // The figures (VALIDATION.md) were measured with issue 10's wide fit; the default local
+        // The figures (VALIDATION.md) were measured with the wide fit; the default local
         // fit lags more on this Kuhn box (centroid -0.072 against -0.042, L1 0.21 against
         // 0.13), which shrinks the latest frame's overshoot margin below the 0.015 asserted.
         "advect.fit=\"wide\"".to_string(),

@@ -15,16 +15,27 @@ fn template(dir: &Path, name: &str) -> PathBuf {
     p
 }
 
+/// `solver cases` lists every registered template with its line, `solver cases NAME` prints its
+/// text, and each template on a structured grid (no mesh file to read) parses; the conformance
+/// test runs every template.
 #[test]
-fn templates_are_listed_and_parse() {
+fn every_template_is_listed_and_printed_and_the_grid_templates_parse() {
     let o = solver(&["cases"]);
     let list = String::from_utf8_lossy(&o.stdout);
-    for name in ["heat-benchmark", "heat-gaussian", "heat-erfc", "heat-decay"] {
-        assert!(list.contains(name), "{list}");
+    let lines: Vec<&str> = list.lines().collect();
+    let all: Vec<_> = solver::cases::FAMILIES.iter().flat_map(|f| f.templates()).collect();
+    assert_eq!(lines.len(), all.len(), "{list}");
+    for (line, t) in lines.iter().zip(&all) {
+        assert_eq!(*line, format!("{:<22} {}", t.name, t.about));
         let dir = tempfile::tempdir().unwrap();
-        let p = template(dir.path(), name);
-        let doc = solver::framework::CaseDoc::load(&p, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
-        solver::framework::case::parse_setup(&doc).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let p = template(dir.path(), t.name);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), t.text, "{}", t.name);
+        let doc = solver::framework::CaseDoc::load(&p, &[]).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let table: toml::Table = toml::from_str(t.text).unwrap();
+        if !table.contains_key("mesh") {
+            solver::framework::case::parse_setup(&doc, solver::cases::FAMILIES)
+                .unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        }
     }
 }
 
@@ -241,7 +252,7 @@ fn devices_explains_when_there_is_none_and_gpu_checks_run_when_there_is() {
 
 #[test]
 fn validation_templates_match_their_exact_solutions() {
-    // (template, relative Linf bound): erfc within 1e-4 of the series (the figure);
+    // (template, relative Linf bound): erfc within 1e-4 of the series;
     // the Gaussian and the decaying mode far tighter.
     for (name, bound) in [("heat-erfc", 1e-4), ("heat-gaussian", 2e-6), ("heat-decay", 2e-9)] {
         let dir = tempfile::tempdir().unwrap();

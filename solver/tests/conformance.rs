@@ -1,7 +1,8 @@
 //! Every registered family x template, as a user drives it: the template parses, steps on the
 //! CPU, restarts bit-identically from a checkpoint, writes VTK that VTK's own reader opens with
 //! the fields the summary promises, and a misspelt key of the family's section is refused with
-//! the right key suggested. A new family is covered by this test as soon as it is registered.
+//! the right key suggested. A new family is covered by this test as soon as it is registered,
+//! and the registry must list every template file shipped.
 
 mod common;
 
@@ -163,22 +164,87 @@ fn conform(dir: &Path, mesh: &Path, family: &str, template: &str, text: &str) {
     );
 }
 
+/// Every template file shipped under `solver/src/cases/<family>/templates/`: (name, text), by
+/// name.
+fn shipped_templates() -> Vec<(String, String)> {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cases");
+    let mut out = vec![];
+    for folder in std::fs::read_dir(&cases).unwrap().map(|e| e.unwrap().path()) {
+        let Ok(files) = std::fs::read_dir(folder.join("templates")) else {
+            continue;
+        };
+        for f in files.map(|e| e.unwrap().path()) {
+            let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+            out.push((name, std::fs::read_to_string(&f).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The registry lists exactly the shipped templates, each once with its file's text and in the
+/// family whose `[case] kind` it names; every check and benchmark runs one of its own family's
+/// templates.
+#[test]
+fn the_registry_lists_every_shipped_template_once() {
+    let shipped = shipped_templates();
+    let mut names: Vec<&str> = vec![];
+    for family in solver::cases::FAMILIES {
+        for t in family.templates() {
+            names.push(t.name);
+            let (_, text) = shipped
+                .iter()
+                .find(|(name, _)| name == t.name)
+                .unwrap_or_else(|| panic!("{}: no file {}.toml under a family's templates/", family.name(), t.name));
+            assert_eq!(t.text, text, "{}: the registered text is not the file's", t.name);
+            let kind: toml::Table = toml::from_str(t.text).unwrap();
+            assert_eq!(kind["case"]["kind"].as_str(), Some(family.name()), "{}", t.name);
+        }
+        let own: Vec<&str> = family.templates().iter().map(|t| t.name).collect();
+        for spec in family.checks().iter().map(|c| (c.name, c.template)) {
+            assert!(
+                own.contains(&spec.1),
+                "{} check {}: template {}",
+                family.name(),
+                spec.0,
+                spec.1
+            );
+        }
+        for spec in family.benches().iter().map(|b| (b.name, b.template)) {
+            assert!(
+                own.contains(&spec.1),
+                "{} bench {}: template {}",
+                family.name(),
+                spec.0,
+                spec.1
+            );
+        }
+    }
+    names.sort();
+    let files: Vec<&str> = shipped.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(names, files, "the registry's templates are not the shipped files");
+}
+
 #[test]
 fn every_family_and_template_conforms() {
     let dir = tempfile::tempdir().unwrap();
     let mesh = box_mesh(dir.path());
-    let mut count = 0;
+    let mut conformed = vec![];
     for family in solver::cases::FAMILIES {
         for t in family.templates() {
             let sub = dir.path().join(t.name);
             std::fs::create_dir_all(&sub).unwrap();
             conform(&sub, &mesh, family.name(), t.name, t.text);
-            count += 1;
+            conformed.push(t.name);
         }
     }
     println!(
-        "{count} templates of {} families conform",
+        "{} templates of {} families conform",
+        conformed.len(),
         solver::cases::FAMILIES.len()
     );
-    assert!(count >= 8);
+    // Each shipped template, once (`the_registry_lists_every_shipped_template_once`).
+    conformed.sort();
+    let shipped: Vec<String> = shipped_templates().into_iter().map(|s| s.0).collect();
+    assert_eq!(conformed, shipped);
 }

@@ -1,4 +1,4 @@
-//! Fault injection (issue 30, item 3): what goes wrong in a long run, made to happen, and what
+//! Fault injection: what goes wrong in a long run, made to happen, and what
 //! the run must do about it. Each fault ends with a clear message and exit code, and nothing
 //! written before it is lost:
 //!

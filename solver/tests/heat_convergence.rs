@@ -45,7 +45,7 @@ fn spatial_order_at_least_7_5() {
     for n in [12usize, 16, 24] {
         let s = setup(n, 4.0);
         let u = run(&s, t_end, 400);
-        let exact = reference::exact(&s, t_end).unwrap();
+        let exact = reference::exact(s.problem(), t_end).unwrap();
         rows.push((n, max_rel(&u, &exact)));
     }
     println!("{:>4} {:>12} {:>8}", "n", "rel error", "order");

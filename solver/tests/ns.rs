@@ -10,6 +10,7 @@ use meshtool::generate::cartesian_box::{generate, BoxSpec};
 use meshtool::pmesh::prepare;
 use meshtool::reorder::Reorder;
 use solver::backend::Target;
+use solver::cases::FAMILIES;
 use solver::framework::{Case, CaseDoc, Clock};
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,7 @@ zmax = {{ kind = "symmetry" }}
 /// and the family's summary entries.
 fn run_case(dir: &Path, text: &str) -> (Clock, Vec<solver::output::Field>, serde_json::Value) {
     let doc = CaseDoc::parse(text, &dir.join("case.toml"), &[]).unwrap();
-    let mut case = Case::prepare(&doc, Target::Cpu).unwrap();
+    let mut case = Case::prepare(&doc, FAMILIES, Target::Cpu).unwrap();
     let mut clock = Clock::default();
     while !case.schedule.done(&clock) && !case.sim.converged() {
         clock = case.advance(&clock).unwrap();
@@ -352,7 +353,7 @@ fn the_dfg_template_reports_forces_and_restarts() {
 
 /// The template's case document with overrides, in-process (`solver check`'s way).
 fn dfg_doc(sets: &[String]) -> CaseDoc {
-    let (_, t) = solver::framework::specs::template("dfg-3d-1z").unwrap();
+    let (_, t) = solver::commands::specs::template(FAMILIES, "dfg-3d-1z").unwrap();
     CaseDoc::parse(t.text, Path::new("dfg-3d-1z.toml"), sets).unwrap()
 }
 
@@ -382,13 +383,13 @@ fn the_check_solves_make_the_stopping_point_invisible() {
             .collect();
         tight.extend(["navier-stokes.pressure_solver.max_iter=20000".to_string()]);
         let run = |sets: &[String]| {
-            let mut s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, steps).unwrap();
+            let mut s = solver::commands::specs::Stepped::run(&dfg_doc(sets), FAMILIES, Target::Cpu, steps).unwrap();
             (s.fields().unwrap(), s.case.setup.summary())
         };
         let ((a, sa), (b, sb)) = (run(&base), run(&tight));
         if how == "cells" {
             // The bench's solver line: the CPU counts its CG work too, and adds it to the step's bytes.
-            let mut s = solver::framework::specs::Stepped::run(&dfg_doc(&base), Target::Cpu, 2).unwrap();
+            let mut s = solver::commands::specs::Stepped::run(&dfg_doc(&base), FAMILIES, Target::Cpu, 2).unwrap();
             let w = s.case.sim.solver_work().unwrap();
             assert_eq!(w.steps, 2);
             assert!(w.iterations > 0 && w.seconds > 0.0 && w.bytes > 0.0, "{w:?}");
@@ -571,7 +572,7 @@ fn theta_outside_its_range_is_refused() {
 fn chebyshev_and_amg_pressure_solves_take_fewer_iterations_to_the_same_answer() {
     let sets = |s: &[&str]| -> Vec<String> { s.iter().map(|s| s.to_string()).collect() };
     let run = |sets: &[String]| {
-        let mut s = solver::framework::specs::Stepped::run(&dfg_doc(sets), Target::Cpu, 10).unwrap();
+        let mut s = solver::commands::specs::Stepped::run(&dfg_doc(sets), FAMILIES, Target::Cpu, 10).unwrap();
         (s.fields().unwrap(), s.case.setup.summary())
     };
     let ((a, sa), (b, sb), (c, sc)) = (
@@ -784,7 +785,7 @@ fn taylor_green_error(mesh: &Path, u: &[f64]) -> f64 {
     (e / n).sqrt()
 }
 
-/// Issue 27: the vertex fits' whole flux on every face ("fits-full") makes the viscous operator consistent
+/// The vertex fits' whole flux on every face ("fits-full") makes the viscous operator consistent
 /// on the Kuhn slabs (the two-point difference between centroids is not taken at the face
 /// centre, and the cells' gradients left a pointwise error of 0.42 on every mesh), which the
 /// projection turned into a decay of the vortex 40 % too fast. At a fixed Courant number
@@ -821,7 +822,7 @@ fn whole_fit_fluxes_converge_the_taylor_green_vortex_faster() {
     );
 }
 
-/// Issue 27: the vortex's loss per step. On 24^2 at dt 0.025 (40 steps, "fits-full") the run
+/// The vortex's loss per step. On 24^2 at dt 0.025 (40 steps, "fits-full") the run
 /// loses 2.8 % of the amplitude beyond exp(-2 nu t) (4.1 % at 80 steps: a fixed fraction a step,
 /// whatever the step). Taking the semi-Lagrangian transport's error at zero displacement off
 /// the advected field (`rest_correction = 1`) leaves 0.25 %: the loss is the quadratic fits'
@@ -853,29 +854,73 @@ fn the_transport_rest_error_and_the_projection_make_the_taylor_green_loss_per_st
     assert!(memory.abs() < 0.005, "flux_memory {memory}");
 }
 
-/// The 2D-2 template runs as shipped (its built-in slab) and reports the benchmark's
-/// quantities over its statistics window against their intervals (here a short run with the
-/// window moved to its second half: cd_max and cl_max are there, each with `inside` and
-/// `relative_miss`); an interval whose bounds are the wrong way round is refused naming it.
+/// The 2D-2 template runs as shipped (its built-in slab) and reports each benchmark quantity
+/// it measured against the template's interval (`navier-stokes.reference_bounds`): its value,
+/// the interval, `inside` exactly when the value lies in it, and `relative_miss` the relative
+/// distance to the nearer bound (0 inside, negative below, positive above). A short run with the
+/// window moved to its second half measures cd_max, cl_max and the last Δp, not yet St (no
+/// shedding period), which is then neither reported nor judged. An interval whose bounds are the wrong way round is refused
+/// naming it.
 #[test]
 fn the_dfg_2d_2_template_reports_its_quantities_against_the_bounds() {
     let dir = tempfile::tempdir().unwrap();
     let case = common::write_template(dir.path(), "dfg-2d-2");
     let out = dir.path().join("run");
+    // The template's intervals, two of them moved so that the short run's values fall inside
+    // one (cd_max 2.49) and above another (cl_max 0.018), and below the third (dp 1.31).
     let sets = [
         "--set",
         "time.end_time=0.04",
         "--set",
         "navier-stokes.statistics.start=0.02",
+        "--set",
+        "navier-stokes.reference_bounds.cd_max=[2.0, 3.0]",
+        "--set",
+        "navier-stokes.reference_bounds.cl_max=[0.001, 0.01]",
     ];
     let o = run_cpu(&case, &out, &sets);
     assert!(o.status.success(), "{}", stderr(&o));
     let s = common::summary(&out);
-    for k in ["cd_max", "cl_max"] {
-        let b = &s["bounds"][k];
-        assert_eq!(b["value"], s[k], "{s}");
-        assert!(b["inside"].is_boolean() && b["relative_miss"].as_f64().is_some(), "{s}");
+    let template: toml::Table = toml::from_str(&std::fs::read_to_string(&case).unwrap()).unwrap();
+    let mut intervals = template["navier-stokes"]["reference_bounds"]
+        .as_table()
+        .unwrap()
+        .clone();
+    intervals.insert("cd_max".into(), toml::Value::try_from([2.0, 3.0]).unwrap());
+    intervals.insert("cl_max".into(), toml::Value::try_from([0.001, 0.01]).unwrap());
+    let bounds = s["bounds"].as_object().unwrap();
+    let mut judged: Vec<&str> = bounds.keys().map(String::as_str).collect();
+    judged.sort();
+    assert_eq!(judged, ["cd_max", "cl_max", "dp"], "{s}");
+    assert!(s["st"].is_null(), "{s}");
+    for k in judged {
+        let b = &bounds[k];
+        let v = s[k].as_f64().unwrap_or_else(|| panic!("{k} not reported: {s}"));
+        let [lo, hi] = [0, 1].map(|i| intervals[k][i].as_float().unwrap());
+        let miss = if v < lo {
+            (v - lo) / lo
+        } else if v > hi {
+            (v - hi) / hi
+        } else {
+            0.0
+        };
+        println!(
+            "{k} = {v} in [{lo}, {hi}]: inside {}, relative miss {}",
+            b["inside"], b["relative_miss"]
+        );
+        assert_eq!(b["value"].as_f64(), Some(v), "{k}: {b}");
+        assert_eq!(b["bounds"], serde_json::json!([lo, hi]), "{k}: {b}");
+        assert_eq!(b["inside"].as_bool(), Some((lo..=hi).contains(&v)), "{k}: {b}");
+        assert_eq!(b["relative_miss"].as_f64(), Some(miss), "{k}: {b}");
     }
+    let inside = |k: &str| bounds[k]["inside"].as_bool();
+    assert_eq!(
+        [inside("cd_max"), inside("cl_max"), inside("dp")],
+        [Some(true), Some(false), Some(false)]
+    );
+    assert!(
+        bounds["cl_max"]["relative_miss"].as_f64() > Some(0.0) && bounds["dp"]["relative_miss"].as_f64() < Some(0.0)
+    );
     assert_eq!(s["steps"], 40, "{s}");
     // A row of forces.csv for every step, from step 0.
     let forces = std::fs::read_to_string(out.join("forces.csv")).unwrap();
@@ -895,7 +940,7 @@ fn the_dfg_2d_2_template_reports_its_quantities_against_the_bounds() {
     );
 }
 
-/// The projection keeps no two-step pressure mode (session 20). The Re 3900 template's
+/// The projection keeps no two-step pressure mode (the mid-step pressure). The Re 3900 template's
 /// impulsive start on its built-in span: while p^(n+1) = p^n + p' was kept, the pressure
 /// obeyed p^(n+1) = -p^n + source at theta 0.5 and Cd rang 299, -269, 243, -218, ... (rms of
 /// its step-to-step part 66 over steps 10-30); with the mid-step pressure p^n + theta p' it
@@ -950,7 +995,7 @@ fn periodic_mesh(dir: &Path, dims: [usize; 3], hi: [f64; 3], axes: &[usize]) -> 
     p
 }
 
-/// Issue 27 item 2: a boundary condition on a joined (periodic) patch is refused, naming the
+/// A boundary condition on a joined (periodic) patch is refused, naming the
 /// patch, its partner and what to do.
 #[test]
 fn a_boundary_condition_on_a_periodic_patch_is_refused_by_name() {
@@ -967,7 +1012,7 @@ fn a_boundary_condition_on_a_periodic_patch_is_refused_by_name() {
     );
 }
 
-/// Issue 27 item 2: a periodic pair whose translation does not map one side onto the other
+/// A periodic pair whose translation does not map one side onto the other
 /// (0.3 for a span of 0.25) is refused when the mesh is prepared, naming both patches; no
 /// .pmesh (so no run) comes of it.
 #[test]
@@ -998,7 +1043,7 @@ fn a_mismatched_periodic_pair_is_refused_naming_the_patches() {
     assert!(e.contains("'zmax'") && e.contains("'zmin'"), "{e}");
 }
 
-/// Issue 27 item 2: plane Poiseuille flow in a channel periodic across the span (z) is as close
+/// Plane Poiseuille flow in a channel periodic across the span (z) is as close
 /// to the exact profile as with symmetry planes there (the flow does not depend on z; the two
 /// discrete solutions differ by 1.3e-2 as the Kuhn cells are not mirror-symmetric in z).
 #[test]
@@ -1070,7 +1115,7 @@ fn seams(mesh: &Path, u: &[f64]) -> [f64; 2] {
     sums.map(|(e, n)| e / n as f64)
 }
 
-/// Issue 27 item 2: the Taylor-Green vortex on the fully periodic square [0, 2 pi]^2 (one cell
+/// The Taylor-Green vortex on the fully periodic square [0, 2 pi]^2 (one cell
 /// thick, symmetry planes in z) decays at exp(-2 nu t) as on the symmetric quarter [0, pi]^2 at
 /// the same cell size and step: the periodic faces act as interior faces (the quarter's
 /// symmetry planes are exact for this flow, so the two must agree to the scheme's error).
@@ -1110,7 +1155,7 @@ fn the_periodic_taylor_green_vortex_decays_like_the_symmetric_quarter() {
     assert!(seam < 1.15 * mid, "seams {seam} against {mid}");
 }
 
-/// Issue 27 item 2: a uniform flow (1, 0.3, 0) through a box periodic in x, y and z stays
+/// A uniform flow (1, 0.3, 0) through a box periodic in x, y and z stays
 /// uniform to round-off over steps whose departure points cross the periodic faces (the walk
 /// shifts them, the fits of the vertices on the joined sides see the cells across), with the
 /// vertex fits' fluxes on every face.
@@ -1153,12 +1198,12 @@ log_every = 0
     assert!(pmax < 1e-10, "{pmax}");
 }
 
-/// Issue 27: the transient projection is second order. A semi-Lagrangian step's error is
+/// The transient projection is second order. A semi-Lagrangian step's error is
 /// O(dt^2) + O(h^(p+1) / dt) (the interpolation's error once a step), so its order is measured
 /// at a fixed Courant number, the mesh and the step halved together (12^2 at dt 0.2, 24^2 at
 /// 0.1, 48^2 at 0.05), against the exact vortex at t = 1: with the predicted fluxes' memory
 /// (`flux_memory = "full"`, theta = 0.5, "fits-full") the errors 7.91e-3, 1.97e-3, 5.10e-4
-/// fall at orders 2.00 and 1.95 (session 20, the mid-step pressure; 2.21 and 2.11 before it;
+/// fall at orders 2.00 and 1.95 (with the mid-step pressure; 2.21 and 2.11 without it;
 /// without the memory 0.82: the grid-scale pressure's summed sources took a fixed fraction of
 /// the vortex every step; VALIDATION.md).
 #[test]
@@ -1184,7 +1229,7 @@ fn final_energy(summary: &serde_json::Value) -> f64 {
     summary["kinetic_energy"]["value"].as_f64().unwrap()
 }
 
-/// Issue 27, LES: the 3D Taylor-Green vortex at Re 1600 (template `tgv-3d-les`) on the 8^3
+/// LES: the 3D Taylor-Green vortex at Re 1600 (template `tgv-3d-les`) on the 8^3
 /// octant (3072 tets, symmetry planes all round), 20 steps to t = 1. Either subgrid model takes
 /// more of the resolved kinetic energy than the run without one (the model's sign; measured
 /// E(1) = 0.10535 none, 0.10414 Smagorinsky, 0.10499 dynamic), the eddy viscosity is a
@@ -1286,7 +1331,7 @@ fn a_bad_les_setting_is_refused_naming_the_key() {
     }
 }
 
-/// Issue 27: the mean wake (`navier-stokes.wake`): summary.json `wake` has the base pressure
+/// The mean wake (`navier-stokes.wake`): summary.json `wake` has the base pressure
 /// coefficient and the recirculation length L / D from the running averages (behind the DFG
 /// cylinder after a short start: a small bubble and a base pressure below the free stream's);
 /// a base point inside the body, or no statistics, are refused naming the key.

@@ -61,7 +61,7 @@ pub fn case(data: &[u8]) {
     }
     let file = case_dir().join("case.toml");
     if let Ok(doc) = solver::framework::CaseDoc::parse(text, &file, &[]) {
-        let _ = solver::framework::case::parse_setup(&doc);
+        let _ = solver::framework::case::parse_setup(&doc, solver::cases::FAMILIES);
     }
 }
 

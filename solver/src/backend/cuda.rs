@@ -5,32 +5,14 @@
 //! (halo exchange, copies): `record` an event on one stream and `wait` for it on the other.
 
 use crate::error::{Result, SolverError};
+pub use crate::framework::target::Device;
 use crate::real::Real;
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
 };
-use kernels::{Kernel, Module};
+use kernels::Kernel;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-pub struct Device {
-    pub ctx: Arc<CudaContext>,
-    /// The compute stream: every kernel of a step, in order.
-    pub stream: Arc<CudaStream>,
-    /// A second stream, of high priority, for work that overlaps compute (halo exchange,
-    /// transfers).
-    pub aux: Arc<CudaStream>,
-    pub name: String,
-    /// e.g. "sm_90"
-    pub arch: String,
-    pub sm_count: u32,
-    pub total_mem: usize,
-    /// Whether kernels are launched early ([`EarlyFunction`]): sm_90 and newer, unless
-    /// `CFD_EARLY_LAUNCH=0`.
-    pub early_launch: bool,
-    modules: Mutex<HashMap<(Module, kernels::Real, String), Arc<CudaModule>>>,
-}
 
 /// A loaded kernel ([`Device::function`]). Every kernel begins with `early_launch_entry()`
 /// (common.cuh; a kernels-crate test checks it), so launched through

@@ -1,16 +1,15 @@
 //! What a case needs before it runs, and whether the chosen backend has it: memory (device or
 //! host) estimated from the parsed case before anything is allocated, and on the CPU the time
 //! the run would take. A case too large for the device is refused with both figures before it
-//! is built; `--backend auto` without a usable device runs a case on the CPU only when the
-//! estimate is under `AUTO_CPU_LIMIT_S`, saying so, and otherwise refuses naming the time.
+//! is built (`backend::resolve` applies these rules as it opens the device); `--backend auto`
+//! without a usable device runs a case on the CPU only when the estimate is under
+//! `AUTO_CPU_LIMIT_S`, saying so, and otherwise refuses naming the time.
 
 use super::case::Case;
-use super::config::{Backend, CaseDoc};
+use super::config::CaseDoc;
 use super::family::Setup;
 use super::ranks;
-use crate::backend::cuda::Device;
-use crate::backend::Target;
-use crate::error::{Result, SolverError};
+use crate::error::Result;
 
 /// The most CPU time `--backend auto` gives a case without a device unasked (one hour).
 pub const AUTO_CPU_LIMIT_S: f64 = 3600.0;
@@ -79,62 +78,12 @@ pub fn host_memory() -> Option<(f64, f64)> {
 /// The bytes one device (`cuda`) or one CPU process holds: a family that decomposes its grid
 /// gives each MPI rank its share, and on CUDA each of the rank's `run.gpus` devices a share of
 /// that (the CPU backend takes one part per rank whatever `run.gpus` says).
-fn per_part(setup: &dyn Setup, doc: &CaseDoc, bytes: f64, cuda: bool) -> f64 {
+pub fn per_part(setup: &dyn Setup, doc: &CaseDoc, bytes: f64, cuda: bool) -> f64 {
     if !setup.decomposes() {
         return bytes;
     }
     let devices = if cuda { doc.run.gpus.max(1) } else { 1 };
     bytes / (devices * ranks::world().size()) as f64
-}
-
-/// The backend a case runs on, with its memory checked before anything is built, and why
-/// `auto` fell back to the CPU (None where it did not).
-pub fn resolve(doc: &CaseDoc, setup: &dyn Setup, ordinal: usize, quiet: bool) -> Result<(Target, Option<String>)> {
-    let bytes = setup.footprint(doc.run.precision).map(|f| f.bytes);
-    let fits_device = |d: &Device| -> Result<()> {
-        let need = bytes.map(|b| per_part(setup, doc, b, true));
-        let (Some(need), Ok((free, total))) = (need, d.ctx.mem_get_info()) else {
-            return Ok(());
-        };
-        let what = format!("CUDA device {ordinal} ({})", d.name);
-        check_fits(need, free as f64, total as f64, &what).map_err(|m| doc.error("run.backend", m))
-    };
-    let fits_host = || -> Result<()> {
-        let need = bytes.map(|b| per_part(setup, doc, b, false));
-        let (Some(need), Some((free, total))) = (need, host_memory()) else {
-            return Ok(());
-        };
-        check_fits(need, free, total, "this machine").map_err(|m| doc.error("run.backend", m))
-    };
-    match doc.run.backend {
-        Backend::Cpu => fits_host().map(|_| (Target::Cpu, None)),
-        Backend::Cuda => {
-            let d = Device::open(ordinal)?;
-            fits_device(&d)?;
-            Ok((Target::Cuda(d), None))
-        }
-        Backend::Auto => match Device::open(ordinal) {
-            Ok(d) => {
-                // Too large for the device is said as such, never run on the CPU unasked.
-                fits_device(&d)?;
-                if !quiet {
-                    eprintln!("backend: cuda ({}, {}) [auto]", d.name, d.arch);
-                }
-                Ok((Target::Cuda(d), None))
-            }
-            Err(e) => {
-                fits_host().map_err(|err| match err {
-                    SolverError::Config { file, key, message } => SolverError::Config {
-                        file,
-                        key,
-                        message: format!("no CUDA device ({e}), and on the CPU {message}"),
-                    },
-                    other => other,
-                })?;
-                Ok((Target::Cpu, Some(e.to_string())))
-            }
-        },
-    }
 }
 
 /// After `auto` fell back to the CPU (for `why`) and the case is built, before any step: the

@@ -5,17 +5,18 @@ use super::clock::DtPolicy;
 use super::clock::{Clock, Schedule};
 use super::config::{CaseDoc, Precision};
 use super::family::{Family, Setup, Simulation};
-use crate::backend::Target;
+use super::field::Geometry;
+use super::target::Target;
 use crate::error::{Result, SolverError};
-use crate::output::Geometry;
 
-/// The registered family of a case file's `[case] kind`, or an error listing them.
-pub fn family_of(doc: &CaseDoc) -> Result<&'static dyn Family> {
+/// The family of a case file's `[case] kind` among `families` (the registry), or an error
+/// listing them.
+pub fn family_of(doc: &CaseDoc, families: &[&'static dyn Family]) -> Result<&'static dyn Family> {
     let kind = doc.case.kind.as_str();
-    if let Some(f) = crate::cases::FAMILIES.iter().find(|f| f.name() == kind) {
+    if let Some(f) = families.iter().find(|f| f.name() == kind) {
         return Ok(*f);
     }
-    let names: Vec<&str> = crate::cases::FAMILIES.iter().map(|f| f.name()).collect();
+    let names: Vec<&str> = families.iter().map(|f| f.name()).collect();
     let hint = super::config::suggest(kind, &names).map_or(String::new(), |s| format!("; did you mean `{s}`?"));
     Err(doc.error(
         "case.kind",
@@ -23,9 +24,10 @@ pub fn family_of(doc: &CaseDoc) -> Result<&'static dyn Family> {
     ))
 }
 
-/// Parse the family's sections of a case file (top-level keys checked first).
-pub fn parse_setup(doc: &CaseDoc) -> Result<Box<dyn Setup>> {
-    let family = family_of(doc)?;
+/// Parse the family's sections of a case file (top-level keys checked first), the family found
+/// among `families`.
+pub fn parse_setup(doc: &CaseDoc, families: &[&'static dyn Family]) -> Result<Box<dyn Setup>> {
+    let family = family_of(doc, families)?;
     let mut allowed = vec![family.name()];
     allowed.extend_from_slice(family.shared_keys());
     doc.check_top_level_keys(&allowed)?;
@@ -42,8 +44,9 @@ pub struct Case {
 }
 
 impl Case {
-    pub fn prepare(doc: &CaseDoc, target: Target) -> Result<Case> {
-        Case::from_setup(parse_setup(doc)?, doc, target)
+    /// The case of a case file whose family is among `families`, built on `target`.
+    pub fn prepare(doc: &CaseDoc, families: &[&'static dyn Family], target: Target) -> Result<Case> {
+        Case::from_setup(parse_setup(doc, families)?, doc, target)
     }
 
     /// The case of a parsed setup, built on `target`.

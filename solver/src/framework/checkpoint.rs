@@ -87,7 +87,7 @@ pub fn write(path: &Path, c: &Checkpoint, rotate: bool) -> Result<()> {
         w.write_all(&(c.state.len() as u64).to_le_bytes())?;
         w.write_all(&c.state)
     })
-    .map_err(super::super::output::write_error)
+    .map_err(crate::error::write_error)
 }
 
 /// `path` also as `previous(path)`, replaced atomically.

@@ -81,7 +81,7 @@ pub struct OutputSection {
     /// The VTK files' compressor: "zlib" (every VTK reader), "lz4" (VTK 8.1+, ParaView 5.5+:
     /// faster, larger) or "none". Blocks are compressed in parallel on every core.
     #[serde(default)]
-    pub compression: crate::output::Codec,
+    pub compression: Codec,
     /// zlib's level, 1 (fastest) to 9 (smallest). Default 5.
     #[serde(default)]
     pub compression_level: Option<u32>,
@@ -94,19 +94,36 @@ pub struct OutputSection {
     /// each process writing its own) or as one file gathered on rank 0: "auto" (pieces when a
     /// frame would take more than a quarter of rank 0's host memory), "always" or "never".
     #[serde(default)]
-    pub pieces: crate::output::pieces::PiecesChoice,
+    pub pieces: PiecesChoice,
 }
 
-impl OutputSection {
-    /// How the VTK files' arrays are encoded, for a run in `run` precision.
-    pub fn vtk_options(&self, run: Precision) -> crate::output::VtkOptions {
-        let d = crate::output::VtkOptions::default();
-        crate::output::VtkOptions {
-            codec: self.compression,
-            level: self.compression_level.unwrap_or(d.level),
-            single: self.precision.unwrap_or(run) == Precision::F32,
-        }
-    }
+/// The compressor of the VTK files' data arrays (`output.compression`; `output::vtk_xml` applies it).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Codec {
+    /// zlib (vtkZLibDataCompressor): every VTK reader.
+    #[default]
+    Zlib,
+    /// LZ4 (vtkLZ4DataCompressor): VTK 8.1 and later, ParaView 5.5 and later; several times
+    /// faster than zlib, larger files.
+    Lz4,
+    /// Uncompressed base64.
+    None,
+}
+
+/// `output.pieces`: how a decomposed structured run writes its fields (`output::pieces` decides
+/// by it, `PiecesChoice::wanted`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PiecesChoice {
+    /// Pieces when a frame gathered on rank 0 would take more than a quarter of this host's
+    /// memory (about 8 values of 8 bytes a point: 1024^3 needs 69 GB), else one file.
+    #[default]
+    Auto,
+    /// Always pieces (a run of one part writes one file all the same).
+    Always,
+    /// Always one file, gathered on rank 0.
+    Never,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]

@@ -1,6 +1,6 @@
-//! The contract between the framework and a physics family. A family is one folder under
+//! The contract between the commands and a physics family. A family is one folder under
 //! `cases/` that implements these three traits and one line in the registry (`cases/mod.rs`);
-//! the framework parses, runs, writes, checkpoints, checks and benchmarks it without naming it.
+//! the commands parse, run, write, checkpoint, check and benchmark it without naming it.
 //!
 //! - [`Family`]: what the family is (its TOML section, templates, checks and benchmarks as data)
 //!   and how it parses its own sections of a case file into a [`Setup`].
@@ -10,9 +10,9 @@
 
 use super::clock::{Clock, DtPolicy};
 use super::config::{CaseDoc, Precision};
-use crate::backend::Target;
+use super::field::{Centring, Field, Geometry, Piece};
+use super::target::Target;
 use crate::error::Result;
-use crate::output::{Centring, Field, Geometry};
 
 /// A case file that ships with the solver (`solver cases`, `solver cases NAME`).
 pub struct Template {
@@ -231,7 +231,7 @@ pub trait Simulation {
     fn refresh_neighbours(&mut self) {}
     /// This process's parts' fields as pieces of a parallel output (`output::pieces`), where
     /// the simulation is a decomposed grid; None otherwise.
-    fn pieces(&mut self, _clock: &Clock) -> Result<Option<Vec<crate::output::pieces::Piece>>> {
+    fn pieces(&mut self, _clock: &Clock) -> Result<Option<Vec<Piece>>> {
         Ok(None)
     }
     /// Whether the run has reached what it was run for before its step budget (a steady state):
@@ -246,7 +246,7 @@ pub trait Simulation {
     }
     /// The parts of a decomposed grid, every rank's (summary.json `decomposition`); None
     /// where the case runs whole.
-    fn decomposition(&self) -> Option<Vec<crate::grid::parts::Block>> {
+    fn decomposition(&self) -> Option<Vec<Block>> {
         None
     }
     /// The linear solves' work so far, for families that solve linear systems every step
@@ -264,6 +264,19 @@ pub struct SolverWork {
     pub iterations: u64,
     pub seconds: f64,
     pub bytes: f64,
+}
+
+/// The block of one part of a decomposed grid in the whole grid (`Simulation::decomposition`,
+/// summary.json `decomposition`; `grid::parts` makes them).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Block {
+    pub rank: usize,
+    /// The device of the part, counted on its rank's machine (None on the CPU).
+    pub device: Option<usize>,
+    /// First and one-past-last stored value per axis.
+    pub lo: [usize; 3],
+    pub hi: [usize; 3],
+    pub cells: usize,
 }
 
 /// Context of a check or benchmark: a scratch folder and the meshes given on the command line.

@@ -25,6 +25,7 @@ use crate::backend::nccl::Comms;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::ranks::{self, Peers, Ranks, Slab};
+pub use crate::framework::Block;
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::output::pieces::Piece;
 use crate::output::{Centring, Field};
@@ -369,18 +370,6 @@ pub fn gather_components(ranks: &dyn Ranks, components: Vec<Vec<u8>>) -> Vec<u8>
 pub fn sum_totals(ranks: &dyn Ranks, local: Vec<(String, f64)>) -> Vec<(String, f64)> {
     let sums = ranks.sum(&local.iter().map(|t| t.1).collect::<Vec<_>>());
     local.into_iter().zip(sums).map(|((name, _), v)| (name, v)).collect()
-}
-
-/// The block of one part in the whole grid, for summary.json (`decomposition`).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Block {
-    pub rank: usize,
-    /// The device of the part, counted on its rank's machine (None on the CPU).
-    pub device: Option<usize>,
-    /// First and one-past-last stored value per axis.
-    pub lo: [usize; 3],
-    pub hi: [usize; 3],
-    pub cells: usize,
 }
 
 /// Every part's block when a grid of `whole` values per axis splits into `total` slabs along

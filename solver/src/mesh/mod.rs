@@ -1,28 +1,26 @@
-//! The unstructured (tetrahedral) layer shared by the families that run on prepared meshes
-//! (advection today, projection Navier-Stokes next): the mesh arrays in the run's precision
-//! with the Voronoi-dual tables and the Dirichlet virtual cells (`geometry`), their device
-//! copies (`cuda`), point location (`locate`, restarted from `centroid_grid`), least-squares
-//! cell gradients (`gradients`) and the small 3x3 algebra they share (`linalg3`). Nothing here
-//! knows a family.
+//! The unstructured (tetrahedral) layer of the families that run on prepared meshes: the mesh
+//! arrays in the run's precision with the Voronoi-dual tables and the Dirichlet virtual cells
+//! (`geometry`), their device copies (`cuda`), point location (`locate`, restarted from
+//! `centroid_grid`), least-squares cell gradients over the face neighbours (`gradients`) and
+//! over the vertex neighbourhood (`vertex_gradients`), periodic images (`periodic`), a cell
+//! field a previous run wrote, read back (`cell_field`), and the small 3x3 algebra they share
+//! (`linalg3`). Nothing here knows a family.
 
+pub mod cell_field;
 pub mod centroid_grid;
 pub mod cuda;
-pub mod derived;
-pub mod forces;
 pub mod geometry;
 pub mod gradients;
 pub mod linalg3;
 pub mod locate;
 pub mod periodic;
-pub mod probes;
+pub mod vertex_gradients;
 
-pub use derived::{derived_fields, vertex_lsq_gradients};
-pub use forces::{patch_id, FlowFields, Force, Normalisation, PatchForce};
 pub use geometry::{length_scale, TetGeometry};
 pub use gradients::{lsq_gradient, lsq_gradients, Gradients};
 pub use locate::{Location, Locator};
 pub use periodic::{periodic_box, PeriodicShifts};
-pub use probes::{Probe, Probes};
+pub use vertex_gradients::vertex_lsq_gradients;
 
 /// A prepared Kuhn box of dims[0] x dims[1] x dims[2] x 6 tetrahedra on the unit cube, in RCM
 /// order, with the patches xmin .. zmax (unit tests).

@@ -1,4 +1,4 @@
-//! Periodic faces for the solver (issue 27 item 2): what the geometry needs so that a face that
+//! Periodic faces for the solver: what the geometry needs so that a face that
 //! meshtool joined across the domain (`meshtool::periodic`) acts as an interior face.
 //!
 //! Design. meshtool already joins a periodic pair: the neighbour table holds the cell across,
@@ -322,7 +322,7 @@ mod tests {
     /// gradient of a periodic field is as accurate at the seams as inside.
     #[test]
     fn vertex_stencils_reach_across_the_seams() {
-        use crate::mesh::derived::{vertex_lsq_gradients, vertex_neighbours};
+        use crate::mesh::vertex_gradients::{vertex_lsq_gradients, vertex_neighbours};
         use crate::mesh::TetGeometry;
         let mut m = periodic_box([6, 6, 6], &[0, 1, 2]);
         let g = TetGeometry::<f64>::take(&mut m, &[]);

@@ -1,11 +1,7 @@
 //! Numerical building blocks shared by the families, each written once over the mesh layers:
 //! `sl`, the semi-Lagrangian pieces (departure points, interpolation, BFECC with a limiter);
-//! `fv`, finite-volume limiters and Riemann solvers; `linalg`, sparse matrices and CG;
-//! `signals`, the statistics of time signals (means, extremes, frequencies, warm-up);
-//! `force_signals`, a body's drag and lift over a statistics window (summary.json `signals`).
+//! `fv`, finite-volume limiters and Riemann solvers; `linalg`, sparse matrices and CG.
 
-pub mod force_signals;
 pub mod fv;
 pub mod linalg;
-pub mod signals;
 pub mod sl;

@@ -2,19 +2,20 @@
 //! the `.pvd` time series, `summary.json`. Every write is atomic (temporary file, then rename).
 
 pub mod csv;
-pub mod field;
 pub mod pieces;
 pub mod pvd;
 pub mod vtk_xml;
 pub mod writer;
 
+pub use crate::error::write_error;
+pub use crate::framework::field::{Centring, Field, Geometry};
 pub use csv::{CsvLog, CsvSeries};
-pub use field::{Centring, Field, Geometry};
 pub use pvd::Series;
 
 use crate::error::{Result, SolverError};
+pub use crate::framework::config::Codec;
 use std::path::Path;
-pub use vtk_xml::{Codec, VtkOptions};
+pub use vtk_xml::VtkOptions;
 
 /// Write `fields` on `geometry` as `<path_stem>.vti` or `.vtu`; the file's name.
 pub fn write_fields(path_stem: &Path, geometry: &Geometry, fields: &[Field]) -> Result<String> {
@@ -52,15 +53,6 @@ pub fn write_fields_with(path_stem: &Path, geometry: &Geometry, fields: &[Field]
 /// Write text atomically.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
     meshtool::atomic::write_with(path, |w| w.write_all(text.as_bytes())).map_err(write_error)
-}
-
-/// A failed write of an output as the run's error: a failed run (exit 1) that names the file
-/// and keeps the I/O error (e.g. a full disk), never bad input.
-pub fn write_error(e: meshtool::MeshError) -> SolverError {
-    match e {
-        meshtool::MeshError::Io { path, source } => SolverError::Io { path, source },
-        other => SolverError::Other(other.to_string()),
-    }
 }
 
 /// Relative L1, L2 and Linf differences of `a` from `reference`, the first two weighted

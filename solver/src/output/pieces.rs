@@ -6,31 +6,9 @@
 
 use super::{vtk_xml, write_error, Centring, Field, Geometry, Series, VtkOptions};
 use crate::error::{Result, SolverError};
-use serde::{Deserialize, Serialize};
+pub use crate::framework::config::PiecesChoice;
+pub use crate::framework::field::Piece;
 use std::path::Path;
-
-/// One part's fields, its points along the split axis followed, for point fields, by the
-/// first plane of the part after it (pieces of point data share their boundary plane, or
-/// ParaView shows a gap between them).
-pub struct Piece {
-    /// The part's number in the whole run (its block in `decomposition`).
-    pub index: usize,
-    pub fields: Vec<Field>,
-}
-
-/// `output.pieces`: how a decomposed structured run writes its fields.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum PiecesChoice {
-    /// Pieces when a frame gathered on rank 0 would take more than a quarter of this host's
-    /// memory (about 8 values of 8 bytes a point: 1024^3 needs 69 GB), else one file.
-    #[default]
-    Auto,
-    /// Always pieces (a run of one part writes one file all the same).
-    Always,
-    /// Always one file, gathered on rank 0.
-    Never,
-}
 
 /// Bytes a frame of the whole grid takes on rank 0, about: 8 values of 8 bytes a point.
 const FRAME_BYTES_PER_POINT: f64 = 64.0;

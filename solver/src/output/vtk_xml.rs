@@ -6,11 +6,11 @@
 //! empty), so that VTK, ParaView, vtkio and `scripts/vti.py` read it alike; the bytes depend on
 //! the data and the options only, never on the number of threads.
 
-use super::field::{Centring, Field, Geometry};
+use crate::framework::config::{Codec, OutputSection, Precision};
+use crate::framework::field::{Centring, Field, Geometry};
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -18,20 +18,6 @@ use std::io::Write;
 const BLOCK: usize = 32768;
 /// Bytes per base64 task: a multiple of 3, so the chunks' encodings concatenate to the whole's.
 const B64_CHUNK: usize = 3 << 16;
-
-/// The compressor of the data arrays (`output.compression`).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Codec {
-    /// zlib (vtkZLibDataCompressor): every VTK reader.
-    #[default]
-    Zlib,
-    /// LZ4 (vtkLZ4DataCompressor): VTK 8.1 and later, ParaView 5.5 and later; several times
-    /// faster than zlib, larger files.
-    Lz4,
-    /// Uncompressed base64.
-    None,
-}
 
 /// How the data arrays are encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +36,19 @@ impl Default for VtkOptions {
             codec: Codec::Zlib,
             level: 5,
             single: false,
+        }
+    }
+}
+
+/// The case file's `[output]` choices of encoding.
+impl OutputSection {
+    /// How the VTK files' arrays are encoded, for a run in `run` precision.
+    pub fn vtk_options(&self, run: Precision) -> VtkOptions {
+        let d = VtkOptions::default();
+        VtkOptions {
+            codec: self.compression,
+            level: self.compression_level.unwrap_or(d.level),
+            single: self.precision.unwrap_or(run) == Precision::F32,
         }
     }
 }

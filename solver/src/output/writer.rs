@@ -6,10 +6,10 @@
 //! the thread (naming the file) stops it, and the next `submit` or `finish` returns it. A file
 //! is listed in the `.pvd` only once it is complete, so an interrupted run's series opens.
 
-use super::field::{Field, Geometry};
 use super::pvd::Series;
 use super::vtk_xml::VtkOptions;
 use crate::error::{Result, SolverError};
+use crate::framework::field::{Field, Geometry};
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;

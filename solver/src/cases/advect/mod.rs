@@ -212,7 +212,7 @@ fn rotation_as_a_field(ctx: &SpecContext) -> Result<Vec<String>> {
         .chain(sets.iter().cloned())
         .collect();
     let doc = CaseDoc::parse(ADVECT_STEP, Path::new("advect-step.toml"), &overrides)?;
-    let mut case = Case::prepare(&doc, Target::Cpu)?;
+    let mut case = Case::prepare(&doc, &[&FAMILY], Target::Cpu)?;
     let mut fields = case.sim.fields(&Clock::default())?;
     fields.retain(|f| f.name == "velocity");
     let dir = std::path::absolute(ctx.dir).map_err(|e| SolverError::io(ctx.dir, e))?;
@@ -290,7 +290,8 @@ pub static FAMILY: FamilyInfo = FamilyInfo::new("advect", &["mesh"], TEMPLATES, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::specs::{box_mesh, spec_doc, Stepped};
+    use crate::commands::specs::{box_mesh, spec_doc, Stepped};
+    use crate::cases::FAMILIES;
     use crate::framework::Precision;
 
     /// Every check and benchmark is a valid case on the generated box the framework uses when
@@ -306,14 +307,14 @@ mod tests {
         for spec in CHECKS {
             let mut sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
             sets.extend((spec.extra.unwrap())(&ctx).unwrap());
-            let doc = spec_doc(spec.template, &sets, ctx.mesh, Precision::F32).unwrap();
-            let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+            let doc = spec_doc(FAMILIES, spec.template, &sets, ctx.mesh, Precision::F32).unwrap();
+            let mut s = Stepped::run(&doc, FAMILIES, Target::Cpu, 2).unwrap();
             let f = s.fields().unwrap();
             assert!(f[0].values.iter().all(|v| v.is_finite()), "{}", spec.name);
         }
         let b = &BENCHES[0];
         let sets: Vec<String> = b.sets.iter().map(|s| s.to_string()).collect();
-        let doc = spec_doc(b.template, &sets, ctx.mesh, Precision::F64).unwrap();
-        Stepped::run(&doc, Target::Cpu, 1).unwrap();
+        let doc = spec_doc(FAMILIES, b.template, &sets, ctx.mesh, Precision::F64).unwrap();
+        Stepped::run(&doc, FAMILIES, Target::Cpu, 1).unwrap();
     }
 }

@@ -17,8 +17,8 @@ pub struct AdvectSection {
     #[serde(default)]
     pub interpolation: Interpolation,
     /// How the quadratic's vertex fits weigh their stencil points: "local" (the default:
-    /// weights 1/|r|^8 over at least 40 points, sharp) or "wide" (1/|r|^2 over at least 30, issue
-    /// 10's first fit; `numerics::sl::Weighting`).
+    /// weights 1/|r|^8 over at least 40 points, sharp) or "wide" (1/|r|^2 over at least 30, the
+    /// first fit; `numerics::sl::Weighting`).
     #[serde(default = "local")]
     pub fit: Weighting,
     /// Clamp the corrected BFECC value to the donors' range (no new extrema).
@@ -33,7 +33,7 @@ pub struct AdvectSection {
     /// vertices in the linear interpolation.
     #[serde(default)]
     pub boundary: BTreeMap<String, PatchBc>,
-    /// Keep the total of F (sum of V F over the cells) to round-off, the default (issue 30):
+    /// Keep the total of F (sum of V F over the cells) to round-off, the default:
     /// after each step, the difference from the previous total plus the net inflow through the
     /// boundary (upwind face fluxes at mid-step) is spread over the cells within the limiter's
     /// range, taken from the cells nearest the bound it moves them to (`sim::conserve_within`),

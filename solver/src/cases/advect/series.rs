@@ -6,7 +6,8 @@
 //! on the device.
 
 use super::frames::{max_speed, CellVelocity, Timeline, Times, Window};
-use super::velocity::{read_cell_field, Outside, Velocity, VelocitySpec};
+use super::velocity::{Outside, Velocity, VelocitySpec};
+use crate::mesh::cell_field::read_cell_field;
 use crate::error::{Result, SolverError};
 use crate::framework::CaseDoc;
 use crate::real::Real;

@@ -116,7 +116,7 @@ pub fn total(f: impl Iterator<Item = f64>, vol: &[f64]) -> f64 {
 /// the local room cannot take goes to the global bounds the same way. Returns what is left
 /// (zero unless neither has room enough).
 ///
-/// On the paper's duct step (40k tets, 30 + 30 steps) the plain room alone (issue 10's rule)
+/// On the paper's duct step (40k tets, 30 + 30 steps) the plain room alone (the first rule)
 /// gave L1 52.8 %, the place to the power 1, 2, 4: 49.1, 48.0, 46.9 % (50.9 % not conserving);
 /// the rotation's order on Kuhn boxes fell 1.91 -> 1.86 -> 1.82 with the power (VALIDATION.md).
 pub fn conserve_within(f: &mut [f64], lo: &[f64], hi: &[f64], vol: &[f64], target: f64, global: (f64, f64)) -> f64 {

@@ -6,11 +6,11 @@
 //! CPU (`cpu.rs`, `plm.rs`); output fields and health messages come from the same conversion
 //! (`gas.rs`).
 
-use super::cpu::{min_bytes_per_step, stage_params, sweep_order, variant};
+use super::step::{min_bytes_per_step, stage_params, sweep_order, variant};
 use super::gas;
 use super::plm::RK3_WEIGHTS;
 use super::section::{Riemann, Scheme};
-use super::EulerSetup;
+use super::setup::EulerSetup;
 use crate::backend::cuda::{Device, DeviceClock, EarlyFunction};
 use crate::error::{Result, SolverError};
 use crate::framework::config::Math;
@@ -226,8 +226,8 @@ fn march_tile() -> [u32; 3] {
 /// The planes a block of the z march climbs on a grid of `n` cells with `tile`'s columns, when
 /// `resident` blocks run at once. As many as keep every resident block busy, from 8 (small
 /// grids: more blocks) to 32: each block first reads four planes and solves one face below its
-/// first plane, but at 512^3 on an H100 31-43 planes were 0.5-0.7 % faster than 64 (session
-/// 27). Within the top quarter of that range, the count whose blocks end nearest below a whole
+/// first plane, but at 512^3 on an H100 31-43 planes were 0.5-0.7 % faster than 64.
+/// Within the top quarter of that range, the count whose blocks end nearest below a whole
 /// number of waves of `resident` (the last wave's idle slots), the most planes among equals:
 /// 31 at 512^3 on 132 SMs (17 blocks a column, 32.97 waves), measured 0.2 % faster than 32
 /// (31.03 waves).
@@ -680,8 +680,9 @@ impl<R: Real> Simulation for CudaEuler<R> {
 #[cfg(test)]
 mod tests {
     use super::{march_planes, march_tile, stable_from_rates, zero_momentum, StageKernel};
-    use crate::cases::euler::EulerSetup;
-    use crate::framework::specs::spec_doc;
+    use crate::cases::euler::setup::EulerSetup;
+    use crate::commands::specs::spec_doc;
+    use crate::cases::FAMILIES;
     use proptest::prelude::*;
 
     /// The march's tile is compiled into the module as the launch's (the kernel indexes its
@@ -722,7 +723,7 @@ mod tests {
 
     fn setup(template: &str, sets: &[&str]) -> (EulerSetup, Vec<f64>) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let doc = spec_doc(template, &sets, None, crate::framework::config::Precision::F64).unwrap();
+        let doc = spec_doc(FAMILIES, template, &sets, None, crate::framework::config::Precision::F64).unwrap();
         let setup = EulerSetup::parse(&doc).unwrap();
         let initial = setup.initial_field();
         (setup, initial)

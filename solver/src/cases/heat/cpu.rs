@@ -1,7 +1,8 @@
 //! CPU execution of the heat step: rayon over z-planes, the same arithmetic and order as
 //! `heat_rq_stage` in kernels/cuda/heat.cu.
 
-use super::{HeatSetup, FD8, STAGES};
+use super::setup::HeatSetup;
+use super::step::{FD8, STAGES};
 use crate::grid::parts::{self, Link};
 use crate::grid::{halo::fill, StructuredGrid};
 use crate::real::Real;

@@ -1,7 +1,9 @@
 //! CUDA execution of the heat step (kernels/cuda/heat.cu): the naive variant (one 1D stencil
 //! kernel per axis, then an update) or the register-queue variant (one fused kernel per stage).
 
-use super::{HeatKernel, HeatSetup, RADIUS, STAGES};
+use super::section::HeatKernel;
+use super::setup::HeatSetup;
+use super::step::{RADIUS, STAGES};
 use crate::backend::cuda::{Device, EarlyFunction, EarlyLaunch};
 use crate::error::Result;
 use crate::grid::cuda::DeviceHalo;
@@ -295,7 +297,7 @@ impl<T: Real> CudaHeat<T> {
     /// values as `stage` and `stage_ghosts` then `exchange`. The ends go first on the compute
     /// stream: beside the inner planes on the second stream (high priority) they waited for
     /// SMs the inner planes' blocks hold for the whole stage, and the step took 1.42x as long
-    /// (BENCHMARKS.md, session 14).
+    /// (BENCHMARKS.md).
     fn stage_hiding_exchange(&self, st: &Stage<T>) -> Result<()> {
         let nz = self.setup.grid.n[2];
         let (r, stream) = (RADIUS, &self.dev.stream);

@@ -1,12 +1,22 @@
 //! Initial conditions and closed-form solutions of the heat cases.
 
 use super::section::{AxisBoundary, HeatInitial};
-use super::HeatSetup;
+use crate::grid::StructuredGrid;
 use std::f64::consts::PI;
 
-pub fn initial_value(s: &HeatSetup, x: [f64; 3]) -> f64 {
-    let g = &s.grid;
-    match s.initial {
+/// What the initial conditions and the closed forms read of a case (`HeatSetup::problem`).
+#[derive(Clone, Copy)]
+pub struct Problem<'a> {
+    pub grid: &'a StructuredGrid,
+    pub alpha: f64,
+    pub axes: [AxisBoundary; 3],
+    pub initial: &'a HeatInitial,
+}
+
+/// The initial value at x.
+pub fn initial_value(s: Problem, x: [f64; 3]) -> f64 {
+    let g = s.grid;
+    match *s.initial {
         HeatInitial::SineProduct { modes } => (0..3)
             .map(|a| (modes[a] * PI * (x[a] - g.origin[a]) / g.extent[a]).sin())
             .product(),
@@ -22,15 +32,15 @@ pub fn initial_value(s: &HeatSetup, x: [f64; 3]) -> f64 {
 /// - constant initial value with Dirichlet values on one axis (others periodic): the slab
 ///   series of erfc terms (Carslaw & Jaeger; the thesis' eq. 5.7 with the image term's sign
 ///   of eta as in the original: erfc(2(n+1) eta1 - eta)).
-pub fn exact(s: &HeatSetup, t: f64) -> Option<Vec<f64>> {
+pub fn exact(s: Problem, t: f64) -> Option<Vec<f64>> {
     let value = exact_fn(s, t)?;
     Some(s.grid.sample(value))
 }
 
 /// The exact solution as a function of position at time t, where one exists.
-pub fn exact_fn(s: &HeatSetup, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + Sync + '_>> {
-    let g = &s.grid;
-    let value: Box<dyn Fn([f64; 3]) -> f64 + Sync> = match s.initial {
+pub fn exact_fn(s: Problem<'_>, t: f64) -> Option<Box<dyn Fn([f64; 3]) -> f64 + Sync + '_>> {
+    let g = s.grid;
+    let value: Box<dyn Fn([f64; 3]) -> f64 + Sync> = match *s.initial {
         HeatInitial::SineProduct { modes } => {
             for a in 0..3 {
                 let ok = match s.axes[a] {

@@ -291,7 +291,7 @@ impl CpuNs {
     /// on inlets). Inside, the two-point part alone is not consistent: it
     /// differences at the midpoint of P and N, not at the face centre, and on the Kuhn slabs
     /// that left the Laplacian's pointwise error at 0.42 on every mesh and made the projection
-    /// damp the Taylor-Green vortex 40 % too fast (VALIDATION.md, issue 27). g_f is the mean of the three vertex fits' gradients
+    /// damp the Taylor-Green vortex 40 % too fast (VALIDATION.md). g_f is the mean of the three vertex fits' gradients
     /// at the face centre: the gradient is linear for a quadratic, so it is exact then. With
     /// `walls_only` the other faces take the cells' gradients gu (`deferred`).
     fn fit_deferred(&self, ff: &FaceFits, k: usize, un: &[f64], gu: &[[f64; 3]]) -> Vec<f64> {

@@ -5,9 +5,9 @@
 //! last maximum (Schäfer & Turek's 2D-2 definition). The signals travel with the checkpoint.
 
 use crate::error::{Result, SolverError};
-use crate::mesh::Force;
-pub use crate::numerics::force_signals::Signals;
-use crate::numerics::force_signals::ForceSeries;
+pub use crate::diagnostics::force_signals::Signals;
+use crate::diagnostics::force_signals::ForceSeries;
+use crate::diagnostics::Force;
 use crate::output::CsvLog;
 use serde::Serialize;
 use std::path::Path;

@@ -3,12 +3,12 @@
 //! explicit) viscosity and an incremental pressure correction by preconditioned CG
 //! (`numerics::linalg`), on collocated cell-centred unknowns with Rhie-Chow face fluxes that
 //! the projection makes divergence-free. This folder holds its case-file section (`section`),
-//! the finite-volume faces with their boundary roles (`faces`), the LES models (`les`), the
-//! periodic meshes' case checks and built-in boxes (`periodic`), the
-//! running averages (`averages`), the force and energy history (`history`), the step written once over
-//! the backend's operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the simulation (`sim`),
-//! the parsed case (`setup`) and its templates; forces, probes and derived fields come from
-//! `mesh` (`forces`, `probes`, `derived`).
+//! the parsed case (`setup`), the simulation (`sim`), the step written once over the backend's
+//! operations (`step`), the CPU and CUDA operations (`cpu`, `cuda`), the finite-volume faces
+//! with their boundary roles (`faces`), the LES models (`les`), the periodic meshes' case
+//! checks and built-in boxes (`periodic`), the running averages (`averages`), the force and
+//! energy history (`history`), the wake's measurements (`wake`) and its templates; forces,
+//! probes, vorticity and the force signals' statistics are `diagnostics`' services.
 
 pub mod averages;
 pub mod cpu;
@@ -114,7 +114,7 @@ pub const CHECK_SOLVES_FITS: &[&str] = &[
     "navier-stokes.face_gradients=\"fits\"",
 ];
 
-/// `CHECK_SOLVES` with the vertex fits' whole flux on every face (issue 27).
+/// `CHECK_SOLVES` with the vertex fits' whole flux on every face (`face_gradients = "fits-full"`).
 pub const CHECK_SOLVES_FITS_FULL: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
     "navier-stokes.pressure_solver.max_iter=5000",
@@ -123,7 +123,7 @@ pub const CHECK_SOLVES_FITS_FULL: &[&str] = &[
     "navier-stokes.face_gradients=\"fits-full\"",
 ];
 
-/// `CHECK_SOLVES` with issue 27's two diagnostics of the per-step damping: the predicted
+/// `CHECK_SOLVES` with the two diagnostics of the per-step damping: the predicted
 /// fluxes from the previous step's (`flux_memory`, a device kernel's extra term) and half the
 /// transport's rest error taken off (`rest_correction`, written over the operations).
 pub const CHECK_SOLVES_MEMORY: &[&str] = &[
@@ -137,7 +137,7 @@ pub const CHECK_SOLVES_MEMORY: &[&str] = &[
 ];
 
 /// `CHECK_SOLVES` on the Taylor-Green template's 8^3 octant (3072 tets) with the Smagorinsky
-/// model (issue 27).
+/// model.
 pub const CHECK_SOLVES_SMAGORINSKY: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
     "navier-stokes.pressure_solver.max_iter=5000",
@@ -161,7 +161,7 @@ pub const CHECK_SOLVES_DYNAMIC: &[&str] = &[
 
 /// The Taylor-Green template on the fully periodic box [0, 2 pi]^3 (builtin:periodic-box-8,
 /// 3072 tets; its boundary table emptied, the joined patches having no condition) at dt 0.2, so
-/// that departure points cross the periodic faces (issue 27 item 2): the face shifts, the walk
+/// that departure points cross the periodic faces: the face shifts, the walk
 /// across the seams and the vertex fits over the periodic images on the device.
 pub const CHECK_SOLVES_PERIODIC: &[&str] = &[
     "navier-stokes.pressure_solver.tolerance=1e-14",
@@ -184,7 +184,7 @@ pub const CHECK_SOLVES_PERIODIC: &[&str] = &[
 /// face ("fits-full", 10 steps: the flow's sensitivity carried the last digits to 6.5e-10 by
 /// step 20 on an H200). The transient 2D-2 template on its
 /// built-in slab, 10 steps from rest, with a restart row (u^(n-1), the averages and the force
-/// history in the checkpoint), and with issue 27's `flux_memory` and `rest_correction` (its
+/// history in the checkpoint), and with the diagnostics `flux_memory` and `rest_correction` (its
 /// restart row carries the fluxes F^n). The Taylor-Green template on an 8^3 octant, 10 steps
 /// with each LES model (eddy viscosity, its test filter and the subgrid fluxes on the device;
 /// the field `eddy_viscosity` is compared with the others), the dynamic one with a restart row;
@@ -242,7 +242,8 @@ pub static FAMILY: FamilyInfo = FamilyInfo::new("navier-stokes", &["mesh"], TEMP
 mod tests {
     use super::*;
     use crate::backend::Target;
-    use crate::framework::specs::{spec_doc, Stepped};
+    use crate::commands::specs::{spec_doc, Stepped};
+    use crate::cases::FAMILIES;
     use crate::framework::Precision;
 
     /// The periodic check row is a valid case and steps on the CPU, its departure points
@@ -251,8 +252,8 @@ mod tests {
     fn the_periodic_check_row_runs_on_the_cpu() {
         let spec = CHECKS.iter().find(|s| s.name == "tgv-3d-les periodic").unwrap();
         let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
-        let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
-        let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+        let doc = spec_doc(FAMILIES, spec.template, &sets, None, Precision::F64).unwrap();
+        let mut s = Stepped::run(&doc, FAMILIES, Target::Cpu, 2).unwrap();
         let f = s.fields().unwrap();
         let u = f.iter().find(|f| f.name == "velocity").unwrap();
         assert!(u.values.iter().all(|v| v.is_finite()));
@@ -264,8 +265,8 @@ mod tests {
     fn the_les_check_rows_run_on_the_cpu() {
         for spec in CHECKS.iter().filter(|s| s.template == "tgv-3d-les") {
             let sets: Vec<String> = spec.sets.iter().map(|s| s.to_string()).collect();
-            let doc = spec_doc(spec.template, &sets, None, Precision::F64).unwrap();
-            let mut s = Stepped::run(&doc, Target::Cpu, 2).unwrap();
+            let doc = spec_doc(FAMILIES, spec.template, &sets, None, Precision::F64).unwrap();
+            let mut s = Stepped::run(&doc, FAMILIES, Target::Cpu, 2).unwrap();
             let f = s.fields().unwrap();
             let nut = f.iter().find(|f| f.name == "eddy_viscosity").expect("eddy_viscosity");
             assert!(nut.values.iter().all(|v| *v >= 0.0 && v.is_finite()), "{}", spec.name);

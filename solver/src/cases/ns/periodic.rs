@@ -1,5 +1,5 @@
-//! The case-side checks of periodic meshes in the Navier-Stokes family (issue 27 item 2; the
-//! geometry is `mesh::periodic`): a joined pair of patches is no boundary, so the boundary table
+//! The case-side checks of periodic meshes in the Navier-Stokes family (the geometry is
+//! `mesh::periodic`): a joined pair of patches is no boundary, so the boundary table
 //! must not name it; the interpolation must be one whose tables see across periodic faces; a
 //! cell must not meet itself across the domain; and the built-in periodic boxes.
 

@@ -46,7 +46,7 @@ pub struct NsSection {
     /// vortex's amplitude a step (-4.1 % at t = 1 in 80 steps on 24^2, -0.26 % with beta = 1).
     /// But that smoothing is also what holds the collocated projection's grid-scale modes:
     /// beta = 1 (and 0.75) diverges on DFG 2D-2, at theta 0.5 within 50 steps, at theta 1
-    /// more slowly (VALIDATION.md, issue 27). A diagnostic, off by default; both backends (it
+    /// more slowly (VALIDATION.md). A diagnostic, off by default; both backends (it
     /// is written over their operations).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rest_correction: f64,
@@ -62,7 +62,7 @@ pub struct NsSection {
     /// fixed Courant number (24^2: 2.0e-3 at every dt against 1.1e-2 ... 4.5e-2); but F^n - u^n_f
     /// then sums the Rhie-Chow differences of every step's pressure, and on DFG 2D-2 the drag
     /// drifts up (Cd 3.18 -> 3.97 from t = 1 to 4 on the 26k slab) unless `flux_memory_time`
-    /// relaxes it. Refused in steady runs (no fixed point). VALIDATION.md, issue 27.
+    /// relaxes it. Refused in steady runs (no fixed point). VALIDATION.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flux_memory: Option<FluxMemory>,
     /// With flux_memory = "full": the memory's relaxation time tau, its weight tau / (tau + dt)
@@ -71,7 +71,7 @@ pub struct NsSection {
     /// bluff body (the dfg-2d-2 template's 0.1 puts all four DFG 2D-2 quantities inside their
     /// intervals on the 72.5k slab; 0.2 D/U damps the lift, 10 D/U drifts), L / U for a
     /// vortex (the Taylor-Green vortex keeps order 1.77 / 1.87 at tau = L/U, 2.1 with no
-    /// relaxation). VALIDATION.md, issue 27.
+    /// relaxation). VALIDATION.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flux_memory_time: Option<f64>,
     /// Running time averages and RMS of velocity and pressure (fields `velocity_mean`,
@@ -101,7 +101,7 @@ pub struct NsSection {
     /// face neighbours; alpha per cell from the mesh, the second-moment width of that union of
     /// cells over the cell's own (1.61 on Kuhn boxes); <L:M> and <M:M> averaged over the same
     /// stencil (there is no homogeneous direction to average over in general). Both backends;
-    /// field `eddy_viscosity` and summary.json `les` (VALIDATION.md, issue 27).
+    /// field `eddy_viscosity` and summary.json `les` (VALIDATION.md).
     #[serde(default, skip_serializing_if = "Les::is_none")]
     pub les: Les,
     /// The Smagorinsky constant Cs [0.17], with les = "smagorinsky": Lilly's (1967) value for
@@ -113,8 +113,8 @@ pub struct NsSection {
     /// reach [0.5, the explicit viscous limit]: above it nu_t is capped there. The subgrid
     /// stress is explicit, and an impulsive start's strain at the wall (|S| ~ U / the first
     /// cell) gives the dynamic model nu_t far beyond it for a few steps: the Re 3900 cylinder
-    /// on a 2.0 M-tet mesh diverged at step 12 without the cap and ran with it (VALIDATION.md,
-    /// issue 27). Settled turbulence stays under it (0.11-0.41 measured), where the cap does
+    /// on a 2.0 M-tet mesh diverged at step 12 without the cap and ran with it (VALIDATION.md).
+    /// Settled turbulence stays under it (0.11-0.41 measured), where the cap does
     /// nothing; summary.json `les.limited_cells` counts the cells at it at the last output.
     #[serde(default = "half", skip_serializing_if = "is_half")]
     pub les_diffusion_limit: f64,
@@ -390,7 +390,7 @@ pub enum Initial {
     #[serde(rename = "taylor-green-3d")]
     TaylorGreen3d { velocity: f64, length: f64 },
     /// A uniform velocity (p = 0): on a fully periodic box an exact steady solution, which the
-    /// periodic faces must keep to round-off (tests of issue 27 item 2).
+    /// periodic faces must keep to round-off (the periodic tests of `tests/ns.rs`).
     Uniform { velocity: [f64; 3] },
     /// The `velocity` cell field of a previous run's output on the same .pmesh (a .vtu, or a
     /// .pvd for its latest file); the pressure starts at 0 and is rebuilt by the first steps.

@@ -14,7 +14,9 @@ use crate::backend::cuda::Device;
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
 use crate::framework::{CaseDoc, DtPolicy, Precision, Setup, Simulation};
-use crate::mesh::{length_scale, Normalisation, PatchForce, Probe, Probes, TetGeometry};
+use crate::diagnostics::{Normalisation, PatchForce, Probe, Probes};
+use crate::mesh::cell_field::read_cell_field;
+use crate::mesh::{length_scale, TetGeometry};
 use crate::numerics::linalg::{CgPreconditioner, CgSettings, CsMat};
 use crate::numerics::sl::cpu::HostSl;
 use crate::numerics::sl::quadratic::{self, QuadFit};
@@ -260,8 +262,8 @@ fn initial_velocity(doc: &CaseDoc, s: &NsSection, mesh: &PreparedMesh) -> Result
         Initial::File { file } => {
             let path = doc.resolve(Path::new(file));
             let key = "navier-stokes.initial.file";
-            let v = crate::cases::advect::velocity::load_cell_velocity(&path, "velocity", mesh, &|m| doc.error(key, m))?;
-            Ok(std::array::from_fn(|k| v.v.iter().map(|x| x[k]).collect()))
+            let v = read_cell_field(&path, "velocity", mesh, &|m| doc.error(key, m))?;
+            Ok(std::array::from_fn(|k| v.iter().map(|x| x[k]).collect()))
         }
     }
 }

@@ -14,7 +14,8 @@ use super::wake::{Wake, WakeSummary};
 use super::step::{self, NsOps, State, StepReport, Stepping};
 use crate::error::{Result, SolverError};
 use crate::framework::{Clock, Simulation, SolverWork, Unhealthy};
-use crate::mesh::{derived_fields, Force, Normalisation, PatchForce, Probes, TetGeometry};
+use crate::diagnostics::{derived_fields, Force, Normalisation, PatchForce, Probes};
+use crate::mesh::TetGeometry;
 use crate::numerics::linalg::amg::HierarchyStats;
 use crate::numerics::linalg::CgReport;
 use crate::numerics::sl::Span;
@@ -815,7 +816,8 @@ impl<O: NsOps> Simulation for NsSim<O> {
 #[cfg(test)]
 mod tests {
     use crate::backend::Target;
-    use crate::framework::specs::{template, Stepped};
+    use crate::commands::specs::{template, Stepped};
+    use crate::cases::FAMILIES;
     use crate::framework::CaseDoc;
     use std::path::Path;
 
@@ -824,9 +826,9 @@ mod tests {
     /// list of cells the formulas read is complete (a missing cell would panic, not differ).
     #[test]
     fn the_gathered_measurement_is_the_whole_fields_one() {
-        let (_, t) = template("dfg-3d-1z").unwrap();
+        let (_, t) = template(FAMILIES, "dfg-3d-1z").unwrap();
         let doc = CaseDoc::parse(t.text, Path::new("dfg-3d-1z.toml"), &[]).unwrap();
-        let s = Stepped::run(&doc, Target::Cpu, 4).unwrap();
+        let s = Stepped::run(&doc, FAMILIES, Target::Cpu, 4).unwrap();
         let summary = s.case.setup.summary();
         assert_eq!(summary["last_step"]["step"], 4, "{summary}");
         assert!(summary["cd"].as_f64().unwrap() > 0.0 && summary["dp"].as_f64().is_some(), "{summary}");

@@ -10,7 +10,7 @@
 //!    step of zero length: the quadratic fits do not reproduce the cell values at the
 //!    centroids, so SL_0 smooths the grid-scale part of q by a fixed fraction a step, which
 //!    through the projection took a fixed fraction of the Taylor-Green vortex every step (the
-//!    loss grew as dt fell; VALIDATION.md, issue 27). That smoothing is also what keeps the
+//!    loss grew as dt fell; VALIDATION.md). That smoothing is also what keeps the
 //!    collocated projection's grid-scale modes down: beta = 1 diverges on DFG 2D-2.
 //! 2. Predictor: (V/s + nu K) u* = V u^a / s - V grad(p^n) / rho (+ boundary and deferred
 //!    non-orthogonal terms) with s = theta dt; implicit by CG (or explicit). Steps 3-5 take

@@ -10,7 +10,8 @@
 //! of the line reports none.
 
 use crate::error::Result;
-use crate::mesh::{Probe, Probes, TetGeometry};
+use crate::diagnostics::{Probe, Probes};
+use crate::mesh::TetGeometry;
 use serde::{Deserialize, Serialize};
 
 /// `navier-stokes.wake = { base = [x, y, z], reference = [x, y, z] }` (and `axis`, `points`,

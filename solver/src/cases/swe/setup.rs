@@ -419,11 +419,12 @@ impl Setup for SweSetup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framework::specs::spec_doc;
+    use crate::cases::FAMILIES;
+    use crate::commands::specs::spec_doc;
 
     fn parse(sets: &[&str]) -> Result<SweSetup> {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        SweSetup::parse(&spec_doc("swe-column", &sets, None, Precision::F64)?)
+        SweSetup::parse(&spec_doc(FAMILIES, "swe-column", &sets, None, Precision::F64)?)
     }
 
     /// Ghost-cell expansion on CUDA devices: halo rows (2 a ghost row: a step reads two rows

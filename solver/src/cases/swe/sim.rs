@@ -165,7 +165,8 @@ pub fn water(setup: &SweSetup, values: &[f64]) -> f64 {
 mod tests {
     use super::*;
     use crate::backend::Target;
-    use crate::framework::specs::spec_doc;
+    use crate::cases::FAMILIES;
+    use crate::commands::specs::spec_doc;
     use crate::framework::{BuildIn, Clock, Precision};
     use crate::real::Real;
 
@@ -176,7 +177,7 @@ mod tests {
     /// start and the end, and the steps taken.
     fn bounded_run<R: Real>(template: &str, sets: &[&str], precision: Precision, steps: usize) -> (Totals, Totals, usize) {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        let setup = SweSetup::parse(&spec_doc(template, &sets, None, precision).unwrap()).unwrap();
+        let setup = SweSetup::parse(&spec_doc(FAMILIES, template, &sets, None, precision).unwrap()).unwrap();
         let mut sim = setup.build_in::<R>(&Target::Cpu).unwrap();
         let start = sim.totals().unwrap();
         let n = setup.grid.points();

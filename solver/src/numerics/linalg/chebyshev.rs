@@ -4,7 +4,8 @@
 //! Gershgorin bound) and λ_min = λ_max / `ratio` (30 by default, as smoothers customarily
 //! take). Each application costs `degree` − 1 matrix-vector products; the polynomial is
 //! positive on (0, λ_max], so the preconditioner is symmetric positive definite and fixed, as
-//! CG requires. The CUDA solver uses the same bounds and coefficients.
+//! CG requires. The CUDA solver uses the same bounds and coefficients. Its iterations against
+//! the degree and the ratio: `cargo bench -p solver --bench chebyshev_table`.
 
 use super::cg::{diagonal, fixed_sum, spmv, Preconditioner};
 use rayon::prelude::*;
@@ -202,48 +203,6 @@ mod tests {
         assert!(b.lambda_max <= gershgorin(&a, &d));
         assert!((b.lambda_max / b.lambda_min - 30.0).abs() < 1e-12);
         assert_eq!(b.coefficients().len(), 3);
-    }
-
-    /// Iterations and CPU time against the degree and the interval ratio on the two-point
-    /// matrix of a 30³ × 6 Kuhn box (`cargo test --release -p solver --lib chebyshev_table --
-    /// --ignored --nocapture`).
-    #[test]
-    #[ignore]
-    fn chebyshev_table() {
-        use meshtool::generate::cartesian_box::{generate, BoxSpec};
-        let raw = generate(&BoxSpec {
-            dims: [30; 3],
-            lo: [0.0; 3],
-            hi: [1.0; 3],
-        })
-        .unwrap();
-        let topo = meshtool::topology::build(&raw).unwrap();
-        let a = super::super::poisson::two_point_laplacian(&raw.nodes, &topo, &[true]);
-        let b = topo.volumes.clone();
-        let s = CgSettings {
-            rel_tol: 1e-8,
-            max_iter: 5000,
-            keep_history: false,
-        };
-        let run = |m: &dyn Preconditioner| {
-            let mut x = vec![0.0; b.len()];
-            let t = std::time::Instant::now();
-            let r = solve_cg(&a, &b, &mut x, m, &s);
-            (r.iterations, t.elapsed().as_secs_f64())
-        };
-        let (it, t) = run(&Jacobi::new(&a));
-        eprintln!("jacobi: {it} iterations, {t:.3} s");
-        for ratio in [10.0, 30.0, 100.0] {
-            for degree in [2, 3, 4, 6, 8] {
-                let mut bd = ChebyshevBounds::estimate(&a, degree);
-                bd.lambda_min = bd.lambda_max / ratio;
-                let (it, t) = run(&Chebyshev::with_bounds(&a, bd));
-                eprintln!(
-                    "chebyshev degree {degree} ratio {ratio}: {it} iterations ({} SpMV), {t:.3} s",
-                    it * degree
-                );
-            }
-        }
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub const REC: usize = 16;
 /// How a vertex fit weighs its stencil points: weights 1 / |r|^p over a stencil of at least N
 /// points (widened by face neighbours until it holds N).
 ///
-/// `Wide` (p = 2, N = 30) is issue 10's fit. A Delaunay vertex's own cells (16 to 30 on Gmsh
+/// `Wide` (p = 2, N = 30) is the first fit. A Delaunay vertex's own cells (16 to 30 on Gmsh
 /// meshes) determine a quadratic but poorly: with p = 2, on the 40k Gmsh duct the step test's
 /// relative L1 is 87 % with N = 16, 70 % with 24, 60 % with 30, 62 % with 40, and on Gmsh boxes
 /// the rotating bump stops converging below 30 (L1 0.097 at h = 1/32, against 0.017). On Kuhn

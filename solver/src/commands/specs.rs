@@ -2,18 +2,17 @@
 //! case document (template + overrides), meshes for the families that need one, and stepping a
 //! case a fixed number of steps.
 
-use super::case::Case;
-use super::clock::Clock;
-use super::config::{CaseDoc, Precision};
-use super::family::{Family, Template};
 use crate::backend::Target;
 use crate::error::{Result, SolverError};
+use crate::framework::case::Case;
+use crate::framework::clock::Clock;
+use crate::framework::config::{CaseDoc, Precision};
+use crate::framework::family::{Family, Template};
 use crate::output::Field;
 use std::path::{Path, PathBuf};
 
-/// The families `which` names: "all" or one family's name.
-pub fn select(which: &str) -> Result<Vec<&'static dyn Family>> {
-    let all = crate::cases::FAMILIES;
+/// The families of `all` (the registry) that `which` names: "all" or one family's name.
+pub fn select(which: &str, all: &[&'static dyn Family]) -> Result<Vec<&'static dyn Family>> {
     if which == "all" {
         return Ok(all.to_vec());
     }
@@ -30,16 +29,23 @@ pub fn select(which: &str) -> Result<Vec<&'static dyn Family>> {
     }
 }
 
-/// A built-in template by name, with its family.
-pub fn template(name: &str) -> Option<(&'static dyn Family, &'static Template)> {
-    crate::cases::FAMILIES
+/// A built-in template of `families` (the registry) by name, with its family.
+pub fn template(families: &[&'static dyn Family], name: &str) -> Option<(&'static dyn Family, &'static Template)> {
+    families
         .iter()
         .find_map(|f| f.templates().iter().find(|t| t.name == name).map(|t| (*f, t)))
 }
 
-/// The case document of a template with overrides (`{mesh}` replaced) in one precision.
-pub fn spec_doc(template_name: &str, sets: &[String], mesh: Option<&Path>, p: Precision) -> Result<CaseDoc> {
-    let (_, t) = template(template_name)
+/// The case document of a template of `families` with overrides (`{mesh}` replaced) in one
+/// precision.
+pub fn spec_doc(
+    families: &[&'static dyn Family],
+    template_name: &str,
+    sets: &[String],
+    mesh: Option<&Path>,
+    p: Precision,
+) -> Result<CaseDoc> {
+    let (_, t) = template(families, template_name)
         .ok_or_else(|| SolverError::Other(format!("internal: a spec names no template '{template_name}'")))?;
     let mesh = mesh.map_or(String::new(), |m| m.display().to_string());
     let mut all: Vec<String> = sets.iter().map(|s| s.replace("{mesh}", &mesh)).collect();
@@ -71,9 +77,10 @@ pub struct Stepped {
 }
 
 impl Stepped {
-    pub fn run(doc: &CaseDoc, target: Target, steps: u64) -> Result<Stepped> {
+    /// The case of `doc` (its family among `families`) on `target` after `steps` steps.
+    pub fn run(doc: &CaseDoc, families: &[&'static dyn Family], target: Target, steps: u64) -> Result<Stepped> {
         let mut s = Stepped {
-            case: Case::prepare(doc, target)?,
+            case: Case::prepare(doc, families, target)?,
             clock: Clock::default(),
         };
         s.advance_to(steps)?;

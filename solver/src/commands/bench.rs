@@ -3,13 +3,13 @@
 //! their fraction of the copy bandwidth measured in the same run; optionally the CPU backend on
 //! all threads and on one.
 
-use super::case::Case;
-use super::clock::Clock;
-use super::config::{CaseDoc, Precision};
-use super::family::{BenchSpec, Family, Sizes, SolverWork};
 use super::specs;
 use crate::backend::{cuda::Device, Target};
 use crate::error::{Result, SolverError};
+use crate::framework::case::Case;
+use crate::framework::clock::Clock;
+use crate::framework::config::{CaseDoc, Precision};
+use crate::framework::family::{BenchSpec, Family, Sizes, SolverWork};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -115,7 +115,9 @@ fn solver_row(
     })
 }
 
-pub fn bench(opts: &BenchOptions) -> Result<()> {
+/// `solver bench`: the benchmarks of the families of `all` (the registry) that `opts` selects,
+/// or the CG micro-benchmark (`solver bench cg`).
+pub fn bench(opts: &BenchOptions, all: &[&'static dyn Family]) -> Result<()> {
     if opts.family == "cg" {
         return super::bench_cg::bench_cg(&super::bench_cg::CgBenchOptions {
             sizes: opts.sizes.as_deref(),
@@ -127,7 +129,7 @@ pub fn bench(opts: &BenchOptions) -> Result<()> {
             preconds: &opts.preconds,
         });
     }
-    let families = specs::select(&opts.family)?;
+    let families = specs::select(&opts.family, all)?;
     let dev = Device::open(0)?;
     let copy_bw = dev.copy_bandwidth(1 << 30, 5)?;
     let scratch = tempfile::tempdir().map_err(|e| SolverError::io(std::env::temp_dir(), e))?;
@@ -144,7 +146,7 @@ pub fn bench(opts: &BenchOptions) -> Result<()> {
         for spec in family.benches().iter().filter(wanted) {
             for (label, sets, mesh) in sizes(spec, opts, scratch.path())? {
                 for &p in &opts.precisions {
-                    let doc = specs::spec_doc(spec.template, &sets, mesh.as_deref(), p)?;
+                    let doc = specs::spec_doc(&[family], spec.template, &sets, mesh.as_deref(), p)?;
                     let row = measure(family, spec, &label, &doc, &dev, copy_bw * opts.gpus as f64, opts)?;
                     print_row(&row);
                     rows.push(row);
@@ -220,10 +222,10 @@ fn sizes(spec: &BenchSpec, opts: &BenchOptions, dir: &Path) -> Result<Vec<SizedS
 /// step must move, and the linear solves' work over the best run (where the family has any).
 type Timed = (f64, usize, f64, Option<(SolverWork, SolverWork)>);
 
-/// Seconds per step of a case on a target: one warm-up step, then the best of `reps` runs of
+/// Seconds per step of a case of `family` on a target: one warm-up step, then the best of `reps` runs of
 /// `steps` steps; and the values updated per step and the bytes a step must move.
-fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<Timed> {
-    let mut case = Case::prepare(doc, target)?;
+fn time_steps(doc: &CaseDoc, family: &'static dyn Family, target: Target, steps: u64, reps: usize) -> Result<Timed> {
+    let mut case = Case::prepare(doc, &[family], target)?;
     let mut clock = case.advance(&Clock::default())?;
     case.sim.sync()?;
     let mut best = f64::INFINITY;
@@ -255,7 +257,7 @@ fn time_steps(doc: &CaseDoc, target: Target, steps: u64, reps: usize) -> Result<
 }
 
 fn measure(
-    family: &dyn Family,
+    family: &'static dyn Family,
     spec: &BenchSpec,
     size: &str,
     doc: &CaseDoc,
@@ -263,13 +265,13 @@ fn measure(
     copy_bw: f64,
     opts: &BenchOptions,
 ) -> Result<BenchRow> {
-    let (t, n, bytes, work) = time_steps(doc, Target::Cuda(dev.clone()), opts.steps, opts.reps)?;
+    let (t, n, bytes, work) = time_steps(doc, family, Target::Cuda(dev.clone()), opts.steps, opts.reps)?;
     let solver = work.and_then(|(a, b)| solver_row(Some(a), Some(b), b.steps - a.steps, t, copy_bw));
     let mut row = BenchRow {
         family: family.name().into(),
         // `--set run.math="fast"` shows in the variant, so rows of both arithmetics read apart.
         variant: match doc.run.math {
-            super::config::Math::Exact => spec.name.into(),
+            crate::framework::config::Math::Exact => spec.name.into(),
             m => format!("{} {}", spec.name, m.name()),
         },
         size: size.into(),
@@ -284,14 +286,14 @@ fn measure(
         solver,
     };
     if opts.cpu {
-        let (tc, ..) = time_steps(doc, Target::Cpu, 1, 1)?;
+        let (tc, ..) = time_steps(doc, family, Target::Cpu, 1, 1)?;
         row.cpu_updates_per_s = Some(n as f64 / tc);
         if n <= opts.one_thread_max {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
                 .build()
                 .map_err(|e| SolverError::Other(e.to_string()))?;
-            let (t1, ..) = pool.install(|| time_steps(doc, Target::Cpu, 1, 1))?;
+            let (t1, ..) = pool.install(|| time_steps(doc, family, Target::Cpu, 1, 1))?;
             row.cpu_one_thread_updates_per_s = Some(n as f64 / t1);
         }
     }

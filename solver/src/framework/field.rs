@@ -1,4 +1,5 @@
-//! Typed output fields and the geometry they live on.
+//! Typed fields, the geometry they live on and where on it they sit (`Centring`): what a
+//! simulation hands out (`Simulation::fields`, `Simulation::pieces`) and `output` writes.
 
 use std::sync::Arc;
 
@@ -102,4 +103,13 @@ impl Geometry {
             _ => None,
         }
     }
+}
+
+/// One part's fields, its points along the split axis followed, for point fields, by the
+/// first plane of the part after it (pieces of point data share their boundary plane, or
+/// ParaView shows a gap between them).
+pub struct Piece {
+    /// The part's number in the whole run (its block in `decomposition`).
+    pub index: usize,
+    pub fields: Vec<Field>,
 }

@@ -2,13 +2,14 @@
 //! checks that stop a diverging run keeping the last good output, checkpoints (every N steps
 //! and on Ctrl-C), restart, and summary.json.
 
-use super::case::{self, Case};
-use super::checkpoint::{self, Checkpoint};
-use super::clock::Clock;
-use super::config::CaseDoc;
-use super::faults::{self, NanAt};
-use super::{budget, ranks, timing};
 use crate::error::{Result, SolverError};
+use crate::framework::case::{self, Case};
+use crate::framework::checkpoint::{self, Checkpoint};
+use crate::framework::clock::Clock;
+use crate::framework::config::CaseDoc;
+use crate::framework::family::Family;
+use crate::framework::faults::{self, NanAt};
+use crate::framework::{budget, ranks, timing};
 use crate::output::pieces::PieceWriter;
 use crate::output::writer::{Frame, FrameWriter, WriterStats};
 use crate::output::{self, pvd::Series, Field, Geometry};
@@ -76,13 +77,14 @@ fn piece_extents(geometry: &Geometry, blocks: &[crate::grid::parts::Block]) -> V
         .collect()
 }
 
-/// `solver run`: load the case file, run it, say how it went.
-pub fn run_command(opts: &RunOptions) -> Result<()> {
+/// `solver run`: load the case file, run it (its family among `families`, the registry), say
+/// how it went.
+pub fn run_command(opts: &RunOptions, families: &[&'static dyn Family]) -> Result<()> {
     let mut doc = CaseDoc::load(&opts.case, &opts.set)?;
     if let Some(b) = opts.backend {
         doc.run.backend = b;
     }
-    let s = run(&doc, opts)?;
+    let s = run(&doc, opts, families)?;
     if !opts.quiet && ranks::is_root() {
         let errors = s.get("errors").map(|e| format!("  errors {e}")).unwrap_or_default();
         let text = |k: &str| s[k].as_str().unwrap_or("").to_string();
@@ -417,14 +419,15 @@ fn update_bar(bar: &ProgressBar, case: &Case, c: &Clock) {
 /// `main` to the device being ready, then the set-up's (wall, kernel loading).
 static SETUP: Mutex<Option<(f64, f64, f64)>> = Mutex::new(None);
 
-pub fn run(doc: &CaseDoc, opts: &RunOptions) -> Result<serde_json::Value> {
+/// Run a case file whose family is among `families`; the summary.
+pub fn run(doc: &CaseDoc, opts: &RunOptions, families: &[&'static dyn Family]) -> Result<serde_json::Value> {
     install_interrupt_handler();
     // Under mpirun, each rank of a machine takes its own devices.
     let device = doc.run.device + ranks::local_rank() * doc.run.gpus;
     let quiet = opts.quiet || !ranks::is_root();
-    let setup = case::parse_setup(doc)?;
+    let setup = case::parse_setup(doc, families)?;
     // Memory is checked before anything is built; the CPU time of a fallback before any step.
-    let (target, fell_back) = budget::resolve(doc, &*setup, device, quiet)?;
+    let (target, fell_back) = crate::backend::resolve(doc, &*setup, device, quiet)?;
     let startup = timing::since_start();
     let phase = timing::Phase::start();
     let mut case = Case::from_setup(setup, doc, target)?;

@@ -1,4 +1,4 @@
-//! `solver bench cg`: the linear-solver micro-benchmark (issues 11 and 26). The finite-volume
+//! `solver bench cg`: the linear-solver micro-benchmark. The finite-volume
 //! two-point Poisson matrix of a tetrahedral mesh (a Kuhn box of n³ × 6 tetrahedra in Hilbert
 //! order, `--sizes n`, default 119: 10.1 M unknowns; or each `--mesh`), Dirichlet on one patch
 //! (`outlet`, else `xmin`, else the first), right-hand side the cell volumes (a unit source).

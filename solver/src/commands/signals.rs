@@ -1,12 +1,12 @@
 //! `solver signals FORCES.csv`: a run's signal statistics over another window, read back from
 //! its forces.csv without running again. The estimators are the run's own
-//! (`numerics::force_signals`, summary.json `signals`): mean and extremes of Cd and Cl, St and
+//! (`diagnostics::force_signals`, summary.json `signals`): mean and extremes of Cd and Cl, St and
 //! its standard error from the lift, the mean drag's standard error, the two-step rms and the
 //! drag's warm-up. A user who finds the statistics window started inside the transient
 //! re-reads it here.
 
+use crate::diagnostics::force_signals::ForceSeries;
 use crate::error::{Result, SolverError};
-use crate::numerics::force_signals::ForceSeries;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]

@@ -35,10 +35,14 @@
 //! its normal component removed as above. The force is then the momentum the walls take out of
 //! the discrete flow, and it converges at second order in the wall spacing, where the formula
 //! above is first order (O(d) low on a curved profile).
+//!
+//! Needs from a family: its `TetGeometry`, the cell pressure and velocity, the viscosity and
+//! the wall's velocity (`FlowFields`); for `with_fits`, vertex quadratic fits of the velocity
+//! (`numerics::sl::quadratic`).
 
-use super::derived::{stencil_gradient, vertex_neighbours, Placed};
-use super::geometry::TetGeometry;
 use crate::error::{Result, SolverError};
+use crate::mesh::vertex_gradients::{stencil_gradient, vertex_neighbours, Placed};
+use crate::mesh::TetGeometry;
 use crate::numerics::sl::quadratic::{self, QuadFit, REC};
 use crate::real::Real;
 use meshtool::topology::{is_boundary, patch_of, FACE_VERTS};
@@ -67,14 +71,6 @@ pub struct Normalisation {
 }
 
 impl Normalisation {
-    /// DFG 3D-1Z (Schaefer & Turek 1996): rho = 1, mean inflow velocity 0.2 (4/9 of
-    /// U_max = 0.45), reference area D H = 0.1 x 0.41.
-    pub const DFG_3D: Normalisation = Normalisation {
-        density: 1.0,
-        velocity: 0.2,
-        area: 0.1 * 0.41,
-    };
-
     /// 2 f / (rho U^2 A) for each component: (Cd, Cl, Cz) for a flow along x, lift along y.
     pub fn coefficients(&self, f: [f64; 3]) -> [f64; 3] {
         f.map(|f| 2.0 * f / (self.density * self.velocity * self.velocity * self.area))
@@ -496,9 +492,17 @@ mod tests {
         }
     }
 
+    /// DFG 3D-1Z (Schaefer & Turek 1996): rho = 1, mean inflow velocity 0.2 (4/9 of
+    /// U_max = 0.45), reference area D H = 0.1 x 0.41.
+    const DFG_3D: Normalisation = Normalisation {
+        density: 1.0,
+        velocity: 0.2,
+        area: 0.1 * 0.41,
+    };
+
     #[test]
     fn coefficients_use_the_dfg_normalisation_and_unknown_patches_are_named() {
-        let c = Normalisation::DFG_3D.coefficients([1.0, 0.5, 0.0]);
+        let c = DFG_3D.coefficients([1.0, 0.5, 0.0]);
         let want = 2.0 / (0.2 * 0.2 * 0.1 * 0.41);
         assert!((c[0] - want).abs() < 1e-9 * want && (c[1] - want / 2.0).abs() < 1e-9 * want);
         let e = patch_id(&test_box([1, 1, 1]).patches, "cylinder")

@@ -1,11 +1,11 @@
 //! `solver check [FAMILY|all]`: every family's CPU-vs-CUDA agreement specs on the device,
 //! both precisions, one table; exit 1 if any row is beyond its tolerance.
 
-use super::config::Precision;
-use super::family::{CheckSpec, Family, SpecContext};
 use super::specs::{self, Stepped};
 use crate::backend::{cuda::Device, Target};
 use crate::error::{Result, SolverError};
+use crate::framework::config::Precision;
+use crate::framework::family::{CheckSpec, Family, SpecContext};
 use crate::output::max_relative_difference;
 use std::path::PathBuf;
 
@@ -92,8 +92,9 @@ pub struct CheckOptions {
     pub steps: Option<u64>,
 }
 
-pub fn check(opts: &CheckOptions) -> Result<()> {
-    let families = specs::select(opts.family.as_deref().unwrap_or("all"))?;
+/// `solver check`: the checks of the families of `all` (the registry) that `opts` selects.
+pub fn check(opts: &CheckOptions, all: &[&'static dyn Family]) -> Result<()> {
+    let families = specs::select(opts.family.as_deref().unwrap_or("all"), all)?;
     let dev = Device::open(0)?;
     let scratch = tempfile::tempdir().map_err(|e| SolverError::io(std::env::temp_dir(), e))?;
     let mesh = match &opts.mesh {
@@ -153,7 +154,7 @@ pub fn check(opts: &CheckOptions) -> Result<()> {
 
 /// One row: the spec in one precision on both backends; whether it passed.
 fn row(
-    family: &dyn Family,
+    family: &'static dyn Family,
     spec: &CheckSpec,
     precision: Precision,
     tol: f64,
@@ -166,9 +167,9 @@ fn row(
         sets.extend(extra(ctx)?);
     }
     let steps = opts.steps.unwrap_or(spec.steps);
-    let doc = specs::spec_doc(spec.template, &sets, ctx.mesh, precision)?;
-    let mut cpu = Stepped::run(&doc, Target::Cpu, steps)?;
-    let mut gpu = Stepped::run(&doc, Target::Cuda(dev.clone()), steps)?;
+    let doc = specs::spec_doc(&[family], spec.template, &sets, ctx.mesh, precision)?;
+    let mut cpu = Stepped::run(&doc, &[family], Target::Cpu, steps)?;
+    let mut gpu = Stepped::run(&doc, &[family], Target::Cuda(dev.clone()), steps)?;
     let diff = fields_difference(&mut cpu, &mut gpu)?;
     let (sc, sg) = (cpu.case.setup.summary(), gpu.case.setup.summary());
     let mut ok = diff <= tol;
@@ -219,7 +220,7 @@ fn fields_difference(a: &mut Stepped, b: &mut Stepped) -> Result<f64> {
 /// CUDA, the spec's steps at once and in two halves with the state saved and loaded into a
 /// new case between them: the fields must be the same bits. Whether it passed.
 fn restart_row(
-    family: &dyn Family,
+    family: &'static dyn Family,
     spec: &CheckSpec,
     ctx: &SpecContext,
     dev: &std::sync::Arc<Device>,
@@ -235,13 +236,13 @@ fn restart_row(
         sets.extend(extra(ctx)?);
     }
     let steps = opts.steps.unwrap_or(spec.steps);
-    let doc = specs::spec_doc(spec.template, &sets, ctx.mesh, precision)?;
+    let doc = specs::spec_doc(&[family], spec.template, &sets, ctx.mesh, precision)?;
     let target = Target::Cuda(dev.clone());
-    let mut whole = Stepped::run(&doc, target.clone(), steps)?;
-    let mut half = Stepped::run(&doc, target.clone(), steps / 2)?;
+    let mut whole = Stepped::run(&doc, &[family], target.clone(), steps)?;
+    let mut half = Stepped::run(&doc, &[family], target.clone(), steps / 2)?;
     let state = half.case.sim.save_state()?;
     let mut resumed = Stepped {
-        case: super::case::Case::prepare(&doc, target)?,
+        case: crate::framework::case::Case::prepare(&doc, &[family], target)?,
         clock: half.clock,
     };
     resumed.case.sim.load_state(&state)?;

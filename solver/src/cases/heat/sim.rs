@@ -1,8 +1,12 @@
-//! The heat case as a running `Simulation` on either backend.
+//! The heat case as a running `Simulation` on either backend (`Exec`), built whole or in parts
+//! across devices and processes (`grid::parts`) from its setup (`BuildIn`).
 
-use super::{cpu::CpuHeat, cuda::CudaHeat};
+use super::setup::HeatSetup;
+use super::{cpu, cpu::CpuHeat, cuda, cuda::CudaHeat};
+use crate::backend::Target;
 use crate::error::Result;
-use crate::framework::{Clock, Simulation, Unhealthy};
+use crate::framework::{BuildIn, Clock, Simulation, Unhealthy};
+use crate::grid::parts;
 use crate::output::{Centring, Field};
 use crate::real::{from_bytes, to_bytes, Real};
 
@@ -14,7 +18,7 @@ pub enum Exec<T: Real> {
 }
 
 impl<T: Real> Exec<T> {
-    fn setup(&self) -> &super::HeatSetup {
+    fn setup(&self) -> &HeatSetup {
         match self {
             Exec::Cpu(c) => &c.setup,
             Exec::Cuda(c) => &c.setup,
@@ -112,8 +116,8 @@ impl<T: Real> Simulation for Exec<T> {
         match self {
             Exec::Cpu(_) => "cpu-rayon".into(),
             Exec::Cuda(c) => match c.setup.kernel {
-                super::HeatKernel::RegisterQueue => "register-queue".into(),
-                super::HeatKernel::Naive => "naive".into(),
+                super::section::HeatKernel::RegisterQueue => "register-queue".into(),
+                super::section::HeatKernel::Naive => "naive".into(),
             },
         }
     }
@@ -123,5 +127,41 @@ impl<T: Real> Simulation for Exec<T> {
             Exec::Cpu(_) => Ok(()),
             Exec::Cuda(c) => c.dev.sync(),
         }
+    }
+}
+
+/// Values a part must hold for its exchange to go by copy engine, hidden behind its inner
+/// planes: on 2 H200s the copy engines made 512^3 f64 1.85x faster than one GPU where NCCL made
+/// it 1.71x, but cost about 77 us of host time an exchange where NCCL costs about 16, so NCCL
+/// wins up to 256^3 (1.26x against 0.87x; BENCHMARKS.md).
+const COPY_ENGINE_PART: usize = 1 << 25;
+
+impl HeatSetup {
+    /// How this run's parts exchange their planes (`COPY_ENGINE_PART`).
+    fn transport(&self) -> parts::Transport {
+        match self.grid.n.iter().product::<usize>() / self.gpus.max(1) >= COPY_ENGINE_PART {
+            true => parts::Transport::CopyEngine,
+            false => parts::Transport::Nccl,
+        }
+    }
+}
+
+impl BuildIn for HeatSetup {
+    fn build_in<T: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
+        if parts::is_split(target, self.gpus) {
+            let initial = |split: &parts::Split| self.initial_part(split);
+            return parts::decompose(&self.grid, &self.bc, target, self.gpus, self.transport(), &initial, &|link, initial, target| {
+                let part = self.part(link);
+                Ok(Box::new(match target {
+                    Target::Cpu => Exec::<T>::Cpu(cpu::CpuHeat::new(part, initial)),
+                    Target::Cuda(dev) => Exec::Cuda(cuda::CudaHeat::new(part, dev.clone(), initial)?),
+                }))
+            });
+        }
+        let initial = self.initial_field();
+        Ok(Box::new(match target {
+            Target::Cpu => Exec::<T>::Cpu(cpu::CpuHeat::new(self.clone(), &initial)),
+            Target::Cuda(dev) => Exec::Cuda(cuda::CudaHeat::new(self.clone(), dev.clone(), &initial)?),
+        }))
     }
 }

@@ -8,11 +8,13 @@
 //! fields in every cell, wall cells included: nodal values averaged from the cells around a
 //! vertex (the Voronoi-dual weights too) are one-sided, hence not exact, on boundary vertices —
 //! and the DFG probes sit on the cylinder's surface.
+//!
+//! Needs from a family: its `TetGeometry` and the cell fields it reads at the probes.
 
-use super::derived::{stencil_gradient, vertex_neighbours};
-use super::geometry::TetGeometry;
-use super::locate::{Location, Locator};
 use crate::error::{Result, SolverError};
+use crate::mesh::locate::{self, Location, Locator};
+use crate::mesh::vertex_gradients::{stencil_gradient, vertex_neighbours};
+use crate::mesh::TetGeometry;
 use crate::real::Real;
 
 /// A named point.
@@ -162,7 +164,7 @@ fn locate<R: Real>(m: &TetGeometry<R>, locator: &Locator, point: [f64; 3], near:
 /// Whether x lies in cell c (barycentric coordinates at least -1e-9): guards against the
 /// locator's last resort, which answers the nearest cell when every walk fails.
 fn inside<R: Real>(m: &TetGeometry<R>, c: usize, x: [R; 3]) -> bool {
-    super::locate::barycentric(m, c, x).iter().all(|l| l.f64() >= -1e-9)
+    locate::barycentric(m, c, x).iter().all(|l| l.f64() >= -1e-9)
 }
 
 #[cfg(test)]

@@ -3,6 +3,9 @@
 //! drag's standard error, the two-step rms, and where the drag's start-up transient ends. The
 //! run computes them from its history, `solver signals` from a forces.csv read back; both
 //! through `ForceSeries::signals`, so the two agree to the last digit.
+//!
+//! Needs from a family: the time series of its force coefficients, and of a pressure
+//! difference where it has probes (`ForceSeries`).
 
 use super::signals::{Signal, Summary, Warmup};
 use serde::Serialize;
