@@ -12,7 +12,8 @@ pub enum MeshError {
         location: String,
         message: String,
     },
-    #[error("{path}: element {element} has type {type_id} ({type_name}), but only linear tetrahedra (type 4) are supported as volume elements; re-mesh with tetrahedra (Gmsh: Mesh.SubdivisionAlgorithm=0, no recombination)")]
+    /// A volume element other than the linear tetrahedron; the message says what made it.
+    #[error("{}", crate::msh::unsupported_volume_element(.path, *.element, *.type_id, .type_name))]
     UnsupportedElement {
         path: PathBuf,
         element: u64,

@@ -3,11 +3,13 @@
 
 pub mod atomic;
 pub mod dual;
+pub mod element_types;
 pub mod error;
 pub mod faces;
 pub mod generate;
 pub mod mesh;
 pub mod msh;
+pub mod paths;
 pub mod periodic;
 pub mod pmesh;
 pub mod process;

@@ -118,25 +118,74 @@ struct CadArgs {
 fn main() {
     meshtool::process::restore_default_sigpipe();
     let cli = Cli::parse();
-    let output = match &cli.command {
-        Command::Prepare { output, .. } | Command::Export { output, .. } => Some(output.clone()),
-        Command::Generate { what } => Some(match what {
-            Generate::Box { output, .. } | Generate::Grid { output, .. } => output.clone(),
-            Generate::Cylinder(a) | Generate::Sphere(a) => a.output.clone(),
-        }),
-        _ => None,
-    };
-    if let Err(e) = run(cli) {
-        // No stale or partial output survives a failed run.
-        if let Some(out) = output {
-            let _ = std::fs::remove_file(out);
-        }
-        eprintln!("error: {e:#}");
+    // A failed run leaves every output as it was: writes go to a temporary file that is renamed
+    // over the output only when complete, and the paths are checked before any work.
+    if let Err(e) = check_paths(&cli).map_err(anyhow::Error::from).and_then(|()| run(cli)) {
+        eprintln!("error: {}", message(&e));
         let bad_input = e.chain().any(|c| {
             c.downcast_ref::<MeshError>()
                 .is_some_and(|m| !matches!(m, MeshError::Io { .. }))
         });
         std::process::exit(if bad_input { 2 } else { 1 });
+    }
+}
+
+/// The error and its causes joined by ": ", each cause once: one that the text before it
+/// already quotes (an I/O error names its OS error, which is also its source) is left out.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if text.contains(&c) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&c);
+    }
+    text
+}
+
+/// Every path of the command, before any work: inputs exist and are files, outputs are file
+/// names in folders that exist and take a new file (`meshtool::paths`).
+fn check_paths(cli: &Cli) -> meshtool::Result<()> {
+    use meshtool::paths::{check_input, check_output};
+    let named = |input: &Path, ext: &str| {
+        let stem = input.file_stem().map_or("mesh".into(), |s| s.to_string_lossy());
+        format!("{stem}.{ext}")
+    };
+    match &cli.command {
+        Command::Prepare { input, output, .. } => {
+            check_input(input)?;
+            check_output(output, "-o", &named(input, "pmesh"))
+        }
+        Command::Info { file, .. } | Command::Check { file, .. } => check_input(file),
+        Command::Export { file, output } => {
+            check_input(file)?;
+            check_output(output, "-o", &named(file, "vtu"))
+        }
+        Command::Generate { what } => match what {
+            Generate::Box { output, .. } => check_output(output, "-o", "box.pmesh"),
+            Generate::Grid { bathymetry, output, .. } => {
+                if let Some(b) = bathymetry {
+                    check_input(b)?;
+                }
+                check_output(output, "-o", "domain.grid.toml")
+            }
+            Generate::Cylinder(a) | Generate::Sphere(a) => {
+                let kind = if matches!(what, Generate::Cylinder(_)) {
+                    "cylinder"
+                } else {
+                    "sphere"
+                };
+                check_output(&a.output, "-o", &format!("{kind}.pmesh"))?;
+                match &a.msh {
+                    Some(msh) => check_output(msh, "--msh", &format!("{kind}.msh")),
+                    None => Ok(()),
+                }
+            }
+        },
     }
 }
 
@@ -220,10 +269,19 @@ fn cad(a: CadArgs, kind: &str) -> Result<()> {
     } else {
         Obstacle::Sphere
     };
+    // Gmsh's MSH 2.2 file waits in a temporary folder until the .pmesh is written, so that a
+    // failure leaves an earlier --msh file as it was.
+    let tmp = tempfile::tempdir().map_err(|e| MeshError::io(std::env::temp_dir(), e))?;
+    let legacy = a.msh.as_ref().map(|_| tmp.path().join("legacy.msh"));
     let raw = step("meshing with Gmsh", || {
-        channel_with_obstacle(obstacle, a.size, a.msh.as_deref())
+        channel_with_obstacle(obstacle, a.size, legacy.as_deref())
     })?;
-    prepare_and_write(&raw, a.reorder, &a.output)
+    prepare_and_write(&raw, a.reorder, &a.output)?;
+    if let (Some(legacy), Some(msh)) = (legacy, a.msh) {
+        let mut src = std::fs::File::open(&legacy).map_err(|e| MeshError::io(&legacy, e))?;
+        meshtool::atomic::write_with(&msh, |w| std::io::copy(&mut src, w).map(|_| ()))?;
+    }
+    Ok(())
 }
 
 #[cfg(not(feature = "gmsh"))]

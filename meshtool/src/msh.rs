@@ -18,31 +18,45 @@ use std::path::{Path, PathBuf};
 const TET4: i32 = 4;
 const TRI3: i32 = 2;
 
-/// Gmsh element types and their node counts (the ones a volume mesh file may contain).
+/// A Gmsh element type's node count, name and dimension.
 fn element_info(t: i32) -> Option<(usize, &'static str, u8)> {
-    // (nodes, name, dimension)
-    Some(match t {
-        1 => (2, "2-node line", 1),
-        2 => (3, "3-node triangle", 2),
-        3 => (4, "4-node quadrangle", 2),
-        4 => (4, "4-node tetrahedron", 3),
-        5 => (8, "8-node hexahedron", 3),
-        6 => (6, "6-node prism", 3),
-        7 => (5, "5-node pyramid", 3),
-        8 => (3, "3-node line", 1),
-        9 => (6, "6-node triangle", 2),
-        10 => (9, "9-node quadrangle", 2),
-        11 => (10, "10-node tetrahedron", 3),
-        12 => (27, "27-node hexahedron", 3),
-        13 => (18, "18-node prism", 3),
-        14 => (14, "14-node pyramid", 3),
-        15 => (1, "1-node point", 0),
-        16 => (8, "8-node quadrangle", 2),
-        17 => (20, "20-node hexahedron", 3),
-        18 => (15, "15-node prism", 3),
-        19 => (13, "13-node pyramid", 3),
-        _ => return None,
-    })
+    crate::element_types::element_type(t).map(|e| (e.nodes, e.name, e.dim))
+}
+
+/// The message for a volume element other than the linear tetrahedron: what the mesh has and
+/// the Gmsh setting that made it (the element order for curved elements, recombination or
+/// subdivision for hexahedra, prisms and pyramids).
+pub(crate) fn unsupported_volume_element(path: &Path, element: u64, type_id: i32, type_name: &str) -> String {
+    let order = crate::element_types::element_type(type_id).map_or(1, |e| e.order);
+    let (nodes, shape) = type_name.split_once("-node ").unwrap_or(("?", type_name));
+    let shapes = match shape {
+        "tetrahedron" => "tetrahedra",
+        "hexahedron" => "hexahedra",
+        "prism" => "prisms",
+        "pyramid" => "pyramids",
+        other => other,
+    };
+    let ordinal = [
+        "", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    ];
+    let what = match ordinal.get(order as usize) {
+        Some(o) if order >= 2 => format!("{o}-order ({nodes}-node) {shapes}"),
+        _ if order >= 2 => format!("order-{order} ({nodes}-node) {shapes}"),
+        _ => shapes.to_string(),
+    };
+    let linear = format!(
+        "the element order was {order} (Mesh.ElementOrder = {order}, `-order {order}` or `SetOrder {order};`): mesh it again with Mesh.ElementOrder = 1 (or `gmsh -3 -order 1`)"
+    );
+    let tets_only = "hexahedra, prisms and pyramids come from recombination or subdivision: mesh it again into tetrahedra only, without Recombine (in Extrude and on Transfinite volumes) and with Mesh.RecombineAll = 0, Mesh.Recombine3DAll = 0 and Mesh.SubdivisionAlgorithm = 0";
+    let fix = match (shape == "tetrahedron", order >= 2) {
+        (true, _) => linear,
+        (false, false) => tets_only.to_string(),
+        (false, true) => format!("{tets_only}; and {linear}"),
+    };
+    format!(
+        "{}: element {element} has type {type_id} ({type_name}): the mesh has {what}, but only linear tetrahedra (4-node, type 4) are supported as volume elements; {fix}",
+        path.display()
+    )
 }
 
 /// Read a `.msh` file from disk.
@@ -292,7 +306,13 @@ impl Builder {
     fn finish(mut self, c: &Cursor) -> Result<RawMesh> {
         self.sort_by_tags();
         if self.tets.is_empty() {
-            return Err(c.err_at(0, "the file contains no linear tetrahedra (element type 4); mesh the volume in Gmsh (Mesh > 3D) and save again"));
+            // Once there are physical groups, Gmsh saves only their elements.
+            let grouped = self.tri_groups.iter().any(|&(phys, _)| phys != 0) || !self.physical_names.is_empty();
+            return Err(c.err_at(0, if grouped {
+                "the file contains no linear tetrahedra (element type 4): mesh the volume in 3-D (`gmsh -3`, or Mesh > 3D) and save again; if it was meshed, the volume is in no physical group while surfaces are, and Gmsh then saves only the grouped elements: add one (e.g. `Physical Volume(\"fluid\") = {1};`) and save again"
+            } else {
+                "the file contains no linear tetrahedra (element type 4): mesh the volume in 3-D (`gmsh -3`, or Mesh > 3D) and save again"
+            }));
         }
         let index = NodeIndex::new(&self.node_tags, c)?;
         let mut mesh = RawMesh {
@@ -798,7 +818,7 @@ fn read_element_block_v2(c: &mut Cursor, b: &mut Builder, n: u64, read: u64) -> 
         ));
     }
     let (nn, _, _) = element_info(etype).ok_or_else(|| c.err_at(at, format!("unknown element type {etype}")))?;
-    let mut nodes = [0u64; 32];
+    let mut nodes = vec![0u64; nn];
     for _ in 0..count {
         let at = c.pos;
         let tag = c.bin_i32()?;
@@ -856,8 +876,15 @@ fn read_element_line_v2(c: &mut Cursor, b: &mut Builder, n: u64, read: u64) -> R
     }
     let (nn, _, _) =
         element_info(etype).ok_or_else(|| c.err_at(at, format!("element {tag} has unknown element type {etype}")))?;
-    let mut nodes = [0u64; 32];
-    for node in nodes.iter_mut().take(nn) {
+    // On the stack for the usual types; Gmsh's high orders have up to 1000 nodes.
+    let (mut small, mut large) = ([0u64; 32], Vec::new());
+    let nodes: &mut [u64] = if nn <= small.len() {
+        &mut small[..nn]
+    } else {
+        large.resize(nn, 0);
+        &mut large
+    };
+    for node in nodes.iter_mut() {
         *node = parse_tok(c, at, it.next(), "element node")?;
     }
     if it.next().is_some() {
@@ -883,7 +910,7 @@ fn read_elements_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
     let (nblocks, nelem) = c.block_header("element")?;
     c.check_count(nelem, 4, c.pos)?;
     let mut total = 0u64;
-    let mut nodes = [0u64; 32];
+    let mut nodes: Vec<u64> = Vec::new();
     for _ in 0..nblocks {
         let at = c.pos;
         let (dim, etag, etype, n) = if c.binary {
@@ -899,6 +926,7 @@ fn read_elements_v4(c: &mut Cursor, b: &mut Builder) -> Result<()> {
         let (nn, _, _) = element_info(etype).ok_or_else(|| c.err_at(at, format!("unknown element type {etype}")))?;
         c.check_count(n, (nn as u64 + 1) * if c.binary { c.size_t as u64 } else { 2 }, at)?;
         let phys = b.entity_physical.get(&(dim, etag)).copied().unwrap_or(0);
+        nodes.resize(nn, 0);
         for _ in 0..n {
             let at = c.pos;
             let tag = if c.binary { c.bin_size()? } else { c.tok("element tag")? };
@@ -1140,6 +1168,33 @@ mod tests {
         let bad = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", "1 4 2 9 1 10 20 30 99");
         let e = parse(&bad).unwrap_err().to_string();
         assert!(e.contains("node tag 99") && e.contains("line 18"), "{e}");
+    }
+
+    /// Gmsh's high orders have more nodes than the usual types (64 for a cubic hexahedron):
+    /// read in full, in ASCII and binary, and refused by their order.
+    #[test]
+    fn an_element_of_64_nodes_is_read_and_refused_by_its_order() {
+        let nodes = vec!["10"; 64].join(" ");
+        let ascii = ONE_TET_22.replace("1 4 2 9 1 10 20 30 45", &format!("1 92 2 9 1 {nodes}"));
+        let mut binary = b"$MeshFormat\n2.2 1 8\n".to_vec();
+        binary.extend(1i32.to_le_bytes());
+        binary.extend(b"\n$EndMeshFormat\n$Nodes\n1\n");
+        binary.extend(10i32.to_le_bytes());
+        binary.extend([0.0f64; 3].iter().flat_map(|x| x.to_le_bytes()));
+        binary.extend(b"\n$EndNodes\n$Elements\n1\n");
+        for v in [92i32, 1, 2, 1, 9, 1].into_iter().chain([10; 64]) {
+            binary.extend(v.to_le_bytes());
+        }
+        binary.extend(b"\n$EndElements\n");
+        for bytes in [ascii.as_bytes(), &binary] {
+            let e = parse_msh(bytes, Path::new("t.msh")).unwrap_err().to_string();
+            assert!(
+                e.contains("element 1 has type 92 (64-node hexahedron)")
+                    && e.contains("third-order (64-node) hexahedra")
+                    && e.contains("Mesh.ElementOrder = 1"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

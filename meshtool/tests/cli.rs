@@ -47,10 +47,10 @@ fn good_binary() -> Vec<u8> {
     b
 }
 
-/// Refused: run `prepare` on `input`, with a stale output file present, and expect exit 2, a
-/// message that names the input file and contains every needle, and neither the output file
-/// nor a temporary file left behind.
-fn expect_refused(input: impl AsRef<[u8]>, needles: &[&str]) {
+/// Refused: run `prepare` on `input`, with an earlier output file present, and expect exit 2, a
+/// message that names the input file and contains every needle, the earlier output as it was
+/// and no temporary file left behind.
+fn expect_refused(input: impl AsRef<[u8]>, needles: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in.msh");
     let output = dir.path().join("out.pmesh");
@@ -63,12 +63,17 @@ fn expect_refused(input: impl AsRef<[u8]>, needles: &[&str]) {
         assert!(err.contains(needle), "expected '{needle}' in: {err}");
     }
     assert!(err.contains("in.msh"), "message names the file: {err}");
-    assert!(!output.exists(), "output must not exist after an error");
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        b"stale",
+        "a failed run leaves the earlier output as it was"
+    );
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
+        2,
         "no temporary files left behind"
     );
+    err.into_owned()
 }
 
 #[test]
@@ -158,8 +163,8 @@ fn an_element_naming_a_missing_node_tag_is_refused_with_exit_2_the_tag_and_the_l
 #[test]
 fn an_unknown_element_type_is_refused_with_exit_2_the_type_the_element_and_the_line() {
     expect_refused(
-        GOOD.replace("3 2 2 7 1 1 3 2", "3 99 2 7 1 1 3 2"),
-        &["line 20: element 3 has unknown element type 99"],
+        GOOD.replace("3 2 2 7 1 1 3 2", "3 150 2 7 1 1 3 2"),
+        &["line 20: element 3 has unknown element type 150"],
     );
 }
 
@@ -167,7 +172,12 @@ fn an_unknown_element_type_is_refused_with_exit_2_the_type_the_element_and_the_l
 fn a_hexahedron_is_refused_with_exit_2_by_its_name_and_element_tag() {
     expect_refused(
         GOOD.replace("1 4 2 9 1 1 2 3 4", "1 5 2 9 1 1 2 3 4 1 2 3 4"),
-        &["element 1 has type 5 (8-node hexahedron)", "only linear tetrahedra"],
+        &[
+            "element 1 has type 5 (8-node hexahedron)",
+            "only linear tetrahedra",
+            "Mesh.RecombineAll = 0",
+            "Mesh.SubdivisionAlgorithm = 0",
+        ],
     );
 }
 
@@ -300,4 +310,246 @@ fn info_into_a_closed_pipe_ends_without_a_panic() {
     let status = child.wait().unwrap();
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(status.code(), Some(101), "a panic's exit code: {err}");
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every command that writes, failing on its input, leaves a file of its output's name as it
+/// was (the `--msh` copy of `generate cylinder` too) and no temporary file.
+#[test]
+fn a_failed_command_leaves_an_earlier_output_of_the_same_name_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    std::fs::write(at("bad.msh"), &GOOD[..GOOD.len() - 60]).unwrap();
+    // NODATA under the north-east cell of a 2 x 2 grid.
+    let asc = "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n1 -9999\n1 1\n";
+    std::fs::write(at("bed.asc"), asc).unwrap();
+    let earlier = b"an earlier good output\n";
+    let (bad, bed, out, msh) = (at("bad.msh"), at("bed.asc"), at("out"), at("legacy.msh"));
+    let grid = ["generate", "grid", "--dims", "2,2,1", "--extent", "2,2,1"];
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["prepare", &bad, "-o", &out],
+        vec!["export", &bad, "-o", &out],
+        vec!["generate", "box", "--dims", "0,2,2", "-o", &out],
+        [&grid[..], &["--bathymetry", bed.as_str(), "-o", out.as_str()][..]].concat(),
+        vec!["generate", "cylinder", "--size", "2", "--msh", &msh, "-o", &out],
+        vec!["generate", "sphere", "--size", "2", "-o", &out],
+    ];
+    for args in cases {
+        std::fs::write(&out, earlier).unwrap();
+        std::fs::write(&msh, earlier).unwrap();
+        let before = names_in(dir.path());
+        let o = meshtool(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            earlier,
+            "{args:?} changed its -o file: {err}"
+        );
+        assert_eq!(std::fs::read(&msh).unwrap(), earlier, "{args:?} changed the --msh file");
+        assert_eq!(names_in(dir.path()), before, "{args:?} left a file behind");
+    }
+}
+
+/// A path a user got wrong is bad input: exit 2 and one line that names the path, what is
+/// wrong with it and what to do, with nothing written anywhere.
+#[test]
+fn a_path_problem_is_bad_input_with_one_message_naming_the_path_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |n: &str| dir.path().join(n).to_str().unwrap().to_owned();
+    std::fs::write(at("good.msh"), GOOD).unwrap();
+    std::fs::create_dir(at("sub")).unwrap();
+    let (good, sub, nosuch) = (at("good.msh"), at("sub"), at("nosuch.msh"));
+    let (out, nodir, under_file) = (at("out.pmesh"), at("nodir/out.pmesh"), at("good.msh/out.pmesh"));
+    let refused = |args: &[&str], needles: &[&str]| {
+        let before = names_in(dir.path());
+        let o = meshtool(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one message: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{args:?}: expected '{needle}' in: {err}");
+        }
+        assert_eq!(names_in(dir.path()), before, "{args:?} left a file behind");
+        assert!(names_in(Path::new(&sub)).is_empty(), "{args:?} wrote into {sub}");
+    };
+    let missing = ["nosuch.msh: no such file", "check the path"];
+    refused(&["prepare", &nosuch, "-o", &out], &missing);
+    refused(&["info", &nosuch], &missing);
+    refused(&["check", &nosuch], &missing);
+    refused(&["export", &nosuch, "-o", &out], &missing);
+    refused(
+        &[
+            "generate",
+            "grid",
+            "--dims",
+            "2,2,1",
+            "--extent",
+            "1,1,1",
+            "--bathymetry",
+            &nosuch,
+            "-o",
+            &out,
+        ],
+        &missing,
+    );
+    refused(&["prepare", &sub, "-o", &out], &["sub: is a folder, not a file"]);
+    let no_folder = ["nodir/out.pmesh: the folder", "does not exist", "mkdir -p"];
+    refused(&["prepare", &good, "-o", &nodir], &no_folder);
+    refused(&["generate", "box", "-o", &nodir], &no_folder);
+    refused(&["generate", "cylinder", "-o", &out, "--msh", &nodir], &no_folder);
+    refused(&["prepare", &good, "-o", &under_file], &["good.msh", "is not a folder"]);
+    let folder = ["sub: is a folder; -o takes a file name, e.g. -o"];
+    refused(&["prepare", &good, "-o", &sub], &folder);
+    refused(&["export", &good, "-o", &sub], &folder);
+    refused(&["generate", "box", "-o", &sub], &folder);
+    refused(
+        &["generate", "grid", "--dims", "2,2,1", "--extent", "1,1,1", "-o", &sub],
+        &folder,
+    );
+    refused(&["generate", "sphere", "-o", &sub], &folder);
+    refused(
+        &["prepare", &good, "-o", "/dev/null"],
+        &["/dev/null: is a device, pipe or socket, not a regular file"],
+    );
+
+    // A folder without write permission (root writes there anyway: skipped).
+    use std::os::unix::fs::PermissionsExt;
+    let ro = at("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if tempfile::tempfile_in(&ro).is_ok() {
+        eprintln!("SKIPPED: the read-only folder case (this user writes into a mode 0555 folder)");
+    } else {
+        let target = format!("{ro}/out.pmesh");
+        refused(
+            &["prepare", &good, "-o", &target],
+            &["ro/out.pmesh: cannot write in the folder", "Permission denied"],
+        );
+    }
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn second_order_tetrahedra_are_refused_naming_the_element_order_as_the_cause() {
+    let err = expect_refused(
+        GOOD.replace(
+            "1 4 2 9 1 1 2 3 4\n2 4 2 9 1 2 3 4 5\n",
+            "1 11 2 9 1 1 2 3 4 5 1 2 3 4 5\n2 11 2 9 1 2 3 4 5 1 2 3 4 5 1\n",
+        ),
+        &[
+            "second-order (10-node) tetrahedra",
+            "element 1 has type 11",
+            "Mesh.ElementOrder = 1",
+            "-order 1",
+        ],
+    );
+    assert!(!err.contains("SubdivisionAlgorithm"), "{err}");
+}
+
+/// Gmsh's own second- and third-order meshes: each named by its order (the third-order file's
+/// 10-node triangles come first and were once an "unknown element type").
+#[test]
+fn gmsh_meshes_of_order_2_and_3_are_refused_naming_their_element_order() {
+    if !have_gmsh() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (order, what) in [
+        (2, "second-order (10-node) tetrahedra"),
+        (3, "third-order (20-node) tetrahedra"),
+    ] {
+        let msh = dir.path().join(format!("order{order}.msh"));
+        let st = Command::new("gmsh")
+            .arg("-3")
+            .arg(repo_root().join("meshes/duct.geo"))
+            .args(["-setnumber", "size", "0.3", "-order", &order.to_string()])
+            .args(["-format", "msh41", "-v", "1", "-o"])
+            .arg(&msh)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let out = dir.path().join("out.pmesh");
+        let o = meshtool(&["prepare", msh.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        for needle in [what, "Mesh.ElementOrder = 1"] {
+            assert!(err.contains(needle), "order {order}: expected '{needle}' in: {err}");
+        }
+    }
+}
+
+/// Gmsh saves only the elements of physical groups once there are any: a volume left out of
+/// them leaves the file without tetrahedra, which the message names as a possible cause.
+#[test]
+fn a_file_without_tetrahedra_names_the_missing_physical_volume_as_well_as_the_3d_mesh() {
+    expect_refused(
+        GOOD.replace("$Elements\n8\n1 4 2 9 1 1 2 3 4\n2 4 2 9 1 2 3 4 5\n", "$Elements\n6\n"),
+        &["no linear tetrahedra", "gmsh -3", "Physical Volume"],
+    );
+}
+
+/// A grid reaching beyond the raster by more than half a raster cell would give every cell
+/// outside the raster's edge value: refused, naming both extents and what to change.
+#[test]
+fn a_bathymetry_grid_beyond_the_rasters_extent_is_refused_naming_both_extents() {
+    let dir = tempfile::tempdir().unwrap();
+    let asc = dir.path().join("bed.asc");
+    // 4 x 3 cells of 1 m from (10, 20): x [10, 14], y [20, 23].
+    std::fs::write(
+        &asc,
+        "ncols 4\nnrows 3\nxllcorner 10\nyllcorner 20\ncellsize 1\nNODATA_value -9999\n1 2 3 4\n5 6 7 8\n9 10 11 12\n",
+    )
+    .unwrap();
+    let out = dir.path().join("g.grid.toml");
+    let grid = |origin: &str, extent: &str| {
+        let o = meshtool(&[
+            "generate",
+            "grid",
+            "--dims",
+            "8,6,1",
+            "--origin",
+            origin,
+            "--extent",
+            extent,
+            "--bathymetry",
+            asc.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // The raster's extent, and up to half a raster cell beyond each edge: accepted.
+    for (origin, extent) in [("10,20,0", "4,3,1"), ("9.6,19.6,0", "4.8,3.8,1")] {
+        let (code, err) = grid(origin, extent);
+        assert_eq!(code, Some(0), "{origin} {extent}: {err}");
+    }
+    let earlier = std::fs::read(&out).unwrap();
+    for (origin, extent, needle) in [
+        ("10,20,0", "6,3,1", "the grid covers x [10, 16], y [20, 23]"),
+        ("10,19,0", "4,3,1", "the grid covers x [10, 14], y [19, 22]"),
+        ("9.4,20,0", "4,3,1", "the grid covers x [9.4, 13.4], y [20, 23]"),
+    ] {
+        let (code, err) = grid(origin, extent);
+        assert_eq!(code, Some(2), "{origin} {extent}: {err}");
+        for needle in [
+            needle,
+            "bed.asc",
+            "the raster covers x [10, 14], y [20, 23]",
+            "--origin",
+            "--extent",
+        ] {
+            assert!(err.contains(needle), "{origin} {extent}: expected '{needle}' in: {err}");
+        }
+        assert_eq!(std::fs::read(&out).unwrap(), earlier, "the earlier grid file stays");
+    }
 }

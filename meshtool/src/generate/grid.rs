@@ -189,8 +189,11 @@ impl EsriGrid {
     }
 }
 
-/// Sample `esri` at the cell centres of `grid`'s x-y plane.
+/// Sample `esri` at the cell centres of `grid`'s x-y plane. A grid that reaches beyond the
+/// raster by more than half a raster cell is refused: its cells there would all take the
+/// value at the raster's edge.
 pub fn attach_bathymetry(grid: &mut GridSpec, esri: &EsriGrid, source: &str) -> Result<()> {
+    check_within(grid, esri, source)?;
     let h = grid.spacing();
     let mut values = Vec::with_capacity(grid.dims[0] * grid.dims[1]);
     for j in 0..grid.dims[1] {
@@ -211,6 +214,38 @@ pub fn attach_bathymetry(grid: &mut GridSpec, esri: &EsriGrid, source: &str) -> 
     Ok(())
 }
 
+/// The grid's x-y extent lies within the raster's, half a raster cell of margin allowed.
+fn check_within(grid: &GridSpec, esri: &EsriGrid, source: &str) -> Result<()> {
+    let [gx, gy] = [0, 1].map(|k| [grid.origin[k], grid.origin[k] + grid.extent[k]]);
+    let rx = [esri.xll, esri.xll + esri.ncols as f64 * esri.cellsize];
+    let ry = [esri.yll, esri.yll + esri.nrows as f64 * esri.cellsize];
+    let margin = 0.5 * esri.cellsize;
+    let inside = |g: [f64; 2], r: [f64; 2]| g[0] >= r[0] - margin && g[1] <= r[1] + margin;
+    if inside(gx, rx) && inside(gy, ry) {
+        return Ok(());
+    }
+    let span = |v: [f64; 2]| format!("[{}, {}]", short(v[0]), short(v[1]));
+    Err(MeshError::Invalid(format!(
+        "{source}: the grid covers x {}, y {}, but the raster covers x {}, y {} (cell size {}); its cells beyond the raster would all take the value at the raster's edge. Choose --origin and --extent within the raster (up to half a raster cell beyond its edges), or use a raster that covers the grid",
+        span(gx),
+        span(gy),
+        span(rx),
+        span(ry),
+        short(esri.cellsize)
+    )))
+}
+
+/// `x` with at most 6 decimals and no trailing zeros: 9.4, 16, 0.333333.
+fn short(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,6 +262,23 @@ mod tests {
         let back: GridSpec = toml::from_str(&grid.to_toml()).unwrap();
         assert_eq!(back, grid);
         assert_eq!(back.bathymetry.unwrap().values, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    }
+
+    #[test]
+    fn a_grid_is_refused_beyond_half_a_raster_cell_outside_the_raster() {
+        let asc = "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n";
+        let g = EsriGrid::parse(asc, Path::new("t.asc")).unwrap();
+        let attach = |origin: [f64; 3], extent: [f64; 3]| {
+            let mut grid = GridSpec::new(origin, extent, [4, 4, 1]).unwrap();
+            attach_bathymetry(&mut grid, &g, "t.asc").map_err(|e| e.to_string())
+        };
+        assert!(attach([-0.5, -0.5, 0.0], [3.0, 3.0, 1.0]).is_ok());
+        let e = attach([-0.6, 0.0, 0.0], [2.0, 2.0, 1.0]).unwrap_err();
+        assert!(
+            e.contains("the grid covers x [-0.6, 1.4], y [0, 2], but the raster covers x [0, 2], y [0, 2]"),
+            "{e}"
+        );
+        assert!(attach([0.0, 0.0, 0.0], [2.0, 2.6, 1.0]).is_err());
     }
 
     #[test]
