@@ -7,7 +7,7 @@
 
 use super::roe::{edge, State};
 use super::setup::{SweSetup, REACH};
-use super::sim::{self, Ledger};
+use super::totals::{self, Ledger};
 use crate::error::Result;
 use crate::framework::{Clock, Simulation, Unhealthy};
 use crate::grid::{halo, parts, BoundarySet, FaceBc};
@@ -38,9 +38,9 @@ impl<R: Real> CpuSwe<R> {
         let bed = bed.iter().map(|&v| R::of(v)).collect();
         let rounded = initial_rounded::<R>(initial);
         let ledger = Ledger {
-            start_water: sim::water(&setup, &rounded),
-            start_pollutant: sim::pollutant(&setup, &rounded),
-            conc_bounds: sim::conc_bounds(&setup, &rounded),
+            start_water: totals::water(&setup, &rounded),
+            start_pollutant: totals::pollutant(&setup, &rounded),
+            conc_bounds: totals::conc_bounds(&setup, &rounded),
             ..Ledger::default()
         };
         CpuSwe { setup, w, bed, bed_grid, ledger, steps: 0 }
@@ -282,13 +282,13 @@ impl<R: Real> Simulation for CpuSwe<R> {
         let n = self.setup.grid.points();
         let bad = (0..n).find(|&i| values[i] < R::zero() || (0..4).any(|k| !values[k * n + i].is_finite()));
         let offset = self.setup.split.slab.start * self.setup.grid.n[0];
-        Ok(bad.map(|i| sim::unhealthy(offset + i, std::array::from_fn(|k| values[k * n + i].f64()))))
+        Ok(bad.map(|i| totals::unhealthy(offset + i, std::array::from_fn(|k| values[k * n + i].f64()))))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
         let bed: Vec<f64> = self.bed_grid.unpad(&self.bed).iter().map(|v| v.f64()).collect();
-        Ok(sim::fields(&values, &bed, self.setup.dry))
+        Ok(totals::fields(&values, &bed, self.setup.dry))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
@@ -312,28 +312,28 @@ impl<R: Real> Simulation for CpuSwe<R> {
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
         let values = from_bytes::<R>(bytes);
         let values64: Vec<f64> = values.iter().map(|v| v.f64()).collect();
-        self.ledger.start_water = sim::water(&self.setup, &values64);
-        self.ledger.start_pollutant = sim::pollutant(&self.setup, &values64);
+        self.ledger.start_water = totals::water(&self.setup, &values64);
+        self.ledger.start_pollutant = totals::pollutant(&self.setup, &values64);
         self.ledger.boundary = [0.0; 4];
-        self.ledger.conc_bounds = sim::conc_bounds(&self.setup, &values64);
+        self.ledger.conc_bounds = totals::conc_bounds(&self.setup, &values64);
         self.w = self.setup.grid.pad(&values);
         self.steps = 0;
         Ok(())
     }
 
     fn bytes_per_step(&self) -> f64 {
-        sim::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
+        totals::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }
 
     fn variant(&self) -> String {
         "roe-path-conservative".into()
     }
 
-    /// Its rows' totals (`sim::TOTALS` reduces a decomposed run's).
+    /// Its rows' totals (`totals::TOTALS` reduces a decomposed run's).
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let values: Vec<f64> = self.interior().iter().map(|v| v.f64()).collect();
-        let t = sim::totals(&self.setup, &values, &self.ledger);
-        Ok(sim::with_bounds(t, self.ledger.conc_bounds))
+        let t = totals::totals(&self.setup, &values, &self.ledger);
+        Ok(totals::with_bounds(t, self.ledger.conc_bounds))
     }
 }
 

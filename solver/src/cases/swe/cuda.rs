@@ -20,7 +20,7 @@
 
 use super::forcing::Packed;
 use super::setup::{SweSetup, REACH};
-use super::sim::{self, Ledger};
+use super::totals::{self, Ledger};
 use crate::backend::cuda::{Device, DeviceClock, EarlyFunction};
 use crate::error::Result;
 use crate::framework::{Clock, Simulation, Unhealthy};
@@ -221,7 +221,7 @@ impl<R: Real> CudaSwe<R> {
         };
         let stream = &dev.stream;
         let rounded = super::cpu::initial_rounded::<R>(initial);
-        let (start_water, start_pollutant) = (sim::water(&setup, &rounded), sim::pollutant(&setup, &rounded));
+        let (start_water, start_pollutant) = (totals::water(&setup, &rounded), totals::pollutant(&setup, &rounded));
         let exchange = match std::env::var("CFD_SWE_EXCHANGE").as_deref() {
             Ok("serial") => Exchange::Serial,
             Ok("off") => Exchange::Off,
@@ -229,7 +229,7 @@ impl<R: Real> CudaSwe<R> {
         };
         Ok(CudaSwe {
             start_pollutant,
-            start_bounds: sim::conc_bounds(&setup, &rounded),
+            start_bounds: totals::conc_bounds(&setup, &rounded),
             bounds: stream.alloc_zeros::<u64>(2)?,
             ledger: stream.alloc_zeros::<f64>(4)?,
             forcing: DeviceForcing::new::<R>(&dev, &setup)?,
@@ -586,12 +586,12 @@ impl<R: Real> Simulation for CudaSwe<R> {
     /// The first unsound interior cell, numbered in the whole grid.
     fn health(&mut self) -> Result<Option<Unhealthy>> {
         let offset = self.setup.split.slab.start * self.setup.grid.n[0];
-        Ok(self.first_bad()?.map(|(cell, state)| sim::unhealthy(offset + cell, state)))
+        Ok(self.first_bad()?.map(|(cell, state)| totals::unhealthy(offset + cell, state)))
     }
 
     fn fields(&mut self, _clock: &Clock) -> Result<Vec<Field>> {
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        Ok(sim::fields(&values, &self.bed_interior, self.setup.dry))
+        Ok(totals::fields(&values, &self.bed_interior, self.setup.dry))
     }
 
     fn save_state(&mut self) -> Result<Vec<u8>> {
@@ -603,9 +603,9 @@ impl<R: Real> Simulation for CudaSwe<R> {
     fn load_state(&mut self, bytes: &[u8]) -> Result<()> {
         let local = from_bytes::<R>(bytes);
         let local64: Vec<f64> = local.iter().map(|v| v.f64()).collect();
-        self.start_water = sim::water(&self.setup, &local64);
-        self.start_pollutant = sim::pollutant(&self.setup, &local64);
-        self.start_bounds = sim::conc_bounds(&self.setup, &local64);
+        self.start_water = totals::water(&self.setup, &local64);
+        self.start_pollutant = totals::pollutant(&self.setup, &local64);
+        self.start_bounds = totals::conc_bounds(&self.setup, &local64);
         self.dev.stream.memset_zeros(&mut self.ledger)?;
         self.dev.stream.memset_zeros(&mut self.bounds)?;
         self.w = self.dev.upload(&self.setup.grid.pad(&local))?;
@@ -614,7 +614,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
     }
 
     fn bytes_per_step(&self) -> f64 {
-        sim::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
+        totals::min_bytes_per_step(&self.setup, std::mem::size_of::<R>())
     }
 
     fn variant(&self) -> String {
@@ -629,7 +629,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
         self.dev.sync()
     }
 
-    /// Its rows' totals (its own start, clipping, sources; `sim::TOTALS` reduces a decomposed
+    /// Its rows' totals (its own start, clipping, sources; `totals::TOTALS` reduces a decomposed
     /// run's).
     fn totals(&mut self) -> Result<Vec<(String, f64)>> {
         let stream = &self.dev.stream;
@@ -646,7 +646,7 @@ impl<R: Real> Simulation for CudaSwe<R> {
             conc_bounds: seen,
         };
         let values: Vec<f64> = self.interior()?.iter().map(|v| v.f64()).collect();
-        Ok(sim::with_bounds(sim::totals(&self.setup, &values, &ledger), seen))
+        Ok(totals::with_bounds(totals::totals(&self.setup, &values, &ledger), seen))
     }
 }
 

@@ -6,7 +6,7 @@
 //! discharge in time (a tide, `forcing.rs`, `series.rs`), point sources, a CFL step.
 //!
 //! The family's files: its case-file section (`section`), the parsed case and how it splits
-//! into parts (`setup`), what both executions share (`sim`: fields, totals, health), the CPU
+//! into parts (`setup`), what both executions share (`totals`: fields, totals, health), the simulation on a backend (`sim`), the CPU
 //! (`cpu`) and CUDA (`cuda`) executions, its templates, and its CPU-vs-CUDA checks and
 //! benchmark as data (here). Several ranks and devices are the grid layer's parts
 //! (`grid::parts`): slabs of rows along y, each a simulation of its own, with a halo of
@@ -22,6 +22,7 @@ pub mod section;
 pub mod series;
 pub mod setup;
 pub mod sim;
+pub mod totals;
 
 use crate::framework::{BenchSpec, CheckSpec, FamilyInfo, Sizes, Template};
 pub use setup::SweSetup;

@@ -4,15 +4,14 @@
 //! process's parts on a backend and precision.
 
 use super::section::{Initial, SweSection};
-use super::{bathymetry, cpu, cuda, forcing, initial, series, sim};
+use super::{bathymetry, forcing, initial, series};
 use crate::backend::Target;
 use crate::error::Result;
 use crate::framework::ranks;
-use crate::framework::{build_in_precision, BuildIn, CaseDoc, Clock, DtPolicy, Precision, Setup, Simulation};
-use crate::grid::parts::{self, Cadence, Link, Naming, Plan, Split, Transport};
+use crate::framework::{build_in_precision, CaseDoc, Clock, DtPolicy, Precision, Setup, Simulation};
+use crate::grid::parts::{self, Cadence, Link, Split};
 use crate::grid::{halo, BoundarySet, FaceBc, GridSection, StructuredGrid};
 use crate::output::{Centring, Field, Geometry};
-use crate::real::Real;
 use serde::{Deserialize, Serialize};
 
 /// How far beyond the rows it updates a step reads: two rows (a cell's water and pollutant
@@ -22,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub const REACH: usize = 2;
 
 /// The state's components: (h, q_x, q_y, hC).
-const COMPONENTS: usize = 4;
+pub(super) const COMPONENTS: usize = 4;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 struct SweDoc {
@@ -174,7 +173,7 @@ impl SweSetup {
 
     /// The setup of a part (`link`): its rows of the grid, neighbour faces where other parts
     /// are, its open sides and the sources in its rows and halo rows.
-    fn part(&self, link: Link) -> SweSetup {
+    pub(super) fn part(&self, link: Link) -> SweSetup {
         let (split, g) = (link.split, &self.grid);
         let s = &split.slab;
         SweSetup {
@@ -190,7 +189,7 @@ impl SweSetup {
 
     /// The padded bed of `part` (this setup's or one of its parts'), its halo rows included,
     /// from the whole grid's bed `bed` (interior cells).
-    fn part_bed(&self, part: &SweSetup, bed: &[f64]) -> Vec<f64> {
+    pub(super) fn part_bed(&self, part: &SweSetup, bed: &[f64]) -> Vec<f64> {
         let g = &self.grid;
         let whole_bed_grid = StructuredGrid { components: 1, ..g.clone() };
         let mut padded = whole_bed_grid.pad(bed);
@@ -328,44 +327,6 @@ fn problem(initial: &Initial) -> Option<(String, String)> {
     }
 }
 
-
-impl BuildIn for SweSetup {
-    /// The whole grid's simulation, or this process's parts' (`grid::parts`): a halo at the
-    /// ghost rows' cadence, the step reduced over the parts on the devices, totals and unsound
-    /// cells as `sim` reduces and names them.
-    fn build_in<R: Real>(&self, target: &Target) -> Result<Box<dyn Simulation>> {
-        let (w, bed) = self.initial_fields();
-        let setup = self.with_thin_depth(&w[..self.grid.points()]);
-        if !parts::is_split(target, self.gpus) {
-            let bed = setup.part_bed(&setup, &bed);
-            return Ok(simulation::<R>(setup, target, &w, &bed)?);
-        }
-        let plan = Plan {
-            transport: Transport::Nccl,
-            cadence: Some(setup.cadence()),
-            device_reductions: true,
-            batches: true,
-            totals: sim::TOTALS,
-            naming: Naming::Rank,
-        };
-        let nx = setup.grid.cells[0];
-        let initial = |split: &Split| parts::cut(&w, COMPONENTS, nx, &split.slab);
-        parts::decompose_with(&setup.grid, &setup.bc, target, self.gpus, &plan, &initial, &|link, initial, target| {
-            let part = setup.part(link);
-            let bed = setup.part_bed(&part, &bed);
-            simulation::<R>(part, target, initial, &bed)
-        })
-    }
-}
-
-/// The simulation of `setup` (the whole grid's, or a part's) on `target` from its interior
-/// initial state and its padded bed.
-fn simulation<R: Real>(setup: SweSetup, target: &Target, w: &[f64], bed: &[f64]) -> Result<Box<dyn Simulation + Send>> {
-    Ok(match target {
-        Target::Cpu => Box::new(cpu::CpuSwe::<R>::new(setup, w, bed)),
-        Target::Cuda(dev) => Box::new(cuda::CudaSwe::<R>::new(setup, dev.clone(), w, bed)?),
-    })
-}
 
 impl Setup for SweSetup {
     fn build(&self, target: &Target, precision: Precision) -> Result<Box<dyn Simulation>> {
