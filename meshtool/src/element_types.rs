@@ -4,6 +4,8 @@
 //! the node count of every type to step over the ones it skips, and the order to say which
 //! Gmsh setting made an element it refuses.
 
+use std::path::Path;
+
 /// An element type as Gmsh defines it.
 #[derive(Clone, Copy, Debug)]
 pub struct ElementType {
@@ -156,4 +158,40 @@ mod tests {
         );
         assert!(element_type(0).is_none() && element_type(34).is_none() && element_type(1000).is_none());
     }
+}
+
+/// The message for a volume element other than the linear tetrahedron: what the mesh has and
+/// the Gmsh setting that made it (the element order for curved elements, recombination or
+/// subdivision for hexahedra, prisms and pyramids).
+pub(crate) fn unsupported_volume_element(path: &Path, element: u64, type_id: i32, type_name: &str) -> String {
+    let order = element_type(type_id).map_or(1, |e| e.order);
+    let (nodes, shape) = type_name.split_once("-node ").unwrap_or(("?", type_name));
+    let shapes = match shape {
+        "tetrahedron" => "tetrahedra",
+        "hexahedron" => "hexahedra",
+        "prism" => "prisms",
+        "pyramid" => "pyramids",
+        other => other,
+    };
+    let ordinal = [
+        "", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    ];
+    let what = match ordinal.get(order as usize) {
+        Some(o) if order >= 2 => format!("{o}-order ({nodes}-node) {shapes}"),
+        _ if order >= 2 => format!("order-{order} ({nodes}-node) {shapes}"),
+        _ => shapes.to_string(),
+    };
+    let linear = format!(
+        "the element order was {order} (Mesh.ElementOrder = {order}, `-order {order}` or `SetOrder {order};`): mesh it again with Mesh.ElementOrder = 1 (or `gmsh -3 -order 1`)"
+    );
+    let tets_only = "hexahedra, prisms and pyramids come from recombination or subdivision: mesh it again into tetrahedra only, without Recombine (in Extrude and on Transfinite volumes) and with Mesh.RecombineAll = 0, Mesh.Recombine3DAll = 0 and Mesh.SubdivisionAlgorithm = 0";
+    let fix = match (shape == "tetrahedron", order >= 2) {
+        (true, _) => linear,
+        (false, false) => tets_only.to_string(),
+        (false, true) => format!("{tets_only}; and {linear}"),
+    };
+    format!(
+        "{}: element {element} has type {type_id} ({type_name}): the mesh has {what}, but only linear tetrahedra (4-node, type 4) are supported as volume elements; {fix}",
+        path.display()
+    )
 }

@@ -13,7 +13,7 @@ pub enum MeshError {
         message: String,
     },
     /// A volume element other than the linear tetrahedron; the message says what made it.
-    #[error("{}", crate::msh::unsupported_volume_element(.path, *.element, *.type_id, .type_name))]
+    #[error("{}", crate::element_types::unsupported_volume_element(.path, *.element, *.type_id, .type_name))]
     UnsupportedElement {
         path: PathBuf,
         element: u64,
