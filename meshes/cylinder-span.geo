@@ -2,7 +2,7 @@
 // of the cylinder wake (Re 3900 is the classic case, span pi D): x in [-10, 25], y in
 // [-half_height, half_height] (10 by default: a blockage D / H of 1/20; 20 halves it),
 // extruded by `span` along z in `layers` layers (at least 2: a periodic direction needs two
-// cells across), the end faces joined by `Periodic Surface` (issue 27 item 2: the NS family
+// cells across), the end faces joined by `Periodic Surface` (the Navier-Stokes family
 // treats them as interior faces). Patches: inlet, outlet, far (y = ±half_height: slip), cylinder;
 // back (z = 0) and front (z = span) leave the patch list as a periodic pair.
 // gmsh -3 cylinder-span.geo -setnumber size 0.2 -format msh41 -o span.msh

@@ -1,5 +1,5 @@
 // An unconfined circular cylinder (diameter 1, centred at the origin) as a slab one cell thick,
-// for the drag curve (scripts/drag_curve.py): x in [-15, 35], y in [-15, 15] (blockage 1/30),
+// for the drag curve (validation/drag-curve/drag_curve.py): x in [-15, 35], y in [-15, 15] (blockage 1/30),
 // extruded by `thick` along z in one layer of tetrahedra (three per prism). Patches: inlet
 // (x = -15), outlet (x = 35), far (y = -15, 15: slip), cylinder, sides (z = 0 and z = thick).
 // gmsh -3 cylinder2d.geo -setnumber size 0.03 -format msh41 -bin

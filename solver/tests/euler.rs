@@ -172,7 +172,7 @@ fn a_stratified_fluid_at_rest_stays_at_rest() {
 }
 
 /// The single Rayleigh-Taylor mode of euler-rt-2d on 64 x 192 cells with HLLC, amplitude 0.001
-/// (a long linear phase), to t = 6: the growth rate that scripts/rt_growth.py fits to linear
+/// (a long linear phase), to t = 6: the growth rate that validation/euler-rt/rt_growth.py fits to linear
 /// theory is within 5 % of sqrt(A g k) = 0.6472 (0.620 measured; the HLL of the paper smears the
 /// interface more: 0.550 at this resolution; VALIDATION.md has both at finer grids).
 #[test]
@@ -185,7 +185,7 @@ fn the_rayleigh_taylor_mode_grows_at_the_linear_rate() {
         "euler.riemann=\"hllc\"",
     ];
     let out = run_template(dir.path(), "euler-rt-2d", &sets(&linear));
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/rt_growth.py");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../validation/euler-rt/rt_growth.py");
     let py = std::process::Command::new("/usr/bin/python3")
         .args([script, out.to_str().unwrap(), "--json", "--max-kh", "0.5"])
         .output()

@@ -9,7 +9,7 @@ use crate::mesh::TetGeometry;
 use crate::output::{Centring, Field};
 use crate::real::Real;
 
-/// Names of the derived fields in the VTU series (scripts/render_dfg_slice.py reads them).
+/// Names of the derived fields in the VTU series (scripts/viz/render_dfg_slice.py reads them).
 pub const VORTICITY: &str = "vorticity";
 pub const VORTICITY_MAGNITUDE: &str = "vorticity_magnitude";
 pub const Q_CRITERION: &str = "q_criterion";

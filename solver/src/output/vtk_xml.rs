@@ -3,7 +3,7 @@
 //! block compressed by itself on the rayon pool (VTK's XML format compresses per block:
 //! header `[nb][nu][np][nc_1]..[nc_nb]`, then the blocks). The layout is the one vtkio wrote
 //! before (the header and the blocks base64-encoded separately, the last block partial, possibly
-//! empty), so that VTK, ParaView, vtkio and `scripts/vti.py` read it alike; the bytes depend on
+//! empty), so that VTK, ParaView, vtkio and `scripts/viz/vti.py` read it alike; the bytes depend on
 //! the data and the options only, never on the number of threads.
 
 use crate::framework::config::{Codec, OutputSection, Precision};

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Files embedded in the solver, by the name that follows `builtin:` (made by
-/// scripts/make_estuary.py, kept in meshes/).
+/// scripts/dev/make_estuary.py, kept in meshes/).
 const BUILTIN: &[(&str, &str)] = &[
     ("estuary.asc", include_str!("../../../../meshes/estuary.asc")),
     ("estuary-tide.csv", include_str!("../../../../meshes/estuary-tide.csv")),
