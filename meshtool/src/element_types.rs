@@ -137,29 +137,6 @@ const TYPES: &[(i32, usize, &str, u8, u8)] = &[
     (137, 16, "16-node tetrahedron", 3, 3),
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_table_is_sorted_and_its_names_give_the_node_counts() {
-        assert!(TYPES.windows(2).all(|w| w[0].0 < w[1].0));
-        for &(t, nodes, name, ..) in TYPES {
-            assert_eq!(
-                name.split('-').next().unwrap().parse::<usize>().unwrap(),
-                nodes,
-                "type {t}"
-            );
-        }
-        let tet10 = element_type(11).unwrap();
-        assert_eq!(
-            (tet10.nodes, tet10.name, tet10.dim, tet10.order),
-            (10, "10-node tetrahedron", 3, 2)
-        );
-        assert!(element_type(0).is_none() && element_type(34).is_none() && element_type(1000).is_none());
-    }
-}
-
 /// The message for a volume element other than the linear tetrahedron: what the mesh has and
 /// the Gmsh setting that made it (the element order for curved elements, recombination or
 /// subdivision for hexahedra, prisms and pyramids).
@@ -194,4 +171,27 @@ pub(crate) fn unsupported_volume_element(path: &Path, element: u64, type_id: i32
         "{}: element {element} has type {type_id} ({type_name}): the mesh has {what}, but only linear tetrahedra (4-node, type 4) are supported as volume elements; {fix}",
         path.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_sorted_and_its_names_give_the_node_counts() {
+        assert!(TYPES.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(t, nodes, name, ..) in TYPES {
+            assert_eq!(
+                name.split('-').next().unwrap().parse::<usize>().unwrap(),
+                nodes,
+                "type {t}"
+            );
+        }
+        let tet10 = element_type(11).unwrap();
+        assert_eq!(
+            (tet10.nodes, tet10.name, tet10.dim, tet10.order),
+            (10, "10-node tetrahedron", 3, 2)
+        );
+        assert!(element_type(0).is_none() && element_type(34).is_none() && element_type(1000).is_none());
+    }
 }
